@@ -1,0 +1,118 @@
+//! The fast append query (the hot path of every mapping event): the success probability of a
+//! task appended behind a queue, from a cached cumulative array of the queue's tail PCT.
+
+use crate::pmf::{Pmf, Tick};
+
+/// The cumulative distribution of a queue's tail PCT, cached for the append query, with its
+/// mean and variance for expectation-based heuristics. Rebuilding reuses the buffer.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TailCdf {
+    offset: Tick,
+    /// cum[k] = P(X <= offset + k); the last entry is 1.
+    cum: Vec<f64>,
+    mean: f64,
+    variance: f64,
+}
+
+impl TailCdf {
+    /// Caches the CDF of `pmf`.
+    pub fn new(pmf: &Pmf) -> Self {
+        let mut t = TailCdf::default();
+        t.rebuild(pmf);
+        t
+    }
+
+    /// The CDF of a machine that is free at `now` (a point mass).
+    pub fn idle(now: Tick) -> Self {
+        TailCdf {
+            offset: now,
+            cum: vec![1.0],
+            mean: now as f64,
+            variance: 0.0,
+        }
+    }
+
+    /// Re-caches from `pmf`, reusing the allocation.
+    pub fn rebuild(&mut self, pmf: &Pmf) {
+        self.offset = pmf.offset();
+        self.cum.clear();
+        let mut acc = 0.0;
+        for &m in pmf.masses() {
+            acc += m;
+            self.cum.push(acc.min(1.0));
+        }
+        if let Some(last) = self.cum.last_mut() {
+            *last = 1.0;
+        }
+        self.mean = pmf.mean();
+        self.variance = pmf.variance();
+    }
+
+    /// P(X <= t).
+    #[inline]
+    pub fn at(&self, t: Tick) -> f64 {
+        if t < self.offset {
+            return 0.0;
+        }
+        let k = (t - self.offset) as usize;
+        if k >= self.cum.len() {
+            1.0
+        } else {
+            self.cum[k]
+        }
+    }
+
+    /// First tick of the tail's support.
+    pub fn min(&self) -> Tick {
+        self.offset
+    }
+
+    /// Last tick of the tail's support.
+    pub fn max(&self) -> Tick {
+        self.offset + self.cum.len() as Tick - 1
+    }
+
+    /// E[tail].
+    pub fn mean(&self) -> f64 {
+        self.mean
+    }
+
+    /// Var[tail].
+    pub fn variance(&self) -> f64 {
+        self.variance
+    }
+
+    /// The success probability of appending a task with execution-time PMF `pet` and deadline
+    /// tick `deadline` behind this tail:
+    /// `P(T + E < deadline) = sum_k E(k) * F_T(deadline - 1 - k)`.
+    ///
+    /// The same value under every [`crate::DropModel`]: the models differ in the tail's shape,
+    /// not in whether the appended task itself succeeds. O(support of `pet`), no allocation.
+    #[inline]
+    pub fn append_success(&self, pet: &Pmf, deadline: Tick) -> f64 {
+        let e = pet.masses();
+        let last = self.max();
+        // t(k) = deadline - 1 - (pet.offset + k) decreases with k.
+        let t0 = deadline - 1 - pet.offset();
+        if t0 < self.offset {
+            return 0.0;
+        }
+        // Bins with t(k) >= last see F = 1: k <= t0 - last.
+        let full = (t0 - last + 1).clamp(0, e.len() as Tick) as usize;
+        let mut s: f64 = e[..full].iter().sum();
+        // Bins with offset <= t(k) < last read the table; beyond that F = 0.
+        let end = ((t0 - self.offset + 1).max(0) as usize).min(e.len());
+        for (k, &m) in e.iter().enumerate().take(end).skip(full) {
+            let idx = (t0 - k as Tick - self.offset) as usize;
+            s += m * self.cum[idx];
+        }
+        s.min(1.0)
+    }
+
+    /// E[T + E]: the expected completion time of a task appended behind this tail, the score
+    /// of the expectation-based heuristics (MM, MSD, MMU, MCT).
+    #[inline]
+    pub fn append_expected_completion(&self, pet_mean: f64) -> f64 {
+        self.mean + pet_mean
+    }
+}

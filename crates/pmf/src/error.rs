@@ -1,0 +1,61 @@
+//! Typed errors of the PMF crate. No function of this crate panics on user input.
+
+use thiserror::Error;
+
+/// Why a probability mass function could not be built or used.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum PmfError {
+    /// No mass was given at all.
+    #[error("the PMF is empty: no (time, probability) pair was given")]
+    Empty,
+    /// A mass or time was NaN or infinite.
+    #[error("probability #{index} is not finite ({value})")]
+    NonFinite {
+        /// Position of the offending value in the input.
+        index: usize,
+        /// The value itself.
+        value: f64,
+    },
+    /// A mass was negative.
+    #[error("probability #{index} is negative ({value})")]
+    Negative {
+        /// Position of the offending value in the input.
+        index: usize,
+        /// The value itself.
+        value: f64,
+    },
+    /// The masses are finite but their sum overflows.
+    #[error("the probabilities sum to infinity")]
+    TotalNotFinite,
+    /// Every mass was zero.
+    #[error("all probabilities are zero")]
+    ZeroTotal,
+    /// The masses sum too far from 1 to be a rounding artefact.
+    #[error(
+        "probabilities sum to {total}, more than {tolerance} away from 1 (use a weights constructor to normalise on purpose)"
+    )]
+    NotNormalised {
+        /// The sum of the input masses.
+        total: f64,
+        /// The largest accepted distance from 1.
+        tolerance: f64,
+    },
+    /// A histogram bin width (or another grid parameter) was not positive.
+    #[error("bin width must be a positive number of ticks, got {0}")]
+    InvalidBinWidth(i64),
+    /// A time does not fit in the integer tick range.
+    #[error("time {0} does not fit in the tick range")]
+    TimeOutOfRange(f64),
+    /// A probability argument was outside [0, 1].
+    #[error("probability argument {0} is outside [0, 1]")]
+    InvalidProbability(f64),
+    /// The PMF would need more bins than the configured maximum.
+    #[error("the PMF would span {span} ticks, more than the limit of {limit}")]
+    TooWide {
+        /// Number of ticks the support would span.
+        span: u64,
+        /// The limit.
+        limit: u64,
+    },
+}

@@ -1,0 +1,59 @@
+//! Discrete probability mass functions on an integer time grid, and what the probabilistic
+//! task-pruning papers compute with them.
+//!
+//! # The time grid
+//! A [`Tick`] is an `i64`. One tick is one time unit of the model unless the caller chooses a
+//! finer resolution when converting its times (the simulator's `time_resolution`). A [`Pmf`]
+//! stores dense masses on `[offset, offset + len)`; a PMF given on a coarser grid (the paper's
+//! PET uses 2-unit bins) keeps its true times, with zero bins between.
+//!
+//! # Conventions
+//! * `cdf(t) = P(X <= t)`: the CDF includes its argument, at ticks and at real times (a real
+//!   `t` reads `cdf(floor(t))`).
+//! * Deadlines are ticks `d` and a task **succeeds when it completes strictly before `d`**:
+//!   `P(C < d)`, see [`Pmf::prob_before`]. This is the reading under which paper eq. (5) is
+//!   consistent (the impulse gathered *at* the deadline is the drop, not a success), and it is
+//!   the one of JPDC-2016 4.2 ("impulses that are less than delta"). A simulator converting a
+//!   real deadline `delta` uses `d = ceil(delta)`: for integer completion times, `C < ceil(delta)`
+//!   is exactly `C <= delta`.
+//! * A pending task is dropped when the task ahead of it completes at or after its deadline.
+//!
+//! # Map of the equations
+//! | paper (HCW 2019) | thesis | here |
+//! |---|---|---|
+//! | eq. (1) success probability | eq. (3.5) | [`success_probability`], [`Pmf::prob_before`] |
+//! | eq. (2) no dropping | eq. (3.1) | [`next_pct`] with [`DropModel::None`], [`Pmf::convolve`] |
+//! | eqs. (3)-(4) pending dropped | eqs. (3.2)-(3.3) | [`next_pct`] with [`DropModel::Pending`] |
+//! | eq. (5) any task dropped | eq. (3.4) | [`next_pct`] with [`DropModel::All`] |
+//! | executing task (JPDC-2016 fig. 2) | | [`executing_pct`], [`Pmf::condition_after`] |
+//! | eq. (6) skewness, bounded `s` | 6.3 | [`Pmf::sample_skewness`], [`Pmf::bounded_skewness`] |
+//! | fast append query | 7.2.7 | [`TailCdf::append_success`] |
+//!
+//! # Example
+//! ```
+//! use pmf::{DropModel, Pmf, TailCdf, next_pct};
+//! // JPDC-2016 fig. 3: the task ahead completes at 5..=9, this one runs 1..=3 ticks.
+//! let prev = Pmf::new(5, vec![0.1, 0.2, 0.3, 0.2, 0.2]).unwrap();
+//! let pet = Pmf::new(1, vec![0.5, 0.3, 0.2]).unwrap();
+//! let pct = next_pct(&prev, &pet, 7, DropModel::All);
+//! // The fast query gives the same success probability without building the PCT.
+//! let fast = TailCdf::new(&prev).append_success(&pet, 7);
+//! assert!((pct.prob_before(7) - fast).abs() < 1e-12);
+//! ```
+
+mod cdf;
+mod error;
+pub mod histogram;
+mod pct;
+mod pmf;
+pub mod prec;
+mod robustness;
+
+pub use cdf::TailCdf;
+pub use error::PmfError;
+pub use histogram::{BinValue, from_samples};
+pub use pct::{DropModel, executing_pct, next_pct};
+pub use pmf::{Normalised, Pmf, Tick};
+pub use robustness::{
+    Executing, Pending, Position, drop_probability, evaluate_queue, success_probability,
+};

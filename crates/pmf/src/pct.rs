@@ -1,0 +1,132 @@
+//! Completion-time PMFs (PCTs) along a machine queue, under the three dropping scenarios of
+//! paper section IV (thesis 3.1, JPDC-2016 4.1.1-4.1.3).
+//!
+//! Deadlines are integer ticks `d`; a task succeeds when it completes strictly before `d`
+//! (see the crate docs). A PCT here is the distribution of the time at which the machine
+//! becomes free after the task's slot: the task's completion when it runs, or the previous
+//! task's completion when it is dropped before starting.
+
+use serde::{Deserialize, Serialize};
+
+use crate::pmf::{Pmf, Tick, convolve_into};
+
+/// Which tasks the system drops when their deadline passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropModel {
+    /// (A) Nothing is dropped: every mapped task runs to completion (paper eq. (2)).
+    None,
+    /// (B) A pending task whose deadline has passed is dropped before it starts; the
+    /// executing task runs to completion even when late (paper eqs. (3)-(4)).
+    Pending,
+    /// (C) Any task, executing included, is dropped at its deadline (paper eq. (5)). The
+    /// thesis' and paper's experiments use this one.
+    #[default]
+    All,
+}
+
+/// The PCT of a task with execution-time PMF `pet` and deadline `deadline` queued behind a
+/// task whose PCT is `prev`.
+///
+/// * [`DropModel::None`]: `prev * pet` (eq. (2)).
+/// * [`DropModel::Pending`]: the mass of `prev` at or after the deadline passes through
+///   unchanged (the task is dropped, execution time zero); the rest is convolved with `pet`
+///   (eqs. (3)-(4), JPDC-2016 fig. 3).
+/// * [`DropModel::All`]: as `Pending`, but the convolved part's mass at or after the deadline
+///   is gathered into one impulse at the deadline, where the task is dropped
+///   (JPDC-2016 fig. 4). Paper eq. (5) as printed adds the pass-through mass twice (once in
+///   the sum at `t = delta`, once at `t > delta`); we follow JPDC-2016's three steps, the only
+///   mass-conserving reading.
+pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf {
+    if model == DropModel::None {
+        return prev.convolve(pet);
+    }
+    let pm = prev.masses();
+    // prev ticks strictly before the deadline start the task; the others drop it.
+    let split = (deadline - prev.offset()).clamp(0, pm.len() as Tick) as usize;
+    let (lo, hi) = pm.split_at(split);
+    if lo.is_empty() {
+        return prev.clone();
+    }
+    let conv_start = prev.offset() + pet.offset();
+    let conv_len = lo.len() + pet.len() - 1;
+    let hi_start = prev.offset() + split as Tick;
+    let mut conv = vec![0.0; conv_len];
+    let (conv_start, conv) = if model == DropModel::All {
+        // Only ticks before the deadline are needed; the rest is gathered at it.
+        let keep = (deadline - conv_start).clamp(0, conv_len as Tick) as usize;
+        truncated_convolve(lo, pet.masses(), &mut conv[..keep]);
+        if keep == conv_len {
+            (conv_start, conv)
+        } else {
+            let lo_total: f64 = lo.iter().sum();
+            let before: f64 = conv[..keep].iter().sum();
+            let gathered = (lo_total - before).max(0.0);
+            if deadline < conv_start {
+                // Even the shortest execution overshoots: all of it is dropped at the deadline.
+                (deadline, vec![gathered])
+            } else {
+                conv.truncate(keep + 1);
+                conv[keep] = gathered;
+                (conv_start, conv)
+            }
+        }
+    } else {
+        convolve_into(lo, pet.masses(), &mut conv);
+        (conv_start, conv)
+    };
+    if hi.is_empty() {
+        return renormalised(conv_start, conv);
+    }
+    let start = conv_start.min(hi_start);
+    let end = (conv_start + conv.len() as Tick - 1).max(prev.max());
+    let mut out = vec![0.0; (end - start + 1) as usize];
+    let c0 = (conv_start - start) as usize;
+    for (o, &m) in out[c0..c0 + conv.len()].iter_mut().zip(&conv) {
+        *o += m;
+    }
+    let h0 = (hi_start - start) as usize;
+    for (o, &m) in out[h0..h0 + hi.len()].iter_mut().zip(hi) {
+        *o += m;
+    }
+    renormalised(start, out)
+}
+
+/// The PCT of the task executing at `now`, started at `start`: the execution-time PMF shifted
+/// to the start, conditioned on not having completed by `now` (JPDC-2016 fig. 2), then, when
+/// the executing task may be dropped ([`DropModel::All`]), its mass at or after the deadline
+/// gathered at the deadline (JPDC-2016 4.1.3, last paragraph).
+pub fn executing_pct(pet: &Pmf, start: Tick, now: Tick, deadline: Tick, model: DropModel) -> Pmf {
+    let shifted = pet.shift(start);
+    let conditioned = shifted.condition_after(now);
+    match model {
+        DropModel::All => conditioned.gather_at(deadline.max(now + 1)),
+        _ => conditioned,
+    }
+}
+
+/// out[k] = sum_{i + j = k} a[i] b[j] for k < out.len() only.
+fn truncated_convolve(a: &[f64], b: &[f64], out: &mut [f64]) {
+    let limit = out.len();
+    for (i, &x) in a.iter().enumerate() {
+        if x == 0.0 || i >= limit {
+            continue;
+        }
+        let n = (limit - i).min(b.len());
+        for (o, &y) in out[i..i + n].iter_mut().zip(&b[..n]) {
+            *o += x * y;
+        }
+    }
+}
+
+/// Rounding in long convolution chains accumulates; keep the stored total at 1.
+fn renormalised(start: Tick, mut v: Vec<f64>) -> Pmf {
+    let total: f64 = v.iter().sum();
+    if (total - 1.0).abs() > 1e-12 && total > 0.0 {
+        let inv = 1.0 / total;
+        for m in &mut v {
+            *m *= inv;
+        }
+    }
+    Pmf::trimmed(start, v)
+}

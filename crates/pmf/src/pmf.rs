@@ -1,0 +1,539 @@
+//! The [`Pmf`] type: a discrete distribution on the integer tick grid.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::PmfError;
+use crate::prec::{MASS_EPS, MAX_SPAN, RENORMALISE_TOLERANCE};
+
+/// A point on the time grid. One tick is one time unit of the model unless a caller chooses a
+/// finer resolution (see the crate docs).
+pub type Tick = i64;
+
+/// A probability mass function on the integer tick grid.
+///
+/// The support is `[offset, offset + len)`, masses are dense `f64`, finite, non-negative and sum
+/// to 1 within [`MASS_EPS`]. The first and last bins always hold non-zero mass (zero bins at
+/// either end are trimmed on construction), so `min()` and `max()` are the true extremes.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "PmfRepr", into = "PmfRepr")]
+pub struct Pmf {
+    offset: Tick,
+    masses: Vec<f64>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct PmfRepr {
+    offset: Tick,
+    masses: Vec<f64>,
+}
+
+impl TryFrom<PmfRepr> for Pmf {
+    type Error = PmfError;
+    fn try_from(r: PmfRepr) -> Result<Self, Self::Error> {
+        Pmf::new(r.offset, r.masses)
+    }
+}
+
+impl From<Pmf> for PmfRepr {
+    fn from(p: Pmf) -> Self {
+        PmfRepr {
+            offset: p.offset,
+            masses: p.masses,
+        }
+    }
+}
+
+impl std::fmt::Debug for Pmf {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pmf")
+            .field("offset", &self.offset)
+            .field("masses", &self.masses)
+            .finish()
+    }
+}
+
+/// The result of a checked construction: the PMF, and the total of the input before
+/// renormalisation (1.0 when the input was already normalised).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Normalised {
+    /// The normalised PMF.
+    pub pmf: Pmf,
+    /// The sum of the input masses.
+    pub input_total: f64,
+}
+
+impl Normalised {
+    /// How far the input total was from 1.
+    pub fn deviation(&self) -> f64 {
+        (self.input_total - 1.0).abs()
+    }
+}
+
+fn validate(masses: &[f64]) -> Result<f64, PmfError> {
+    if masses.is_empty() {
+        return Err(PmfError::Empty);
+    }
+    let mut total = 0.0;
+    for (index, &value) in masses.iter().enumerate() {
+        if !value.is_finite() {
+            return Err(PmfError::NonFinite { index, value });
+        }
+        if value < 0.0 {
+            return Err(PmfError::Negative { index, value });
+        }
+        total += value;
+    }
+    if total <= 0.0 {
+        return Err(PmfError::ZeroTotal);
+    }
+    if !total.is_finite() {
+        return Err(PmfError::TotalNotFinite);
+    }
+    Ok(total)
+}
+
+impl Pmf {
+    /// Builds a PMF from dense masses starting at `offset`.
+    ///
+    /// Masses must be finite and non-negative; their total must be within
+    /// [`RENORMALISE_TOLERANCE`] of 1 and is renormalised to exactly 1 (within rounding).
+    /// Use [`Pmf::new_checked`] to learn how far the input was from 1, or
+    /// [`Pmf::from_weights`] to normalise arbitrary positive weights.
+    pub fn new(offset: Tick, masses: Vec<f64>) -> Result<Self, PmfError> {
+        Self::new_checked(offset, masses).map(|n| n.pmf)
+    }
+
+    /// As [`Pmf::new`], also reporting the input total.
+    pub fn new_checked(offset: Tick, masses: Vec<f64>) -> Result<Normalised, PmfError> {
+        let total = validate(&masses)?;
+        if (total - 1.0).abs() > RENORMALISE_TOLERANCE {
+            return Err(PmfError::NotNormalised {
+                total,
+                tolerance: RENORMALISE_TOLERANCE,
+            });
+        }
+        let pmf = Self::from_valid_weights(offset, masses, total);
+        Ok(Normalised {
+            pmf,
+            input_total: total,
+        })
+    }
+
+    /// Builds a PMF from non-negative weights of any positive total, normalising them.
+    pub fn from_weights(offset: Tick, weights: Vec<f64>) -> Result<Self, PmfError> {
+        let total = validate(&weights)?;
+        Ok(Self::from_valid_weights(offset, weights, total))
+    }
+
+    fn from_valid_weights(offset: Tick, mut masses: Vec<f64>, total: f64) -> Self {
+        if (total - 1.0).abs() > f64::EPSILON * 4.0 {
+            // Divide rather than multiply by 1/total: a subnormal total has no finite inverse.
+            for m in &mut masses {
+                *m /= total;
+            }
+        }
+        Self::trimmed(offset, masses)
+    }
+
+    /// Builds from masses already known to be valid and normalised (hot paths inside the
+    /// crate); trims zero bins at both ends. Checked in debug builds.
+    pub(crate) fn trimmed(mut offset: Tick, mut masses: Vec<f64>) -> Self {
+        let first = masses.iter().position(|&m| m > 0.0).unwrap_or(0);
+        let last = masses.iter().rposition(|&m| m > 0.0).unwrap_or(0);
+        if last + 1 < masses.len() {
+            masses.truncate(last + 1);
+        }
+        if first > 0 {
+            masses.drain(..first);
+            offset += first as Tick;
+        }
+        let p = Pmf { offset, masses };
+        debug_assert!(p.check_invariants().is_ok(), "{:?}", p.check_invariants());
+        p
+    }
+
+    /// Builds a PMF from `(time, probability)` pairs on any grid (a 2-tick grid stays a
+    /// 2-tick grid: the true times are kept, the bins between hold zero). Pairs may come in any
+    /// order; repeated times add up. The total must be within [`RENORMALISE_TOLERANCE`] of 1.
+    pub fn from_pairs<I>(pairs: I) -> Result<Normalised, PmfError>
+    where
+        I: IntoIterator<Item = (Tick, f64)>,
+    {
+        let (offset, masses) = Self::dense_from_pairs(pairs)?;
+        Self::new_checked(offset, masses)
+    }
+
+    /// As [`Pmf::from_pairs`], normalising weights of any positive total.
+    pub fn from_weighted_pairs<I>(pairs: I) -> Result<Self, PmfError>
+    where
+        I: IntoIterator<Item = (Tick, f64)>,
+    {
+        let (offset, masses) = Self::dense_from_pairs(pairs)?;
+        Self::from_weights(offset, masses)
+    }
+
+    fn dense_from_pairs<I>(pairs: I) -> Result<(Tick, Vec<f64>), PmfError>
+    where
+        I: IntoIterator<Item = (Tick, f64)>,
+    {
+        let pairs: Vec<(Tick, f64)> = pairs.into_iter().collect();
+        if pairs.is_empty() {
+            return Err(PmfError::Empty);
+        }
+        for (index, &(_, value)) in pairs.iter().enumerate() {
+            if !value.is_finite() {
+                return Err(PmfError::NonFinite { index, value });
+            }
+            if value < 0.0 {
+                return Err(PmfError::Negative { index, value });
+            }
+        }
+        // Only bins with mass decide the support, so zero pairs far away cannot blow it up.
+        let (lo, hi) = pairs
+            .iter()
+            .filter(|p| p.1 > 0.0)
+            .fold((Tick::MAX, Tick::MIN), |(lo, hi), &(t, _)| {
+                (lo.min(t), hi.max(t))
+            });
+        if lo > hi {
+            return Err(PmfError::ZeroTotal);
+        }
+        let span = (i128::from(hi) - i128::from(lo) + 1) as u128;
+        if span > u128::from(MAX_SPAN) {
+            return Err(PmfError::TooWide {
+                span: span.min(u128::from(u64::MAX)) as u64,
+                limit: MAX_SPAN,
+            });
+        }
+        let mut masses = vec![0.0; span as usize];
+        for &(t, m) in &pairs {
+            if m > 0.0 {
+                masses[(t - lo) as usize] += m;
+            }
+        }
+        Ok((lo, masses))
+    }
+
+    /// A point mass (an impulse of probability 1) at `t`.
+    pub fn point(t: Tick) -> Self {
+        Pmf {
+            offset: t,
+            masses: vec![1.0],
+        }
+    }
+
+    /// Checks the type's invariants; used by tests and debug assertions.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        if self.masses.is_empty() {
+            return Err("empty".into());
+        }
+        let mut total = 0.0;
+        for (i, &m) in self.masses.iter().enumerate() {
+            if !m.is_finite() || m < 0.0 {
+                return Err(format!("mass {i} = {m}"));
+            }
+            total += m;
+        }
+        if (total - 1.0).abs() > MASS_EPS {
+            return Err(format!("total {total}"));
+        }
+        if self.masses[0] <= 0.0 || *self.masses.last().unwrap_or(&0.0) <= 0.0 {
+            return Err("zero bin at an end".into());
+        }
+        Ok(())
+    }
+
+    /// First tick of the support (the smallest possible value).
+    pub fn min(&self) -> Tick {
+        self.offset
+    }
+
+    /// Last tick of the support (the largest possible value).
+    pub fn max(&self) -> Tick {
+        self.offset + self.masses.len() as Tick - 1
+    }
+
+    /// Same as [`Pmf::min`]: the tick of `masses()[0]`.
+    pub fn offset(&self) -> Tick {
+        self.offset
+    }
+
+    /// Number of bins in the support, zero bins between the ends included.
+    pub fn len(&self) -> usize {
+        self.masses.len()
+    }
+
+    /// Never true: a PMF always has at least one bin. Present for API symmetry.
+    pub fn is_empty(&self) -> bool {
+        self.masses.is_empty()
+    }
+
+    /// The dense masses; `masses()[k]` is the probability of tick `offset() + k`.
+    pub fn masses(&self) -> &[f64] {
+        &self.masses
+    }
+
+    /// Number of bins with non-zero mass (the impulses).
+    pub fn impulses(&self) -> usize {
+        self.masses.iter().filter(|&&m| m > 0.0).count()
+    }
+
+    /// Iterates over `(tick, probability)` for every bin with non-zero mass.
+    pub fn iter(&self) -> impl Iterator<Item = (Tick, f64)> + '_ {
+        self.masses
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| **m > 0.0)
+            .map(move |(k, &m)| (self.offset + k as Tick, m))
+    }
+
+    /// P(X = t).
+    pub fn mass_at(&self, t: Tick) -> f64 {
+        if t < self.offset {
+            return 0.0;
+        }
+        let k = (t - self.offset) as usize;
+        self.masses.get(k).copied().unwrap_or(0.0)
+    }
+
+    /// The same distribution moved by `dt` ticks (X + dt).
+    pub fn shift(&self, dt: Tick) -> Self {
+        Pmf {
+            offset: self.offset + dt,
+            masses: self.masses.clone(),
+        }
+    }
+
+    /// Moves this distribution in place by `dt` ticks.
+    pub fn shift_in_place(&mut self, dt: Tick) {
+        self.offset += dt;
+    }
+
+    /// E[X].
+    pub fn mean(&self) -> f64 {
+        let mut s = 0.0;
+        for (k, &m) in self.masses.iter().enumerate() {
+            s += m * k as f64;
+        }
+        self.offset as f64 + s
+    }
+
+    /// Var[X] (the population variance of the distribution).
+    pub fn variance(&self) -> f64 {
+        let mu = self.mean() - self.offset as f64;
+        let mut s = 0.0;
+        for (k, &m) in self.masses.iter().enumerate() {
+            let d = k as f64 - mu;
+            s += m * d * d;
+        }
+        s.max(0.0)
+    }
+
+    /// The standard deviation.
+    pub fn std_dev(&self) -> f64 {
+        self.variance().sqrt()
+    }
+
+    /// The population skewness E[(X - mu)^3] / sigma^3; 0 for a point mass.
+    pub fn skewness(&self) -> f64 {
+        let mu = self.mean() - self.offset as f64;
+        let (mut m2, mut m3) = (0.0, 0.0);
+        for (k, &m) in self.masses.iter().enumerate() {
+            let d = k as f64 - mu;
+            m2 += m * d * d;
+            m3 += m * d * d * d;
+        }
+        if m2 <= 0.0 {
+            return 0.0;
+        }
+        m3 / m2.powf(1.5)
+    }
+
+    /// The sample-style skewness of paper eq. (6):
+    /// `S = sqrt(N (N - 1)) / (N - 2) * m3 / sigma^3`, where the distribution's own
+    /// probability-weighted moments stand for the sample moments and `N` is the number of
+    /// observations the PMF summarises. With `N <= 2` the correction is undefined and the
+    /// population skewness is returned.
+    pub fn sample_skewness(&self, n: usize) -> f64 {
+        let g1 = self.skewness();
+        if n <= 2 {
+            return g1;
+        }
+        let n = n as f64;
+        (n * (n - 1.0)).sqrt() / (n - 2.0) * g1
+    }
+
+    /// The bounded skewness `s` of paper section V-B1: eq. (6) with `N` the number of
+    /// impulses of the PMF, clamped to [-1, 1] (|S| >= 1 counts as highly skewed).
+    pub fn bounded_skewness(&self) -> f64 {
+        self.sample_skewness(self.impulses()).clamp(-1.0, 1.0)
+    }
+
+    /// P(X <= t) at a tick. The convention used everywhere in this crate: the CDF includes
+    /// its argument.
+    pub fn cdf_tick(&self, t: Tick) -> f64 {
+        if t < self.offset {
+            return 0.0;
+        }
+        if t >= self.max() {
+            return 1.0;
+        }
+        let k = (t - self.offset) as usize;
+        let s: f64 = self.masses[..=k].iter().sum();
+        s.min(1.0)
+    }
+
+    /// P(X <= t) at a real time: the mass of every tick `<= t`, i.e. `cdf_tick(floor(t))`.
+    pub fn cdf(&self, t: f64) -> f64 {
+        if t.is_nan() {
+            return f64::NAN;
+        }
+        if t < self.offset as f64 {
+            return 0.0;
+        }
+        if t >= self.max() as f64 {
+            return 1.0;
+        }
+        self.cdf_tick(t.floor() as Tick)
+    }
+
+    /// P(X > t) at a real time, `1 - cdf(t)`.
+    pub fn sf(&self, t: f64) -> f64 {
+        if t.is_nan() {
+            return f64::NAN;
+        }
+        if t < self.offset as f64 {
+            return 1.0;
+        }
+        if t >= self.max() as f64 {
+            return 0.0;
+        }
+        let k = (t.floor() as Tick - self.offset) as usize;
+        self.masses[k + 1..].iter().sum::<f64>().min(1.0)
+    }
+
+    /// P(X < d): the probability of completing strictly before a deadline tick `d`. This is
+    /// the success probability of a completion-time PMF (see the crate docs on deadlines).
+    pub fn prob_before(&self, d: Tick) -> f64 {
+        if d <= self.offset {
+            return 0.0;
+        }
+        if d > self.max() {
+            return 1.0;
+        }
+        self.cdf_tick(d - 1)
+    }
+
+    /// The quantile (inverse CDF): the smallest tick `t` with `P(X <= t) >= u`.
+    ///
+    /// `u = 0` gives the minimum of the support. Used with one uniform draw per task to draw
+    /// execution times with common random numbers.
+    pub fn quantile(&self, u: f64) -> Result<Tick, PmfError> {
+        if !(0.0..=1.0).contains(&u) {
+            return Err(PmfError::InvalidProbability(u));
+        }
+        let mut acc = 0.0;
+        for (k, &m) in self.masses.iter().enumerate() {
+            acc += m;
+            if acc >= u && m > 0.0 {
+                return Ok(self.offset + k as Tick);
+            }
+        }
+        Ok(self.max())
+    }
+
+    /// The distribution of X + Y for independent X (self) and Y (paper eq. (2), thesis
+    /// eq. (3.1)): plain convolution.
+    pub fn convolve(&self, other: &Pmf) -> Pmf {
+        let mut out = vec![0.0; self.masses.len() + other.masses.len() - 1];
+        convolve_into(&self.masses, &other.masses, &mut out);
+        Pmf::trimmed(self.offset + other.offset, out)
+    }
+
+    /// The distribution of X conditioned on `X > now` (JPDC-2016 fig. 2): impulses at or
+    /// before `now` are removed and the rest renormalised. Used for the task executing at
+    /// `now`, which has not completed yet. If no mass lies after `now` (the task has run past
+    /// the support of its PMF, possible when the PMF is an estimate), the result is a point
+    /// mass at `now + 1`: the task is expected to end at the next tick.
+    pub fn condition_after(&self, now: Tick) -> Pmf {
+        if now < self.offset {
+            return self.clone();
+        }
+        let start = (now - self.offset + 1) as usize;
+        if start >= self.masses.len() {
+            return Pmf::point(now + 1);
+        }
+        let rest = &self.masses[start..];
+        let total: f64 = rest.iter().sum();
+        if total <= 0.0 {
+            return Pmf::point(now + 1);
+        }
+        let inv = 1.0 / total;
+        let masses = rest.iter().map(|m| m * inv).collect();
+        Pmf::trimmed(now + 1, masses)
+    }
+
+    /// Gathers all mass at or after `d` into one impulse at `d` (the drop at a deadline of
+    /// paper eq. (5), step 2 of JPDC-2016 fig. 4).
+    pub fn gather_at(&self, d: Tick) -> Pmf {
+        if d > self.max() {
+            return self.clone();
+        }
+        if d <= self.offset {
+            return Pmf::point(d);
+        }
+        let k = (d - self.offset) as usize;
+        let mut masses = self.masses[..=k].to_vec();
+        masses[k] = self.masses[k..].iter().sum();
+        Pmf::trimmed(self.offset, masses)
+    }
+
+    /// Removes negligible tails: drops leading and trailing bins whose cumulative mass is at
+    /// most `eps` on each side, moving the removed mass to the new end bins so that the mean
+    /// stays close and the total stays 1. The CDF changes by at most `eps` at any point.
+    pub fn trim_tails(&self, eps: f64) -> Pmf {
+        if eps <= 0.0 || self.masses.len() <= 2 {
+            return self.clone();
+        }
+        let n = self.masses.len();
+        let mut lo = 0;
+        let mut acc = 0.0;
+        while lo + 1 < n && acc + self.masses[lo] <= eps {
+            acc += self.masses[lo];
+            lo += 1;
+        }
+        let lo_mass = acc;
+        let mut hi = n - 1;
+        acc = 0.0;
+        while hi > lo && acc + self.masses[hi] <= eps {
+            acc += self.masses[hi];
+            hi -= 1;
+        }
+        let hi_mass = acc;
+        if lo == 0 && hi == n - 1 {
+            return self.clone();
+        }
+        let mut masses = self.masses[lo..=hi].to_vec();
+        masses[0] += lo_mass;
+        let last = masses.len() - 1;
+        masses[last] += hi_mass;
+        Pmf::trimmed(self.offset + lo as Tick, masses)
+    }
+}
+
+/// `out[i + j] += a[i] * b[j]`: the convolution kernel. `out` must have
+/// `a.len() + b.len() - 1` elements, zeroed by the caller.
+pub(crate) fn convolve_into(a: &[f64], b: &[f64], out: &mut [f64]) {
+    debug_assert_eq!(out.len(), a.len() + b.len() - 1);
+    // Iterate over the shorter input so the inner loop is the long, vectorisable one.
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    for (i, &x) in short.iter().enumerate() {
+        if x == 0.0 {
+            continue;
+        }
+        let dst = &mut out[i..i + long.len()];
+        for (o, &y) in dst.iter_mut().zip(long) {
+            *o += x * y;
+        }
+    }
+}

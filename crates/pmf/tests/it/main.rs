@@ -1,0 +1,5 @@
+//! Integration tests of the PMF crate: worked examples checked by hand, then properties.
+
+mod check;
+mod examples;
+mod properties;

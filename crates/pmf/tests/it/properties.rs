@@ -1,0 +1,175 @@
+//! Property tests of the PMF invariants (proptest). Generators only make valid PMFs; each
+//! failure message says which law broke.
+
+use pmf::{
+    BinValue, DropModel, Executing, Pending, Pmf, TailCdf, evaluate_queue, executing_pct,
+    from_samples, next_pct,
+};
+use proptest::prelude::*;
+
+use crate::check::{assert_pmf_eq, check_pmf};
+
+/// A valid PMF: offset in [-20, 60], 1..=len bins, interior zeros allowed, ends non-zero.
+fn arb_pmf(max_len: usize) -> impl Strategy<Value = Pmf> {
+    (
+        -20i64..60,
+        prop::collection::vec(prop_oneof![3 => 0.001f64..1.0, 1 => Just(0.0)], 1..=max_len),
+    )
+        .prop_map(|(offset, mut w)| {
+            w[0] = w[0].max(0.01);
+            let n = w.len();
+            w[n - 1] = w[n - 1].max(0.01);
+            Pmf::from_weights(offset, w).expect("generator makes valid weights")
+        })
+}
+
+/// A valid execution-time PMF: positive times only.
+fn arb_pet(max_len: usize) -> impl Strategy<Value = Pmf> {
+    (arb_pmf(max_len), 1i64..30).prop_map(|(p, lo)| p.shift(lo - p.min()))
+}
+
+fn arb_model() -> impl Strategy<Value = DropModel> {
+    prop_oneof![
+        Just(DropModel::None),
+        Just(DropModel::Pending),
+        Just(DropModel::All)
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn every_operation_conserves_mass(a in arb_pmf(40), b in arb_pet(40), d in -30i64..200,
+                                       now in -30i64..200, dt in -50i64..50, model in arb_model()) {
+        check_pmf(&a.convolve(&b));
+        check_pmf(&next_pct(&a, &b, d, model));
+        check_pmf(&executing_pct(&b, a.min(), now, d, model));
+        check_pmf(&a.shift(dt));
+        check_pmf(&a.condition_after(now));
+        check_pmf(&a.gather_at(d));
+        check_pmf(&a.trim_tails(0.01));
+    }
+
+    #[test]
+    fn convolution_is_commutative_and_associative(a in arb_pmf(30), b in arb_pmf(30), c in arb_pmf(30)) {
+        assert_pmf_eq(&a.convolve(&b), &b.convolve(&a), 1e-12);
+        assert_pmf_eq(&a.convolve(&b).convolve(&c), &a.convolve(&b.convolve(&c)), 1e-12);
+    }
+
+    #[test]
+    fn mean_and_variance_add_under_convolution(a in arb_pmf(50), b in arb_pmf(50)) {
+        let c = a.convolve(&b);
+        prop_assert!((c.mean() - a.mean() - b.mean()).abs() < 1e-9, "means do not add");
+        prop_assert!((c.variance() - a.variance() - b.variance()).abs() < 1e-8, "variances do not add");
+    }
+
+    #[test]
+    fn cdf_is_monotone_from_zero_to_one(a in arb_pmf(60)) {
+        let mut last = 0.0;
+        prop_assert_eq!(a.cdf(a.min() as f64 - 0.5), 0.0);
+        for t in a.min() - 2..=a.max() + 2 {
+            let f = a.cdf_tick(t);
+            prop_assert!(f >= last - 1e-15, "CDF decreases at {}", t);
+            prop_assert!((0.0..=1.0).contains(&f));
+            prop_assert!((a.cdf(t as f64 + 0.5) - f).abs() < 1e-15, "real-time CDF differs");
+            prop_assert!((a.sf(t as f64) - (1.0 - f)).abs() < 1e-9, "sf is not 1 - cdf");
+            last = f;
+        }
+        prop_assert_eq!(a.cdf(a.max() as f64), 1.0);
+    }
+
+    #[test]
+    fn quantile_inverts_the_cdf(a in arb_pmf(40), u in 0.0f64..=1.0) {
+        let q = a.quantile(u).unwrap();
+        prop_assert!(a.cdf_tick(q) >= u - 1e-12, "F(q) < u");
+        if u > 1e-9 {
+            prop_assert!(a.cdf_tick(q - 1) < u + 1e-12, "q is not the smallest");
+        }
+        prop_assert!(a.mass_at(q) > 0.0, "quantile lands on a zero bin");
+    }
+
+    #[test]
+    fn success_probability_is_monotone_in_the_deadline(a in arb_pmf(30), e in arb_pet(30),
+                                                       d in 0i64..150, model in arb_model()) {
+        let tail = TailCdf::new(&a);
+        prop_assert!(tail.append_success(&e, d + 1) >= tail.append_success(&e, d) - 1e-12);
+        let p0 = next_pct(&a, &e, d, model).prob_before(d);
+        let p1 = next_pct(&a, &e, d + 1, model).prob_before(d + 1);
+        prop_assert!(p1 >= p0 - 1e-12, "{} < {}", p1, p0);
+    }
+
+    #[test]
+    fn fast_query_equals_full_computation(a in arb_pmf(40), e in arb_pet(40), d in -10i64..200,
+                                          model in arb_model()) {
+        let full = next_pct(&a, &e, d, model).prob_before(d);
+        let fast = TailCdf::new(&a).append_success(&e, d);
+        prop_assert!((full - fast).abs() < 1e-12, "fast {} vs full {}", fast, full);
+        let mean = TailCdf::new(&a).append_expected_completion(e.mean());
+        prop_assert!((mean - a.convolve(&e).mean()).abs() < 1e-9);
+    }
+
+    #[test]
+    fn dropping_never_delays_a_later_task(pets in prop::collection::vec(arb_pet(12), 1..6),
+                                          slack in prop::collection::vec(0i64..40, 6),
+                                          exec_pet in arb_pet(12), now in 0i64..10) {
+        // Same queue under the three models: success(c) >= success(b) >= success(a).
+        let mut deadline = now + 1;
+        let mut pending = Vec::new();
+        for (i, p) in pets.iter().enumerate() {
+            deadline += slack[i] + 1;
+            pending.push(Pending { pet: p, deadline });
+        }
+        let ex = Executing { pet: &exec_pet, start: 0, deadline: now + 1 + slack[5] };
+        let a = evaluate_queue(now, Some(ex), &pending, DropModel::None);
+        let b = evaluate_queue(now, Some(ex), &pending, DropModel::Pending);
+        let c = evaluate_queue(now, Some(ex), &pending, DropModel::All);
+        for i in 0..a.len() {
+            prop_assert!(b[i].success >= a[i].success - 1e-12, "pos {}: b {} < a {}", i, b[i].success, a[i].success);
+            prop_assert!(c[i].success >= b[i].success - 1e-12, "pos {}: c {} < b {}", i, c[i].success, b[i].success);
+            // The machine is never free later under a more dropping model (first-order
+            // stochastic dominance of the PCTs).
+            for t in c[i].pct.min() - 1..=a[i].pct.max() + 1 {
+                prop_assert!(c[i].pct.cdf_tick(t) >= b[i].pct.cdf_tick(t) - 1e-12);
+                prop_assert!(b[i].pct.cdf_tick(t) >= a[i].pct.cdf_tick(t) - 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn shift_and_conditioning_round_trip(a in arb_pmf(40), dt in -100i64..100, t1 in -30i64..100, t2 in -30i64..100) {
+        prop_assert_eq!(&a.shift(dt).shift(-dt), &a);
+        prop_assert!((a.shift(dt).mean() - a.mean() - dt as f64).abs() < 1e-9);
+        prop_assert_eq!(&a.condition_after(a.min() - 1), &a);
+        // Conditioning on X > t1 then X > t2 is conditioning on X > max(t1, t2).
+        let (lo, hi) = (t1.min(t2), t1.max(t2));
+        assert_pmf_eq(&a.condition_after(lo).condition_after(hi), &a.condition_after(hi), 1e-12);
+    }
+
+    #[test]
+    fn trimming_moves_the_cdf_by_at_most_eps(a in arb_pmf(60), eps in 0.0f64..0.05) {
+        let t = a.trim_tails(eps);
+        for x in a.min() - 1..=a.max() + 1 {
+            prop_assert!((t.cdf_tick(x) - a.cdf_tick(x)).abs() <= eps + 1e-12);
+        }
+    }
+
+    #[test]
+    fn histograms_are_valid(samples in prop::collection::vec(0.0f64..500.0, 1..200), w in 1i64..5) {
+        for v in [BinValue::Upper, BinValue::Lower, BinValue::Centre] {
+            let p = from_samples(&samples, w, v).unwrap();
+            check_pmf(&p);
+            for (t, _) in p.iter() {
+                prop_assert_eq!(t.rem_euclid(w) , if v == BinValue::Centre { w / 2 } else { 0 });
+            }
+        }
+    }
+
+    #[test]
+    fn constructors_never_panic(offset in any::<i64>(), masses in prop::collection::vec(any::<f64>(), 0..20)) {
+        let _ = Pmf::new(offset.clamp(-1 << 40, 1 << 40), masses.clone());
+        let _ = Pmf::from_weights(0, masses.clone());
+        let pairs: Vec<(i64, f64)> = masses.iter().enumerate().map(|(i, &m)| (offset.wrapping_add(i as i64 * 7919), m)).collect();
+        let _ = Pmf::from_pairs(pairs);
+    }
+}
