@@ -1,0 +1,361 @@
+//! Generic CSV inputs: measured execution times (turned into a PET) and workloads.
+//!
+//! # Measured execution times (thesis 3.1)
+//! ```text
+//! task_type,machine,execution_time
+//! encode,gpu-1,12.5
+//! encode,cpu-2,40.1
+//! ```
+//! A header naming the three columns (in any order; no other column) is required. Task types
+//! and machines are identifiers: when every identifier of a column is a non-negative integer,
+//! the integer is the index (and all of `0..=max` must appear); otherwise indices follow the
+//! order of first appearance and the identifiers become the names. Each (task type, machine)
+//! pair needs at least one sample; its PMF is the histogram of its samples with the chosen bin
+//! width, each bin valued at its upper edge ([`pmf::BinValue::Upper`]): how an operator builds
+//! a PET from a real system's history.
+//!
+//! # Workloads
+//! ```text
+//! arrival,task_type,deadline
+//! 1.41,10,176.84
+//! ```
+//! A header naming the three columns (any order) is required. `task_type` is a row index of
+//! the PET, or, with the `_with_names` readers, also a task type name. A task arriving after
+//! its deadline is an error. Tasks are sorted by arrival (stable).
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use ndarray::Array2;
+use pmf::{BinValue, Tick};
+
+use super::{display_name, parse_finite, parse_non_negative, read_text, write_text};
+use crate::arrivals::{Task, Trial};
+use crate::error::{WorkloadError, quote};
+use crate::pet::Pet;
+
+/// Maps a CSV crate error to ours, keeping the line.
+fn csv_error(file: &str, err: &csv::Error) -> WorkloadError {
+    let line = err.position().map_or(0, |p| p.line() as usize);
+    let message = match err.kind() {
+        csv::ErrorKind::UnequalLengths {
+            expected_len, len, ..
+        } => format!("expected {expected_len} fields like the header, found {len}"),
+        csv::ErrorKind::Utf8 { .. } => "the line is not valid UTF-8".to_owned(),
+        _ => err.to_string(),
+    };
+    WorkloadError::syntax(file, line, message)
+}
+
+/// Finds the required columns of a header; unknown or repeated columns are errors.
+fn columns<const N: usize>(
+    file: &str,
+    headers: &csv::StringRecord,
+    names: [&'static str; N],
+) -> Result<[usize; N], WorkloadError> {
+    let mut found: [Option<usize>; N] = [None; N];
+    for (i, h) in headers.iter().enumerate() {
+        match names.iter().position(|&n| n == h) {
+            Some(k) if found[k].is_none() => found[k] = Some(i),
+            Some(_) => {
+                return Err(WorkloadError::syntax(
+                    file,
+                    1,
+                    format!("column '{h}' appears twice in the header"),
+                ));
+            }
+            None => {
+                return Err(WorkloadError::syntax(
+                    file,
+                    1,
+                    format!(
+                        "unknown column '{}' in the header: expected {}",
+                        quote(h),
+                        names.join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    let mut out = [0; N];
+    for k in 0..N {
+        out[k] = found[k].ok_or_else(|| {
+            WorkloadError::syntax(
+                file,
+                1,
+                format!(
+                    "the header lacks column '{}': expected a header naming {}",
+                    names[k],
+                    names.join(", ")
+                ),
+            )
+        })?;
+    }
+    Ok(out)
+}
+
+fn reader(text: &str) -> csv::Reader<&[u8]> {
+    csv::ReaderBuilder::new()
+        .has_headers(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes())
+}
+
+/// Identifiers of one column, resolved to indices (see the module docs).
+struct Ids {
+    /// Number of indices: `max + 1` for integer identifiers, else the distinct identifiers.
+    len: usize,
+    /// The names, for non-integer identifiers.
+    names: Option<Vec<String>>,
+    index: HashMap<String, usize>,
+}
+
+impl Ids {
+    fn resolve<'a>(ids: impl Iterator<Item = &'a str> + Clone) -> Ids {
+        let mut index = HashMap::new();
+        if ids.clone().all(|s| s.parse::<usize>().is_ok()) {
+            let mut len = 0;
+            for s in ids {
+                let v = s.parse::<usize>().unwrap_or(0);
+                len = len.max(v.saturating_add(1));
+                index.insert(s.to_owned(), v);
+            }
+            return Ids {
+                len,
+                names: None,
+                index,
+            };
+        }
+        let mut names = Vec::new();
+        for s in ids {
+            if !index.contains_key(s) {
+                index.insert(s.to_owned(), names.len());
+                names.push(s.to_owned());
+            }
+        }
+        Ids {
+            len: names.len(),
+            names: Some(names),
+            index,
+        }
+    }
+
+    fn name(&self, i: usize) -> String {
+        match &self.names {
+            Some(n) => n[i].clone(),
+            None => i.to_string(),
+        }
+    }
+
+    /// All names; call only once every index is known to be used (so `len` is bounded by the
+    /// input's size).
+    fn into_names(self) -> Vec<String> {
+        match self.names {
+            Some(n) => n,
+            None => (0..self.len).map(|i| i.to_string()).collect(),
+        }
+    }
+}
+
+/// Parses a CSV of measured execution times into a PET (see the module docs); `name` is used
+/// in error messages.
+pub fn parse_samples_csv(text: &str, name: &str, bin_width: Tick) -> Result<Pet, WorkloadError> {
+    if bin_width <= 0 {
+        return Err(WorkloadError::InvalidSpec {
+            field: "bin_width",
+            expected: "a positive number of time units",
+            found: bin_width.to_string(),
+        });
+    }
+    // A histogram over a wider range would not fit the PMF's dense array anyway.
+    let max_time = pmf::prec::MAX_SPAN as f64 * bin_width as f64;
+    let mut rdr = reader(text);
+    let headers = rdr.headers().map_err(|e| csv_error(name, &e))?.clone();
+    let [ct, cm, cx] = columns(name, &headers, ["task_type", "machine", "execution_time"])?;
+    let mut rows: Vec<(String, String, f64, usize)> = Vec::new();
+    for record in rdr.records() {
+        let record = record.map_err(|e| csv_error(name, &e))?;
+        let line = record.position().map_or(0, |p| p.line() as usize);
+        let get = |i: usize| record.get(i).unwrap_or("");
+        let x = parse_non_negative(name, line, "execution_time", get(cx))?;
+        if x > max_time {
+            return Err(WorkloadError::field(
+                name,
+                line,
+                "execution_time",
+                format!("a non-negative number of at most {max_time}"),
+                get(cx),
+            ));
+        }
+        for (field, col) in [("task_type", ct), ("machine", cm)] {
+            if get(col).is_empty() {
+                return Err(WorkloadError::field(name, line, field, "an identifier", ""));
+            }
+        }
+        rows.push((get(ct).to_owned(), get(cm).to_owned(), x, line));
+    }
+    if rows.is_empty() {
+        return Err(WorkloadError::syntax(
+            name,
+            1,
+            "no execution times after the header",
+        ));
+    }
+    let types = Ids::resolve(rows.iter().map(|r| r.0.as_str()));
+    let machines = Ids::resolve(rows.iter().map(|r| r.1.as_str()));
+    let mut samples: HashMap<(usize, usize), (Vec<f64>, usize)> = HashMap::new();
+    for (t, m, x, line) in &rows {
+        let key = (types.index[t], machines.index[m]);
+        samples
+            .entry(key)
+            .or_insert_with(|| (Vec::new(), *line))
+            .0
+            .push(*x);
+    }
+    let (n_types, n_machines) = (types.len, machines.len);
+    // Every block must have samples; the first gap is found within `rows.len() + 1` steps
+    // even when a hostile identifier claims a huge index.
+    for t in 0..n_types {
+        for m in 0..n_machines {
+            if !samples.contains_key(&(t, m)) {
+                return Err(WorkloadError::MissingBlock {
+                    file: name.to_owned(),
+                    task_type: types.name(t),
+                    machine: machines.name(m),
+                });
+            }
+        }
+    }
+    let mut pmfs = Vec::with_capacity(n_types * n_machines);
+    for t in 0..n_types {
+        for m in 0..n_machines {
+            let Some((xs, line)) = samples.remove(&(t, m)) else {
+                continue;
+            };
+            let pmf = pmf::from_samples(&xs, bin_width, BinValue::Upper).map_err(|source| {
+                WorkloadError::InvalidPmf {
+                    file: name.to_owned(),
+                    line,
+                    task_type: types.name(t),
+                    machine: machines.name(m),
+                    source,
+                }
+            })?;
+            pmfs.push(pmf);
+        }
+    }
+    let pmfs = Array2::from_shape_vec((n_types, n_machines), pmfs)
+        .map_err(|e| WorkloadError::InvalidPet(e.to_string()))?;
+    Pet::new(pmfs, types.into_names(), machines.into_names())
+}
+
+/// Reads a CSV of measured execution times into a PET with bins of `bin_width` time units.
+pub fn read_samples_csv(path: impl AsRef<Path>, bin_width: Tick) -> Result<Pet, WorkloadError> {
+    let path = path.as_ref();
+    parse_samples_csv(&read_text(path)?, &display_name(path), bin_width)
+}
+
+/// Parses a CSV workload whose task types are row indices; `name` is used in messages.
+pub fn parse_workload_csv(text: &str, name: &str) -> Result<Trial, WorkloadError> {
+    parse_workload(text, name, None)
+}
+
+/// Parses a CSV workload whose task types are row indices or names of `type_names`.
+pub fn parse_workload_csv_with_names(
+    text: &str,
+    name: &str,
+    type_names: &[String],
+) -> Result<Trial, WorkloadError> {
+    parse_workload(text, name, Some(type_names))
+}
+
+fn parse_workload(
+    text: &str,
+    name: &str,
+    type_names: Option<&[String]>,
+) -> Result<Trial, WorkloadError> {
+    let mut rdr = reader(text);
+    let headers = rdr.headers().map_err(|e| csv_error(name, &e))?.clone();
+    let [ca, ct, cd] = columns(name, &headers, ["arrival", "task_type", "deadline"])?;
+    let mut tasks = Vec::new();
+    for record in rdr.records() {
+        let record = record.map_err(|e| csv_error(name, &e))?;
+        let line = record.position().map_or(0, |p| p.line() as usize);
+        let get = |i: usize| record.get(i).unwrap_or("");
+        let arrival = parse_non_negative(name, line, "arrival", get(ca))?;
+        let t = get(ct);
+        let index = t.parse::<usize>().ok();
+        let task_type = match type_names {
+            None => index.ok_or_else(|| {
+                WorkloadError::field(
+                    name,
+                    line,
+                    "task_type",
+                    "a task type index (a non-negative integer)",
+                    t,
+                )
+            })?,
+            Some(names) => index
+                .filter(|&i| i < names.len())
+                .or_else(|| names.iter().position(|n| n == t))
+                .ok_or_else(|| {
+                    WorkloadError::field(
+                        name,
+                        line,
+                        "task_type",
+                        format!(
+                            "a task type index below {} or a task type name",
+                            names.len()
+                        ),
+                        t,
+                    )
+                })?,
+        };
+        let deadline = parse_finite(name, line, "deadline", get(cd))?;
+        if arrival > deadline {
+            return Err(WorkloadError::ArrivalAfterDeadline {
+                file: name.to_owned(),
+                line,
+                arrival,
+                deadline,
+            });
+        }
+        tasks.push(Task {
+            task_type,
+            arrival,
+            deadline,
+        });
+    }
+    Ok(Trial::new(tasks))
+}
+
+/// Reads a CSV workload whose task types are row indices (see the module docs).
+pub fn read_workload_csv(path: impl AsRef<Path>) -> Result<Trial, WorkloadError> {
+    let path = path.as_ref();
+    parse_workload_csv(&read_text(path)?, &display_name(path))
+}
+
+/// Reads a CSV workload whose task types are row indices or names of `type_names`.
+pub fn read_workload_csv_with_names(
+    path: impl AsRef<Path>,
+    type_names: &[String],
+) -> Result<Trial, WorkloadError> {
+    let path = path.as_ref();
+    parse_workload_csv_with_names(&read_text(path)?, &display_name(path), type_names)
+}
+
+/// The CSV text of a workload: `arrival,task_type,deadline` with task type indices.
+pub fn format_workload_csv(trial: &Trial) -> String {
+    let mut out = String::from("arrival,task_type,deadline\n");
+    for t in &trial.tasks {
+        // Writing to a String cannot fail.
+        let _ = writeln!(out, "{},{},{}", t.arrival, t.task_type, t.deadline);
+    }
+    out
+}
+
+/// Writes a workload as CSV.
+pub fn write_workload_csv(path: impl AsRef<Path>, trial: &Trial) -> Result<(), WorkloadError> {
+    write_text(path.as_ref(), &format_workload_csv(trial))
+}

@@ -1,0 +1,134 @@
+//! Readers and writers of PETs and workloads: the paper's `.etc` (PET) and `.dat` (arrival
+//! trial) files, a CSV of measured execution times (thesis 3.1) and a CSV workload.
+//!
+//! Every `read_*` function has a `parse_*` twin taking the text and a name to use in error
+//! messages, so tests and fuzzers need no files. Readers accept `\n`, `\r\n` and lone `\r`
+//! line ends and surrounding white space, and never panic: malformed input gives a
+//! [`WorkloadError`] naming the file, the 1-based line, the field and what was expected.
+//! The formats and what the readers tolerate are described in [`etc`], [`dat`] and
+//! [`csv_files`]. Writers write `\n` line ends and shortest round-trip decimal numbers, so reading what was
+//! written gives back the same values bit for bit.
+
+pub mod csv_files;
+pub mod dat;
+pub mod etc;
+
+use std::path::Path;
+
+pub use csv_files::{
+    format_workload_csv, parse_samples_csv, parse_workload_csv, parse_workload_csv_with_names,
+    read_samples_csv, read_workload_csv, read_workload_csv_with_names, write_workload_csv,
+};
+pub use dat::{
+    ArrivalRepair, DatOptions, DatReport, MIN_TASKS_FOR_SLACK, SlackAnomaly, format_dat, parse_dat,
+    parse_dat_with, read_dat, read_dat_with, write_dat,
+};
+pub use etc::{BlockReport, EtcReport, format_etc, parse_etc, read_etc, write_etc};
+
+use crate::error::WorkloadError;
+
+/// Reads a whole file as UTF-8 text; the error names the file.
+pub(crate) fn read_text(path: &Path) -> Result<String, WorkloadError> {
+    std::fs::read_to_string(path).map_err(|source| WorkloadError::Io {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// Writes a whole file; the error names the file.
+pub(crate) fn write_text(path: &Path, text: &str) -> Result<(), WorkloadError> {
+    std::fs::write(path, text).map_err(|source| WorkloadError::Io {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// The name used for a file in error messages: its file name, or the whole path when it has
+/// none.
+pub(crate) fn display_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// Splits text into `(1-based line number, line)`, treating `\r\n`, `\n` and a lone `\r` each
+/// as one line end.
+pub(crate) fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut rest = text;
+    let mut number = 0;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        number += 1;
+        match rest.find(['\r', '\n']) {
+            None => {
+                let line = rest;
+                rest = "";
+                Some((number, line))
+            }
+            Some(i) => {
+                let line = &rest[..i];
+                let skip = if rest[i..].starts_with("\r\n") { 2 } else { 1 };
+                rest = &rest[i + skip..];
+                Some((number, line))
+            }
+        }
+    })
+}
+
+/// Parses a finite real number.
+pub(crate) fn parse_finite(
+    file: &str,
+    line: usize,
+    field: &'static str,
+    s: &str,
+) -> Result<f64, WorkloadError> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(WorkloadError::field(file, line, field, "a number", s)),
+    }
+}
+
+/// Parses a finite real number `>= 0`.
+pub(crate) fn parse_non_negative(
+    file: &str,
+    line: usize,
+    field: &'static str,
+    s: &str,
+) -> Result<f64, WorkloadError> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(WorkloadError::field(
+            file,
+            line,
+            field,
+            "a non-negative number",
+            s,
+        )),
+    }
+}
+
+/// Parses an index (a non-negative integer).
+pub(crate) fn parse_index(
+    file: &str,
+    line: usize,
+    field: &'static str,
+    s: &str,
+) -> Result<usize, WorkloadError> {
+    s.parse::<usize>()
+        .map_err(|_| WorkloadError::field(file, line, field, "a non-negative integer", s))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numbered_lines;
+
+    #[test]
+    fn every_line_end_counts_once() {
+        let lines: Vec<(usize, &str)> = numbered_lines("a\r\nb\rc\n\nd").collect();
+        assert_eq!(lines, [(1, "a"), (2, "b"), (3, "c"), (4, ""), (5, "d")]);
+        assert_eq!(numbered_lines("").count(), 0);
+        assert_eq!(numbered_lines("x\n").collect::<Vec<_>>(), [(1, "x")]);
+    }
+}

@@ -1,0 +1,219 @@
+//! The TOML workload description: defaults, every PET form, validation and error positions.
+
+use workload::{Pattern, PatternName, PetSource, WorkloadConfig, WorkloadError};
+
+use crate::common::scratch;
+
+const EXAMPLE: &str = r#"
+[workload]
+pet = "default"
+pattern = "constant"
+rate = 34000
+tasks = 800
+trials = 30
+beta = 1.0
+seed = 42
+horizon = 88200
+"#;
+
+#[test]
+fn the_documented_example_parses_with_its_values() {
+    let c = WorkloadConfig::from_toml_str(EXAMPLE, "example.toml").expect("valid");
+    assert_eq!(c.pet, PetSource::Default);
+    assert_eq!(c.pattern, PatternName::Constant);
+    assert_eq!(
+        (c.rate, c.tasks, c.trials, c.beta, c.seed),
+        (34_000.0, 800, 30, 1.0, 42)
+    );
+    assert_eq!(c.horizon, 88_200.0);
+    assert_eq!(c.pet_seed(), 42);
+    let spec = c.arrival_spec();
+    assert_eq!(spec.count_variance_ratio, 0.1);
+    let pet = c.pet().expect("the default PET");
+    let trials = c.generate(&pet);
+    assert_eq!(trials.len(), 30);
+    assert_eq!(trials[7], c.trial(&pet, 7));
+}
+
+#[test]
+fn defaults_fill_everything_but_rate_and_seed() {
+    let c = WorkloadConfig::from_toml_str("[workload]\nrate = 19000\nseed = 1\n", "min.toml")
+        .expect("valid");
+    assert_eq!(
+        (c.tasks, c.trials, c.beta, c.horizon),
+        (800, 30, 1.0, 88_200.0)
+    );
+    assert_eq!(c.pet, PetSource::Default);
+    for missing in ["[workload]\nseed = 1\n", "[workload]\nrate = 1\n"] {
+        assert!(matches!(
+            WorkloadConfig::from_toml_str(missing, "m.toml"),
+            Err(WorkloadError::Toml { .. })
+        ));
+    }
+}
+
+#[test]
+fn every_pet_form_parses() {
+    let cases = [
+        ("\"default\"", PetSource::Default),
+        ("\"homogeneous\"", PetSource::Homogeneous { machine: 0 }),
+        ("{ homogeneous = 3 }", PetSource::Homogeneous { machine: 3 }),
+        (
+            "{ etc = \"x/classes_2.etc\" }",
+            PetSource::Etc("x/classes_2.etc".into()),
+        ),
+        (
+            "{ samples = \"times.csv\", bin_width = 4 }",
+            PetSource::Samples {
+                path: "times.csv".into(),
+                bin_width: 4,
+            },
+        ),
+    ];
+    for (text, expected) in cases {
+        let doc = format!("[workload]\npet = {text}\nrate = 1000\nseed = 1\n");
+        let c = WorkloadConfig::from_toml_str(&doc, "pet.toml")
+            .unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(c.pet, expected);
+        // Serialising gives back the same configuration.
+        let back = toml::to_string(&c).expect("serialises");
+        let again: WorkloadConfig = toml::from_str(&back).expect("parses back");
+        assert_eq!(again, c, "{back}");
+    }
+    let c = WorkloadConfig::from_toml_str(
+        "[workload]\npet = { homogeneous = 2 }\nrate = 1000\nseed = 1\n",
+        "h.toml",
+    )
+    .expect("valid");
+    let pet = c.pet().expect("builds");
+    assert_eq!(pet.pmf(3, 7), pet.pmf(3, 2));
+}
+
+#[test]
+fn bursty_pattern_takes_the_burst_table() {
+    let doc = "[workload]\npattern = \"bursty\"\nrate = 1000\nseed = 1\n\n[workload.burst]\nburst_factor = [2.0, 3.0]\n";
+    let c = WorkloadConfig::from_toml_str(doc, "b.toml").expect("valid");
+    match c.arrival_spec().pattern {
+        Pattern::Bursty(b) => {
+            assert_eq!(b.burst_factor, [2.0, 3.0]);
+            assert_eq!(b.baseline_duration, [180.0, 300.0]);
+        }
+        Pattern::Constant => panic!("expected bursty"),
+    }
+}
+
+#[test]
+fn bad_configurations_name_the_line_or_field() {
+    let toml_errors = [
+        (
+            "unknown field",
+            "[workload]\nrate = 1\nseed = 1\nrat = 5\n",
+            4,
+        ),
+        (
+            "unknown table",
+            "[workload]\nrate = 1\nseed = 1\n[other]\n",
+            0,
+        ),
+        ("wrong type", "[workload]\nrate = \"fast\"\nseed = 1\n", 2),
+        ("negative seed", "[workload]\nrate = 1\nseed = -1\n", 3),
+        (
+            "unknown pet",
+            "[workload]\npet = \"fancy\"\nrate = 1\nseed = 1\n",
+            2,
+        ),
+        (
+            "pet table typo",
+            "[workload]\npet = { etcc = \"a\" }\nrate = 1\nseed = 1\n",
+            2,
+        ),
+        (
+            "samples without width",
+            "[workload]\npet = { samples = \"a\" }\nrate = 1\nseed = 1\n",
+            2,
+        ),
+        (
+            "zero bin width",
+            "[workload]\npet = { samples = \"a\", bin_width = 0 }\nrate = 1\nseed = 1\n",
+            2,
+        ),
+        (
+            "unknown pattern",
+            "[workload]\npattern = \"wavy\"\nrate = 1\nseed = 1\n",
+            2,
+        ),
+        (
+            "burst typo",
+            "[workload]\nrate = 1\nseed = 1\n[workload.burst]\nburst_factr = [1.0, 2.0]\n",
+            5,
+        ),
+        ("not toml", "[workload\n", 1),
+    ];
+    for (case, doc, line) in toml_errors {
+        match WorkloadConfig::from_toml_str(doc, "bad.toml") {
+            Err(e @ WorkloadError::Toml { .. }) => {
+                eprintln!("{case}: {e}");
+                if line > 0 {
+                    assert_eq!(e.line(), Some(line), "{case}: {e}");
+                }
+            }
+            other => panic!("{case}: expected a TOML error, got {other:?}"),
+        }
+    }
+    let invalid = [
+        ("rate = 0", "workload.rate"),
+        ("rate = -5", "workload.rate"),
+        ("rate = nan", "workload.rate"),
+        ("rate = 1\ntasks = 0", "workload.tasks"),
+        ("rate = 1\ntrials = 0", "workload.trials"),
+        ("rate = 1\nbeta = -0.5", "workload.beta"),
+        ("rate = 1\nbeta = inf", "workload.beta"),
+        ("rate = 1\nhorizon = 0", "workload.horizon"),
+        (
+            "rate = 1\ncount_variance_ratio = -1",
+            "workload.count_variance_ratio",
+        ),
+        (
+            "rate = 1\npattern = \"bursty\"\nburst = { burst_duration = [0.0, 10.0] }",
+            "workload.burst.burst_duration",
+        ),
+    ];
+    for (body, field) in invalid {
+        let doc = format!("[workload]\nseed = 1\n{body}\n");
+        match WorkloadConfig::from_toml_str(&doc, "bad.toml") {
+            Err(e @ WorkloadError::InvalidConfig { .. }) => {
+                eprintln!("{body}: {e}");
+                assert_eq!(e.field_name(), Some(field), "{e}");
+                assert!(e.to_string().starts_with("bad.toml: field"), "{e}");
+            }
+            other => panic!("{body}: expected InvalidConfig, got {other:?}"),
+        }
+    }
+    // A homogeneous machine beyond the default PET is caught when the PET is built.
+    let c = WorkloadConfig::from_toml_str(
+        "[workload]\npet = { homogeneous = 8 }\nrate = 1\nseed = 1\n",
+        "h.toml",
+    )
+    .expect("parses");
+    assert!(matches!(c.pet(), Err(WorkloadError::InvalidConfig { .. })));
+}
+
+#[test]
+fn load_resolves_relative_paths_against_the_config_folder() {
+    let dir = scratch("load");
+    let pet = workload::Pet::default_pet(1).select_machines(&[0, 1]);
+    workload::io::write_etc(dir.join("two.etc"), &pet).expect("writes");
+    std::fs::write(
+        dir.join("w.toml"),
+        "[workload]\npet = { etc = \"two.etc\" }\nrate = 1000\nseed = 3\n",
+    )
+    .expect("writes");
+    let c = WorkloadConfig::load(dir.join("w.toml")).expect("loads");
+    assert_eq!(c.pet, PetSource::Etc(dir.join("two.etc")));
+    let read = c.pet().expect("reads the PET");
+    assert_eq!(read.n_machines(), 2);
+    // A missing file names itself.
+    let err = WorkloadConfig::load(dir.join("absent.toml")).expect_err("absent");
+    assert!(err.to_string().contains("absent.toml"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
