@@ -58,4 +58,18 @@ pub enum PmfError {
         /// The limit.
         limit: u64,
     },
+    /// An observed time given to the Kaplan-Meier estimator was NaN, infinite or negative.
+    #[error("sample #{index} has time {value}: observed times must be finite and non-negative")]
+    InvalidSampleTime {
+        /// Position of the offending sample in the input.
+        index: usize,
+        /// The time itself.
+        value: f64,
+    },
+    /// A grid resolution (ticks per time unit) was not a finite positive number.
+    #[error("resolution must be a finite positive number of ticks per time unit, got {0}")]
+    InvalidResolution(f64),
+    /// A scale factor (a speedup's reciprocal, a slowdown grid) was not finite and positive.
+    #[error("scale factor must be a finite positive number, got {0}")]
+    InvalidScale(f64),
 }

@@ -44,10 +44,12 @@
 mod cdf;
 mod error;
 pub mod histogram;
+pub mod kaplan_meier;
 mod pct;
 mod pmf;
 pub mod prec;
 mod robustness;
+pub mod transform;
 
 pub use cdf::TailCdf;
 pub use error::PmfError;

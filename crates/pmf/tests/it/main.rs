@@ -2,4 +2,6 @@
 
 mod check;
 mod examples;
+mod kaplan_meier;
 mod properties;
+mod transform;

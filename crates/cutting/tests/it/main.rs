@@ -1,0 +1,10 @@
+//! Integration tests of the cutting crate (seed 004, Gao, Robert, Vivien, RR-9373): each
+//! equation against a hand-computed or published example, then properties.
+
+mod distributions;
+mod prec;
+mod simulation;
+mod special;
+mod tables;
+mod threshold;
+mod yield_;
