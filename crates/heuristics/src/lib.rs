@@ -1,0 +1,200 @@
+//! Mapping heuristics for the `model` crate's plug points.
+//!
+//! * Batch mode (thesis 3.3.1, paper V-D/VI-C, JPDC-2016 6.2): MM, MSD, MMU, MOC, PAM, and
+//!   for homogeneous systems EDF and SJF (thesis 3.3.3). All share the two-phase loop of
+//!   [`batch`](crate::Phase1Scope): see its docs for the phase-1 scope option.
+//! * Immediate mode (thesis 3.3.2, JPDC-2016 6.1): FCFS, MET, MCT, KPB, MR.
+//!
+//! Deferring is not a heuristic's own business: the pruner hands defer thresholds to the
+//! mapper through [`model::View::defer`], and every batch heuristic applies them in phase 1
+//! to the success probability of the pair it is about to make (for PAM and MOC that is the
+//! task's best success probability). Variants such as PAMF, PUM, MOCA, PAMND or MM-D are
+//! pruner configurations around these heuristics; the runner resolves their names.
+
+mod batch;
+mod immediate;
+mod named;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+pub use batch::Phase1Scope;
+pub use immediate::{Fcfs, Kpb, MaxRobust, Mct, Met};
+pub use named::{Moc, TwoPhase};
+
+use model::{BatchHeuristic, ImmediateHeuristic};
+use pmf::DropModel;
+
+/// A heuristic ready to run: batch or immediate mode.
+pub enum Mapper {
+    /// Maps batches into bounded queues at every mapping event.
+    Batch(Box<dyn BatchHeuristic>),
+    /// Maps each arriving task at once into unbounded queues.
+    Immediate(Box<dyn ImmediateHeuristic>),
+}
+
+impl std::fmt::Debug for Mapper {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Mapper::Batch(h) => write!(f, "Batch({})", h.name()),
+            Mapper::Immediate(h) => write!(f, "Immediate({})", h.name()),
+        }
+    }
+}
+
+impl Mapper {
+    /// The heuristic's name.
+    pub fn name(&self) -> &str {
+        match self {
+            Mapper::Batch(h) => h.name(),
+            Mapper::Immediate(h) => h.name(),
+        }
+    }
+
+    /// True for immediate mode.
+    pub fn is_immediate(&self) -> bool {
+        matches!(self, Mapper::Immediate(_))
+    }
+}
+
+/// A heuristic and its parameters, as written in an experiment TOML (`[mapper]`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HeuristicConfig {
+    /// The base heuristic's name (case-insensitive): MM, MSD, MMU, MOC, PAM, EDF, SJF,
+    /// FCFS, MET (MEET), MCT (MECT), KPB, MR.
+    pub name: String,
+    /// Which machines phase 1 may choose (batch heuristics).
+    #[serde(default)]
+    pub phase1: Phase1Scope,
+    /// MOC's culling threshold (JPDC-2016: 0.2; thesis: 0.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f64>,
+    /// MOC's and MR's near-best width (0.05).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epsilon: Option<f64>,
+    /// KPB's and MR's share of machines (0.62 when the executing task may be dropped, 0.5
+    /// when not, JPDC-2016 6.1.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k: Option<f64>,
+}
+
+impl HeuristicConfig {
+    /// A heuristic by name with default parameters.
+    pub fn named(name: &str) -> Self {
+        HeuristicConfig {
+            name: name.to_string(),
+            phase1: Phase1Scope::default(),
+            alpha: None,
+            epsilon: None,
+            k: None,
+        }
+    }
+}
+
+/// Why a heuristic could not be built.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum HeuristicError {
+    /// The name is not a known heuristic.
+    #[error("unknown heuristic '{0}' (see `prunesim list`)")]
+    Unknown(String),
+    /// A parameter is out of its range.
+    #[error("heuristic {heuristic}: parameter '{param}' = {value} is outside {range}")]
+    OutOfRange {
+        /// The heuristic.
+        heuristic: String,
+        /// The parameter.
+        param: &'static str,
+        /// Its value.
+        value: f64,
+        /// The accepted range.
+        range: &'static str,
+    },
+}
+
+/// Every base heuristic with a one-line description.
+pub const HEURISTICS: &[(&str, &str)] = &[
+    (
+        "MM",
+        "batch: MinCompletion-MinCompletion on expected completion times",
+    ),
+    (
+        "MSD",
+        "batch: MinCompletion-SoonestDeadline, ties by minimum expected completion",
+    ),
+    (
+        "MMU",
+        "batch: MinCompletion-MaxUrgency, U = 1/(deadline - E[C])",
+    ),
+    (
+        "MOC",
+        "batch: Max On-time Completions (JPDC-2016): cull < alpha, best-robustness machine, epsilon shortlist, min completion",
+    ),
+    (
+        "PAM",
+        "batch: Pruning-Aware Mapper: best-robustness machine, defer at the pruner's threshold, min completion",
+    ),
+    (
+        "EDF",
+        "batch, homogeneous: Earliest Deadline First (as MSD)",
+    ),
+    (
+        "SJF",
+        "batch, homogeneous: Shortest Job First on completion time (as MM)",
+    ),
+    (
+        "FCFS",
+        "immediate: first idle machine, else the one expected to free first",
+    ),
+    ("MET", "immediate: minimum expected execution time (MEET)"),
+    ("MCT", "immediate: minimum expected completion time (MECT)"),
+    (
+        "KPB",
+        "immediate: MCT among the k% machines with the best expected execution time",
+    ),
+    (
+        "MR",
+        "immediate: MaxRobust: highest success among the k% best, near-ties by smallest variance",
+    ),
+];
+
+fn check(name: &str, param: &'static str, v: f64, lo_open: bool) -> Result<f64, HeuristicError> {
+    let ok = v.is_finite() && v <= 1.0 && if lo_open { v > 0.0 } else { v >= 0.0 };
+    if ok {
+        Ok(v)
+    } else {
+        Err(HeuristicError::OutOfRange {
+            heuristic: name.to_string(),
+            param,
+            value: v,
+            range: if lo_open { "(0, 1]" } else { "[0, 1]" },
+        })
+    }
+}
+
+/// Builds the heuristic a config names. `model` picks KPB's and MR's default `k`.
+pub fn build(config: &HeuristicConfig, model: DropModel) -> Result<Mapper, HeuristicError> {
+    let name = config.name.to_ascii_uppercase();
+    let scope = config.phase1;
+    let eps = check(&name, "epsilon", config.epsilon.unwrap_or(0.05), false)?;
+    let default_k = if model == DropModel::All { 0.62 } else { 0.5 };
+    let k = check(&name, "k", config.k.unwrap_or(default_k), true)?;
+    let alpha = check(&name, "alpha", config.alpha.unwrap_or(0.2), false)?;
+    let mapper = match name.as_str() {
+        "MM" => Mapper::Batch(Box::new(TwoPhase::mm(scope))),
+        "MSD" => Mapper::Batch(Box::new(TwoPhase::msd(scope))),
+        "MMU" => Mapper::Batch(Box::new(TwoPhase::mmu(scope))),
+        "PAM" => Mapper::Batch(Box::new(TwoPhase::pam(scope))),
+        "EDF" => Mapper::Batch(Box::new(TwoPhase::edf(scope))),
+        "SJF" => Mapper::Batch(Box::new(TwoPhase::sjf(scope))),
+        "MOC" => Mapper::Batch(Box::new(Moc::new(alpha, eps, scope))),
+        "FCFS" => Mapper::Immediate(Box::new(Fcfs)),
+        "MET" | "MEET" => Mapper::Immediate(Box::new(Met)),
+        "MCT" | "MECT" => Mapper::Immediate(Box::new(Mct)),
+        "KPB" => Mapper::Immediate(Box::new(Kpb { k })),
+        "MR" => Mapper::Immediate(Box::new(MaxRobust { k, epsilon: eps })),
+        _ => return Err(HeuristicError::Unknown(config.name.clone())),
+    };
+    Ok(mapper)
+}

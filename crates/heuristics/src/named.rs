@@ -1,0 +1,192 @@
+//! The named batch heuristics, each a [`Plan`] for the shared two-phase loop.
+
+use model::{BatchHeuristic, Decision, TaskId, View, VirtualQueues};
+use pmf::{Pmf, next_pct};
+
+use crate::batch::{Phase1, Phase1Scope, Phase2, Plan, run};
+
+/// A batch heuristic defined only by its two phases: MM, MSD, MMU, PAM, EDF, SJF.
+#[derive(Debug, Clone)]
+pub struct TwoPhase {
+    name: &'static str,
+    plan: Plan,
+}
+
+impl TwoPhase {
+    /// MinCompletion-MinCompletion (thesis 3.3.1.1, paper VI-C1).
+    pub fn mm(scope: Phase1Scope) -> Self {
+        Self::new(
+            "MM",
+            Phase1::MinCompletion,
+            Phase2::MinCompletion {
+                tie_by_execution: false,
+            },
+            scope,
+        )
+    }
+    /// MinCompletion-SoonestDeadline, ties by minimum expected completion (thesis 3.3.1.2).
+    pub fn msd(scope: Phase1Scope) -> Self {
+        Self::new("MSD", Phase1::MinCompletion, Phase2::SoonestDeadline, scope)
+    }
+    /// MinCompletion-MaxUrgency, `U = 1 / (delta - E[C])` (thesis 3.3.1.3, eq. 3.6).
+    pub fn mmu(scope: Phase1Scope) -> Self {
+        Self::new("MMU", Phase1::MinCompletion, Phase2::MaxUrgency, scope)
+    }
+    /// Pruning-Aware Mapper (thesis Algorithm 2, paper V-D1): phase 1 the machine of highest
+    /// success probability (deferring at the pruner's threshold happens there), phase 2 the
+    /// minimum expected completion time, ties by the shortest expected execution time.
+    pub fn pam(scope: Phase1Scope) -> Self {
+        Self::new(
+            "PAM",
+            Phase1::MaxSuccess,
+            Phase2::MinCompletion {
+                tie_by_execution: true,
+            },
+            scope,
+        )
+    }
+    /// Earliest Deadline First for homogeneous systems (thesis 3.3.3.2): as MSD.
+    pub fn edf(scope: Phase1Scope) -> Self {
+        Self::new("EDF", Phase1::MinCompletion, Phase2::SoonestDeadline, scope)
+    }
+    /// Shortest Job First for homogeneous systems (thesis 3.3.3.3): the "job" is the
+    /// completion time on the queue, so it is MM.
+    pub fn sjf(scope: Phase1Scope) -> Self {
+        Self::new(
+            "SJF",
+            Phase1::MinCompletion,
+            Phase2::MinCompletion {
+                tie_by_execution: false,
+            },
+            scope,
+        )
+    }
+
+    fn new(name: &'static str, phase1: Phase1, phase2: Phase2, scope: Phase1Scope) -> Self {
+        TwoPhase {
+            name,
+            plan: Plan {
+                phase1,
+                phase2,
+                scope,
+            },
+        }
+    }
+}
+
+impl BatchHeuristic for TwoPhase {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn map(&mut self, view: &View<'_>) -> Decision {
+        let mut decision = Decision::default();
+        let mut vq = VirtualQueues::from_view(view);
+        run(view, self.plan, &mut vq, view.batch, &mut decision);
+        decision
+    }
+}
+
+/// Max On-time Completions (JPDC-2016 6.2.5, the original; thesis 3.3.1.4 describes it
+/// differently and we follow JPDC):
+/// 1. pending tasks in the machine queues whose success probability is below `alpha` are
+///    dropped (walking each queue from the head, recomputing as tasks are dropped);
+/// 2. unmapped tasks that cannot meet their deadline on any machine (even an idle one) are
+///    discarded;
+/// 3. per task the machine of highest success probability; per machine with a free slot the
+///    tasks within `epsilon` of the best success probability on it; of those, the minimum
+///    expected completion time is mapped; repeat.
+#[derive(Debug, Clone)]
+pub struct Moc {
+    alpha: f64,
+    epsilon: f64,
+    scope: Phase1Scope,
+}
+
+impl Moc {
+    /// MOC with culling threshold `alpha` (JPDC 0.2, thesis 0.3) and shortlist width
+    /// `epsilon` (0.05).
+    pub fn new(alpha: f64, epsilon: f64, scope: Phase1Scope) -> Self {
+        Moc {
+            alpha,
+            epsilon,
+            scope,
+        }
+    }
+}
+
+impl BatchHeuristic for Moc {
+    fn name(&self) -> &str {
+        "MOC"
+    }
+
+    fn map(&mut self, view: &View<'_>) -> Decision {
+        let mut decision = Decision::default();
+        let mut vq = VirtualQueues::from_view(view);
+        // Step 1: cull pending tasks below alpha.
+        for (m, machine) in view.machines.iter().enumerate() {
+            let slots = machine.slots();
+            let first_pending = usize::from(machine.running().is_some());
+            if slots.len() <= first_pending {
+                continue;
+            }
+            let mut prev: Pmf = match machine.running() {
+                Some(_) => slots[0].pct.clone(),
+                None => Pmf::point(view.now),
+            };
+            let mut kept = first_pending;
+            let mut culled = false;
+            for slot in &slots[first_pending..] {
+                let spec = view.task(slot.task);
+                let pct = if culled {
+                    next_pct(
+                        &prev,
+                        view.pet.pmf(spec.task_type, m),
+                        spec.deadline,
+                        view.model,
+                    )
+                } else {
+                    slot.pct.clone()
+                };
+                if pct.prob_before(spec.deadline) < self.alpha {
+                    decision.drop.push(slot.task);
+                    culled = true;
+                } else {
+                    prev = pct;
+                    kept += 1;
+                }
+            }
+            if culled {
+                let tail = if kept == 0 { None } else { Some(prev) };
+                let free = machine
+                    .limit()
+                    .map_or(usize::MAX, |l| l.saturating_sub(kept));
+                vq.set_tail(m, tail, free);
+            }
+        }
+        // Step 2: discard tasks that cannot make their deadline anywhere.
+        let mut cands: Vec<TaskId> = Vec::with_capacity(view.batch.len());
+        for &t in view.batch {
+            let spec = view.task(t);
+            let fastest = (0..view.machines.len())
+                .map(|m| view.pet.pmf(spec.task_type, m).min())
+                .min()
+                .unwrap_or(0);
+            if view.now + fastest >= spec.deadline {
+                decision.discard.push(t);
+            } else {
+                cands.push(t);
+            }
+        }
+        // Step 3: the shortlist loop.
+        let plan = Plan {
+            phase1: Phase1::MaxSuccess,
+            phase2: Phase2::Shortlist {
+                epsilon: self.epsilon,
+            },
+            scope: self.scope,
+        };
+        run(view, plan, &mut vq, &cands, &mut decision);
+        decision
+    }
+}

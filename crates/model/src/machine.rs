@@ -1,0 +1,251 @@
+//! A machine: at most one executing task, a FCFS queue of pending tasks, and the cached
+//! completion-time PMFs of everything in it.
+
+use std::collections::VecDeque;
+
+use pmf::{DropModel, Pmf, TailCdf, Tick, executing_pct, next_pct};
+use workload::Pet;
+
+use crate::task::{MachineId, TaskId, TaskSpec};
+
+/// The task a machine is executing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Running {
+    /// The task.
+    pub task: TaskId,
+    /// The tick it started.
+    pub start: Tick,
+    /// The tick its execution would end (start + actual execution time). Known to the
+    /// simulator only: the PCTs the mapper sees never read it.
+    pub end: Tick,
+}
+
+/// One queue position as the mapper sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slot {
+    /// The task in this position.
+    pub task: TaskId,
+    /// Its completion-time PMF (the machine's free time after its slot) under the scenario's
+    /// dropping model; for the executing task, conditioned on not having ended by `now`.
+    pub pct: Pmf,
+    /// P(the task completes before its deadline), paper eq. (1).
+    pub success: f64,
+}
+
+/// A machine and its local queue.
+#[derive(Debug, Clone)]
+pub struct Machine {
+    id: MachineId,
+    /// Size limit of the queue, counting the executing task; `None` = unbounded.
+    limit: Option<usize>,
+    running: Option<Running>,
+    pending: VecDeque<TaskId>,
+    // --- cache, valid for `valid_at` unless `dirty` ---
+    slots: Vec<Slot>,
+    tail: TailCdf,
+    dirty: bool,
+    valid_at: Tick,
+    /// Number of PCT recomputations (a performance counter).
+    recomputations: u64,
+}
+
+impl Machine {
+    /// An idle machine with an empty queue.
+    pub fn new(id: MachineId, limit: Option<usize>) -> Self {
+        Machine {
+            id,
+            limit,
+            running: None,
+            pending: VecDeque::new(),
+            slots: Vec::new(),
+            tail: TailCdf::idle(0),
+            dirty: true,
+            valid_at: Tick::MIN,
+            recomputations: 0,
+        }
+    }
+
+    /// The machine's index.
+    pub fn id(&self) -> MachineId {
+        self.id
+    }
+
+    /// The queue-size limit, counting the executing task.
+    pub fn limit(&self) -> Option<usize> {
+        self.limit
+    }
+
+    /// The executing task.
+    pub fn running(&self) -> Option<Running> {
+        self.running
+    }
+
+    /// Pending tasks in FCFS order.
+    pub fn pending(&self) -> &VecDeque<TaskId> {
+        &self.pending
+    }
+
+    /// Tasks in the queue, the executing one included.
+    pub fn len(&self) -> usize {
+        self.pending.len() + usize::from(self.running.is_some())
+    }
+
+    /// True when nothing is executing or pending.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Free slots (`usize::MAX` when unbounded).
+    pub fn free_slots(&self) -> usize {
+        match self.limit {
+            Some(l) => l.saturating_sub(self.len()),
+            None => usize::MAX,
+        }
+    }
+
+    /// True when the machine is executing nothing.
+    pub fn is_idle(&self) -> bool {
+        self.running.is_none()
+    }
+
+    /// All task ids in queue order, executing first.
+    pub fn tasks(&self) -> impl Iterator<Item = TaskId> + '_ {
+        self.running
+            .iter()
+            .map(|r| r.task)
+            .chain(self.pending.iter().copied())
+    }
+
+    /// How many times the PCTs were recomputed.
+    pub fn recomputations(&self) -> u64 {
+        self.recomputations
+    }
+
+    /// Appends a task to the tail of the queue. The caller checks the limit.
+    pub fn push(&mut self, task: TaskId) {
+        self.pending.push_back(task);
+        self.dirty = true;
+    }
+
+    /// Starts the head of the queue at `now`, with its actual execution time.
+    pub fn start(&mut self, now: Tick, task: TaskId, exec_time: Tick) {
+        debug_assert!(self.running.is_none());
+        self.running = Some(Running {
+            task,
+            start: now,
+            end: now + exec_time,
+        });
+        self.dirty = true;
+    }
+
+    /// Pops the head of the pending queue.
+    pub fn pop_pending(&mut self) -> Option<TaskId> {
+        let t = self.pending.pop_front();
+        if t.is_some() {
+            self.dirty = true;
+        }
+        t
+    }
+
+    /// Ends the executing task (completed or dropped) and returns it.
+    pub fn finish_running(&mut self) -> Option<Running> {
+        let r = self.running.take();
+        if r.is_some() {
+            self.dirty = true;
+        }
+        r
+    }
+
+    /// Removes a pending task wherever it is; returns whether it was there.
+    pub fn remove_pending(&mut self, task: TaskId) -> bool {
+        if let Some(pos) = self.pending.iter().position(|&t| t == task) {
+            self.pending.remove(pos);
+            self.dirty = true;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Brings the cached PCTs up to date at `now`. Only a machine whose queue changed, or
+    /// whose executing task's PCT had mass at or before `now` (so conditioning on the task
+    /// not having ended changes it), is recomputed.
+    pub fn refresh(&mut self, now: Tick, tasks: &[TaskSpec], pet: &Pet, model: DropModel) {
+        if !self.dirty && self.valid_at == now {
+            return;
+        }
+        // An idle machine's tail is `now` itself; an executing PCT changes only when some of
+        // its mass (at or before `now`) is no longer possible.
+        let stale = self.dirty
+            || self.running.is_none()
+            || self.slots.first().is_none_or(|s| s.pct.min() <= now);
+        self.valid_at = now;
+        if !stale {
+            return;
+        }
+        self.dirty = false;
+        self.recomputations += 1;
+        self.slots.clear();
+        let mut prev: Option<Pmf> = None;
+        if let Some(r) = self.running {
+            let spec = &tasks[r.task];
+            let pct = executing_pct(
+                pet.pmf(spec.task_type, self.id),
+                r.start,
+                now,
+                spec.deadline,
+                model,
+            );
+            let success = pct.prob_before(spec.deadline);
+            prev = Some(pct.clone());
+            self.slots.push(Slot {
+                task: r.task,
+                pct,
+                success,
+            });
+        }
+        for &t in &self.pending {
+            let spec = &tasks[t];
+            let pct = match &prev {
+                Some(p) => next_pct(p, pet.pmf(spec.task_type, self.id), spec.deadline, model),
+                None => next_pct(
+                    &Pmf::point(now),
+                    pet.pmf(spec.task_type, self.id),
+                    spec.deadline,
+                    model,
+                ),
+            };
+            let success = pct.prob_before(spec.deadline);
+            prev = Some(pct.clone());
+            self.slots.push(Slot {
+                task: t,
+                pct,
+                success,
+            });
+        }
+        match &prev {
+            Some(p) => self.tail.rebuild(p),
+            None => self.tail = TailCdf::idle(now),
+        }
+    }
+
+    /// The cached queue positions, executing first. Valid after [`Machine::refresh`].
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots
+    }
+
+    /// The cached tail CDF: when the machine is expected to be free for a new task.
+    pub fn tail(&self) -> &TailCdf {
+        &self.tail
+    }
+
+    /// The tail PCT itself (`None` for an empty machine, whose tail is `now`).
+    pub fn tail_pct(&self) -> Option<&Pmf> {
+        self.slots.last().map(|s| &s.pct)
+    }
+
+    /// Marks the cache stale (after an outside change).
+    pub fn invalidate(&mut self) {
+        self.dirty = true;
+    }
+}

@@ -1,0 +1,169 @@
+//! The pruner's configuration (`[pruner]` in an experiment TOML). Each mechanism is on or
+//! off on its own, so every variant in the thesis' figures is a configuration, not code.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// When dropping engages: at an oversubscription level `d_t >= toggle`, or never.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Toggle {
+    /// Engage when `d_t >= level` (0 = always engaged).
+    Level(f64),
+    /// `"never"`: dropping is off.
+    Never(Never),
+}
+
+/// The word `never`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Never {
+    /// Dropping is off.
+    Never,
+}
+
+impl Toggle {
+    /// The toggle level, `None` for never.
+    pub fn level(self) -> Option<f64> {
+        match self {
+            Toggle::Level(l) => Some(l),
+            Toggle::Never(_) => None,
+        }
+    }
+}
+
+impl Default for Toggle {
+    fn default() -> Self {
+        Toggle::Level(1.0)
+    }
+}
+
+/// The pruner's settings. Defaults are the paper's (HCW 2019, VII): drop 50%, defer 90%,
+/// toggle 1, lambda 0.9, Schmitt trigger with the off level at 80% of the toggle, no
+/// per-task thresholds, no fairness.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PrunerConfig {
+    /// Drop a queued or executing task whose success probability is at or below this
+    /// (Algorithm 1). Only while dropping is engaged.
+    pub drop_threshold: f64,
+    /// Defer mapping a task whose best success probability is at or below this; `None`
+    /// turns deferring off. The thesis' chapters 4-5 use one threshold for both.
+    pub defer_threshold: Option<f64>,
+    /// When dropping engages.
+    pub toggle: Toggle,
+    /// Weight of the latest event in the oversubscription level, paper eq. (8):
+    /// `d_t = lambda mu_t + (1 - lambda) d_{t-1}`. 1 = no history (the thesis' toggle).
+    pub lambda: f64,
+    /// Schmitt trigger: once engaged, disengage only at `d_t <= schmitt_off * toggle`.
+    /// Without it, disengage as soon as `d_t < toggle`.
+    pub schmitt: bool,
+    /// The Schmitt trigger's off level as a fraction of the toggle (paper: 20% separation).
+    pub schmitt_off: f64,
+    /// Weight `p` of the per-task dynamic drop threshold, paper eq. (7); 0 = off.
+    pub dynamic_weight: f64,
+    /// PAMF's fairness factor (paper V-D2); 0 = off.
+    pub fairness: f64,
+}
+
+impl Default for PrunerConfig {
+    fn default() -> Self {
+        PrunerConfig {
+            drop_threshold: 0.5,
+            defer_threshold: Some(0.9),
+            toggle: Toggle::Level(1.0),
+            lambda: 0.9,
+            schmitt: true,
+            schmitt_off: 0.8,
+            dynamic_weight: 0.0,
+            fairness: 0.0,
+        }
+    }
+}
+
+/// A configuration value out of range.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A value outside its range.
+    #[error("pruner: '{field}' = {value} is outside {range}")]
+    OutOfRange {
+        /// The field's TOML name.
+        field: &'static str,
+        /// Its value.
+        value: f64,
+        /// The accepted range.
+        range: &'static str,
+    },
+}
+
+fn in_unit(field: &'static str, v: f64) -> Result<(), ConfigError> {
+    if v.is_finite() && (0.0..=1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(ConfigError::OutOfRange {
+            field,
+            value: v,
+            range: "[0, 1]",
+        })
+    }
+}
+
+impl PrunerConfig {
+    /// No pruning at all: dropping never engages, no deferring.
+    pub fn off() -> Self {
+        PrunerConfig {
+            drop_threshold: 0.0,
+            defer_threshold: None,
+            toggle: Toggle::Never(Never::Never),
+            lambda: 1.0,
+            schmitt: false,
+            schmitt_off: 0.8,
+            dynamic_weight: 0.0,
+            fairness: 0.0,
+        }
+    }
+
+    /// The thesis' chapter-4 pruner: one threshold for dropping and deferring, a plain toggle
+    /// (no history, no Schmitt trigger).
+    pub fn thesis(threshold: f64, toggle: Toggle) -> Self {
+        PrunerConfig {
+            drop_threshold: threshold,
+            defer_threshold: Some(threshold),
+            toggle,
+            lambda: 1.0,
+            schmitt: false,
+            schmitt_off: 0.8,
+            dynamic_weight: 0.0,
+            fairness: 0.0,
+        }
+    }
+
+    /// Checks every value's range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        in_unit("drop_threshold", self.drop_threshold)?;
+        if let Some(d) = self.defer_threshold {
+            in_unit("defer_threshold", d)?;
+        }
+        in_unit("lambda", self.lambda)?;
+        in_unit("schmitt_off", self.schmitt_off)?;
+        in_unit("fairness", self.fairness)?;
+        if let Toggle::Level(l) = self.toggle {
+            if !(l.is_finite() && l >= 0.0) {
+                return Err(ConfigError::OutOfRange {
+                    field: "toggle",
+                    value: l,
+                    range: "[0, inf) or \"never\"",
+                });
+            }
+        }
+        if !(self.dynamic_weight.is_finite() && self.dynamic_weight >= 0.0) {
+            return Err(ConfigError::OutOfRange {
+                field: "dynamic_weight",
+                value: self.dynamic_weight,
+                range: "[0, inf)",
+            });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,66 @@
+//! Probabilistic dropping (thesis Algorithm 1, paper V-A): walk a machine queue from the
+//! executing task to the tail, computing each task's success probability given the tasks
+//! ahead of it that are kept, and drop it when the probability is at or below its threshold.
+
+use pmf::{DropModel, Pmf, Tick, executing_pct, next_pct};
+
+use crate::thresholds::{drop_threshold, dynamic_offset};
+
+/// A task in a machine queue, as any scheduler can describe it.
+#[derive(Debug, Clone, Copy)]
+pub struct QueuedTask<'a> {
+    /// Its type (for fairness).
+    pub task_type: usize,
+    /// Its execution-time PMF on this machine.
+    pub pet: &'a Pmf,
+    /// Its deadline tick (success: completion strictly before it).
+    pub deadline: Tick,
+    /// `Some(start)` for the executing task (the queue's first), `None` when pending.
+    pub start: Option<Tick>,
+}
+
+/// What the walk needs to know besides the queue.
+#[derive(Debug, Clone, Copy)]
+pub struct DropRule<'a> {
+    /// The base drop threshold.
+    pub threshold: f64,
+    /// Weight `p` of eq. (7); 0 = a uniform threshold.
+    pub dynamic_weight: f64,
+    /// Sufferage per task type, subtracted from the threshold (empty = none).
+    pub sufferage: &'a [f64],
+}
+
+/// Walks one machine queue (executing task first, if any) at `now` and returns, for each task,
+/// whether to drop it. Dropping a task improves those behind it, so each probability is
+/// computed given the kept tasks ahead only.
+pub fn walk_queue(
+    now: Tick,
+    queue: &[QueuedTask<'_>],
+    model: DropModel,
+    rule: DropRule<'_>,
+) -> Vec<bool> {
+    let mut drops = vec![false; queue.len()];
+    let mut prev: Option<Pmf> = None;
+    let mut kept = 0usize;
+    for (i, task) in queue.iter().enumerate() {
+        let pct = match (task.start, &prev) {
+            (Some(start), _) => executing_pct(task.pet, start, now, task.deadline, model),
+            (None, Some(p)) => next_pct(p, task.pet, task.deadline, model),
+            (None, None) => next_pct(&Pmf::point(now), task.pet, task.deadline, model),
+        };
+        let success = pct.prob_before(task.deadline);
+        let phi = if rule.dynamic_weight > 0.0 {
+            dynamic_offset(pct.bounded_skewness(), kept, rule.dynamic_weight)
+        } else {
+            0.0
+        };
+        let suff = rule.sufferage.get(task.task_type).copied().unwrap_or(0.0);
+        if success <= drop_threshold(rule.threshold, suff, phi) {
+            drops[i] = true;
+        } else {
+            prev = Some(pct);
+            kept += 1;
+        }
+    }
+    drops
+}

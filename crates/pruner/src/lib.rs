@@ -1,0 +1,193 @@
+//! Probabilistic task pruning (thesis chapters 4 and 6, paper section V).
+//!
+//! At the start of every mapping event the pruner updates the oversubscription level from the
+//! deadline misses since the previous event (paper eq. (8)); while dropping is engaged (toggle,
+//! optionally with a Schmitt trigger) it walks each machine queue and drops the tasks whose
+//! success probability is at or below their drop threshold (thesis Algorithm 1), optionally
+//! per task (paper eq. (7)) and relaxed per task type by PAMF's sufferage (paper V-D2). It also
+//! hands the mapper a defer threshold per task type.
+//!
+//! The [`ProbabilisticPruner`] implements the simulator's [`model::Pruner`] plug point, and
+//! is also usable on its own by any scheduler:
+//!
+//! ```
+//! use pmf::{DropModel, Pmf};
+//! use pruner::{ProbabilisticPruner, PrunerConfig, QueuedTask};
+//!
+//! // Two task types; a machine executing a task since t=0 with two more queued.
+//! let pet = Pmf::new(40, vec![0.25, 0.25, 0.25, 0.25]).unwrap(); // 40..=43 ticks
+//! let queue = [
+//!     QueuedTask { task_type: 0, pet: &pet, deadline: 50, start: Some(0) },
+//!     QueuedTask { task_type: 1, pet: &pet, deadline: 60, start: None },   // hopeless
+//!     QueuedTask { task_type: 0, pet: &pet, deadline: 130, start: None },
+//! ];
+//! let mut pruner = ProbabilisticPruner::new(PrunerConfig::default(), 2).unwrap();
+//! // Paper eq. (8) with lambda 0.9: one miss gives d = 0.9, below the toggle of 1; two misses
+//! // since the last mapping event give 1.8 and engage dropping.
+//! assert!(!pruner.observe_misses(1));
+//! assert!(pruner.observe_misses(2));
+//! let drops = pruner.drops_for_queue(10, &queue, DropModel::All);
+//! assert_eq!(drops, vec![false, true, false]);
+//! // Deferring: map a task only when its best chance is above 90%.
+//! assert_eq!(pruner.defer_threshold(0), Some(0.9));
+//! ```
+
+mod config;
+mod drop;
+mod engage;
+mod thresholds;
+
+pub use config::{ConfigError, Never, PrunerConfig, Toggle};
+pub use drop::{DropRule, QueuedTask, walk_queue};
+pub use engage::Engagement;
+pub use thresholds::{Sufferage, drop_threshold, dynamic_offset};
+
+use model::{TaskId, View};
+use pmf::{DropModel, Tick};
+
+/// The pruner of the papers, configured by [`PrunerConfig`].
+#[derive(Debug, Clone)]
+pub struct ProbabilisticPruner {
+    config: PrunerConfig,
+    engagement: Engagement,
+    sufferage: Sufferage,
+    defer: Vec<f64>,
+}
+
+impl ProbabilisticPruner {
+    /// A pruner for a system with `task_types` types. Fails on an out-of-range setting.
+    pub fn new(config: PrunerConfig, task_types: usize) -> Result<Self, ConfigError> {
+        config.validate()?;
+        let engagement = Engagement::new(
+            config.toggle,
+            config.lambda,
+            config.schmitt.then_some(config.schmitt_off),
+        );
+        let sufferage = Sufferage::new(task_types, config.fairness);
+        let mut p = ProbabilisticPruner {
+            config,
+            engagement,
+            sufferage,
+            defer: Vec::new(),
+        };
+        p.update_defer();
+        Ok(p)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &PrunerConfig {
+        &self.config
+    }
+
+    /// The oversubscription detector's state.
+    pub fn engagement(&self) -> &Engagement {
+        &self.engagement
+    }
+
+    /// The sufferage values per task type.
+    pub fn sufferage(&self) -> &Sufferage {
+        &self.sufferage
+    }
+
+    /// Feeds the deadline misses since the last mapping event; returns whether dropping is
+    /// engaged now.
+    pub fn observe_misses(&mut self, misses: usize) -> bool {
+        self.engagement.observe(misses)
+    }
+
+    /// The defer threshold of a task type (base minus sufferage, clamped to [0, 1]); `None`
+    /// when deferring is off.
+    pub fn defer_threshold(&self, task_type: usize) -> Option<f64> {
+        self.config
+            .defer_threshold
+            .map(|_| self.defer.get(task_type).copied().unwrap_or(0.0))
+    }
+
+    /// The drop threshold of a task type before the per-task offset.
+    pub fn drop_threshold(&self, task_type: usize) -> f64 {
+        drop_threshold(
+            self.config.drop_threshold,
+            self.sufferage.value(task_type),
+            0.0,
+        )
+    }
+
+    /// Which tasks of one machine queue (executing first) to drop at `now`, whether or not
+    /// dropping is engaged (the caller decides when to ask).
+    pub fn drops_for_queue(
+        &self,
+        now: Tick,
+        queue: &[QueuedTask<'_>],
+        model: DropModel,
+    ) -> Vec<bool> {
+        walk_queue(
+            now,
+            queue,
+            model,
+            DropRule {
+                threshold: self.config.drop_threshold,
+                dynamic_weight: self.config.dynamic_weight,
+                sufferage: self.sufferage.values(),
+            },
+        )
+    }
+
+    /// Records the end of a task for fairness.
+    pub fn record_end(&mut self, task_type: usize, success: bool) {
+        if self.config.fairness > 0.0 {
+            self.sufferage.record(task_type, success);
+            self.update_defer();
+        }
+    }
+
+    fn update_defer(&mut self) {
+        let base = self.config.defer_threshold.unwrap_or(0.0);
+        self.defer = (0..self.sufferage.values().len())
+            .map(|t| (base - self.sufferage.value(t)).clamp(0.0, 1.0))
+            .collect();
+    }
+}
+
+impl model::Pruner for ProbabilisticPruner {
+    fn name(&self) -> String {
+        format!("{:?}", self.config)
+    }
+
+    fn observe(&mut self, misses: usize) -> bool {
+        self.observe_misses(misses)
+    }
+
+    fn select_drops(&mut self, view: &View<'_>) -> Vec<TaskId> {
+        let mut out = Vec::new();
+        let mut queue = Vec::new();
+        for (m, machine) in view.machines.iter().enumerate() {
+            queue.clear();
+            let ids: Vec<TaskId> = machine.tasks().collect();
+            for (i, &t) in ids.iter().enumerate() {
+                let spec = view.task(t);
+                let start = if i == 0 {
+                    machine.running().map(|r| r.start)
+                } else {
+                    None
+                };
+                queue.push(QueuedTask {
+                    task_type: spec.task_type,
+                    pet: view.pet.pmf(spec.task_type, m),
+                    deadline: spec.deadline,
+                    start,
+                });
+            }
+            let drops = self.drops_for_queue(view.now, &queue, view.model);
+            out.extend(ids.iter().zip(drops).filter(|(_, d)| *d).map(|(&t, _)| t));
+        }
+        out
+    }
+
+    fn defer_thresholds(&self) -> Option<&[f64]> {
+        self.config.defer_threshold.map(|_| self.defer.as_slice())
+    }
+
+    fn on_task_end(&mut self, task_type: usize, success: bool) {
+        self.record_end(task_type, success);
+    }
+}

@@ -1,0 +1,218 @@
+//! Hand-computed cases for each mechanism of the pruner.
+
+use pmf::{DropModel, Pmf};
+use pruner::{
+    DropRule, Engagement, Never, ProbabilisticPruner, PrunerConfig, QueuedTask, Sufferage, Toggle,
+    drop_threshold, dynamic_offset, walk_queue,
+};
+
+fn uniform(lo: i64, n: usize) -> Pmf {
+    Pmf::from_weights(lo, vec![1.0; n]).unwrap()
+}
+
+#[test]
+fn ewma_arithmetic_of_eq_8() {
+    // lambda 0.5: d = 0.5 mu + 0.5 d_prev.
+    let mut e = Engagement::new(Toggle::Level(100.0), 0.5, None);
+    e.observe(4);
+    assert!((e.level() - 2.0).abs() < 1e-12);
+    e.observe(0);
+    assert!((e.level() - 1.0).abs() < 1e-12);
+    e.observe(3);
+    assert!((e.level() - 2.0).abs() < 1e-12);
+    // lambda 1: the thesis' plain toggle, no history.
+    let mut e = Engagement::new(Toggle::Level(1.0), 1.0, None);
+    assert!(e.observe(1));
+    assert!(!e.observe(0));
+    assert!(e.observe(5));
+}
+
+#[test]
+fn schmitt_trigger_hysteresis() {
+    // Toggle 2, off level 0.8 * 2 = 1.6, lambda 0.5.
+    let mut e = Engagement::new(Toggle::Level(2.0), 0.5, Some(0.8));
+    assert!(!e.observe(2)); // d = 1.0
+    assert!(e.observe(4)); // d = 2.5 >= 2: on
+    assert!(e.observe(1)); // d = 1.75 > 1.6: stays on (a plain toggle would be off)
+    assert!(!e.observe(1)); // d = 1.375 <= 1.6: off
+    assert!(!e.observe(2)); // d = 1.6875 < 2: stays off
+    let mut plain = Engagement::new(Toggle::Level(2.0), 0.5, None);
+    plain.observe(2);
+    assert!(plain.observe(4));
+    assert!(!plain.observe(1)); // 1.75 < 2: off at once
+}
+
+#[test]
+fn toggle_zero_is_always_engaged_and_never_is_never() {
+    let mut e = Engagement::new(Toggle::Level(0.0), 0.9, Some(0.8));
+    assert!(e.observe(0));
+    assert!(e.observe(0));
+    let mut e = Engagement::new(Toggle::Never(Never::Never), 1.0, None);
+    assert!(!e.observe(100));
+}
+
+#[test]
+fn dropping_the_head_raises_the_tail() {
+    // Executing task (started 0) finishes at 40..=49; it is due at 30: hopeless.
+    // Pending task: 10..=19 ticks, due at 45.
+    // Kept behind the head: completion 50..=68 >= 45, success 0.
+    // With the head dropped (at now = 5... its PCT gathered at 30 under model c, but the
+    // pruner removes it now), the pending task starts at 5: 15..=24 < 45, success 1.
+    let head = uniform(40, 10);
+    let tail = uniform(10, 10);
+    let queue = [
+        QueuedTask {
+            task_type: 0,
+            pet: &head,
+            deadline: 30,
+            start: Some(0),
+        },
+        QueuedTask {
+            task_type: 0,
+            pet: &tail,
+            deadline: 45,
+            start: None,
+        },
+    ];
+    let rule = DropRule {
+        threshold: 0.5,
+        dynamic_weight: 0.0,
+        sufferage: &[],
+    };
+    assert_eq!(
+        walk_queue(5, &queue, DropModel::Pending, rule),
+        vec![true, false]
+    );
+    // Without recomputing after the drop the tail would have looked hopeless too: under
+    // model (b) the head runs to 40..=49, the tail completes at 50..=68 > 45.
+    let alone = [queue[1]];
+    assert_eq!(walk_queue(5, &alone, DropModel::Pending, rule), vec![false]);
+    // A threshold of 0 still drops a task with no chance at all; 1 drops everything.
+    let rule0 = DropRule {
+        threshold: 0.0,
+        ..rule
+    };
+    assert_eq!(
+        walk_queue(5, &queue, DropModel::Pending, rule0),
+        vec![true, false]
+    );
+    let rule1 = DropRule {
+        threshold: 1.0,
+        ..rule
+    };
+    assert_eq!(
+        walk_queue(5, &queue, DropModel::Pending, rule1),
+        vec![true, true]
+    );
+}
+
+#[test]
+fn skewness_sign_moves_the_threshold() {
+    // eq. (7): phi = -s p / (kappa + 1).
+    assert!((dynamic_offset(1.0, 0, 0.2) + 0.2).abs() < 1e-12);
+    assert!((dynamic_offset(-1.0, 0, 0.2) - 0.2).abs() < 1e-12);
+    assert!((dynamic_offset(0.5, 4, 0.2) + 0.02).abs() < 1e-12);
+    // A right-skewed PCT lowers the threshold (kept more readily), a left-skewed one raises it.
+    let right = Pmf::new(10, vec![0.6, 0.2, 0.1, 0.05, 0.05]).unwrap();
+    let left = Pmf::new(10, vec![0.05, 0.05, 0.1, 0.2, 0.6]).unwrap();
+    assert!(right.bounded_skewness() > 0.0 && left.bounded_skewness() < 0.0);
+    // Same success probability 0.5 at deadline 11... build two executing tasks whose chance is
+    // 0.6 (right) and 0.05 + 0.05 = 0.1 (left) at deadline 11, threshold 0.55, weight 0.2:
+    // right: 0.6 > 0.55 - 0.2 -> kept; left: 0.1 <= 0.55 + 0.2 -> dropped.
+    let qr = [QueuedTask {
+        task_type: 0,
+        pet: &right,
+        deadline: 11,
+        start: Some(0),
+    }];
+    let ql = [QueuedTask {
+        task_type: 0,
+        pet: &left,
+        deadline: 12,
+        start: Some(0),
+    }];
+    let rule = DropRule {
+        threshold: 0.55,
+        dynamic_weight: 0.2,
+        sufferage: &[],
+    };
+    assert_eq!(walk_queue(0, &qr, DropModel::All, rule), vec![false]);
+    assert_eq!(walk_queue(0, &ql, DropModel::All, rule), vec![true]);
+    // Without the dynamic offset 0.6 would still pass 0.55; with the threshold at 0.65 the
+    // right-skewed task survives only thanks to its skew.
+    let strict = DropRule {
+        threshold: 0.65,
+        dynamic_weight: 0.0,
+        sufferage: &[],
+    };
+    assert_eq!(walk_queue(0, &qr, DropModel::All, strict), vec![true]);
+    let strict_dyn = DropRule {
+        dynamic_weight: 0.2,
+        ..strict
+    };
+    assert_eq!(walk_queue(0, &qr, DropModel::All, strict_dyn), vec![false]);
+    assert!((drop_threshold(0.5, 0.1, 0.05) - 0.45).abs() < 1e-12);
+    assert_eq!(drop_threshold(0.1, 0.5, 0.0), 0.0);
+    assert_eq!(drop_threshold(0.9, 0.0, 0.5), 1.0);
+}
+
+#[test]
+fn sufferage_is_clamped_to_unit_interval() {
+    let mut s = Sufferage::new(2, 0.4);
+    s.record(0, true);
+    assert_eq!(s.value(0), 0.0);
+    s.record(0, false);
+    s.record(0, false);
+    assert!((s.value(0) - 0.8).abs() < 1e-12);
+    s.record(0, false);
+    assert_eq!(s.value(0), 1.0);
+    s.record(0, true);
+    assert!((s.value(0) - 0.6).abs() < 1e-12);
+    assert_eq!(s.value(1), 0.0);
+    s.record(7, false); // unknown type: ignored
+}
+
+#[test]
+fn fairness_relaxes_defer_and_drop_thresholds() {
+    let cfg = PrunerConfig {
+        fairness: 0.05,
+        ..PrunerConfig::default()
+    };
+    let mut p = ProbabilisticPruner::new(cfg, 3).unwrap();
+    assert_eq!(p.defer_threshold(1), Some(0.9));
+    p.record_end(1, false);
+    p.record_end(1, false);
+    assert!((p.defer_threshold(1).unwrap() - 0.8).abs() < 1e-12);
+    assert!((p.drop_threshold(1) - 0.4).abs() < 1e-12);
+    assert_eq!(p.defer_threshold(0), Some(0.9));
+    let off = ProbabilisticPruner::new(
+        PrunerConfig {
+            defer_threshold: None,
+            ..PrunerConfig::default()
+        },
+        3,
+    )
+    .unwrap();
+    assert_eq!(off.defer_threshold(0), None);
+}
+
+#[test]
+fn configs_parse_from_toml_and_reject_out_of_range() {
+    let c: PrunerConfig = toml::from_str("drop_threshold = 0.25\ndefer_threshold = 0.75\ntoggle = \"never\"\nlambda = 1.0\nschmitt = false\n").unwrap();
+    assert_eq!(c.toggle, Toggle::Never(Never::Never));
+    assert_eq!(c.defer_threshold, Some(0.75));
+    c.validate().unwrap();
+    let c: PrunerConfig = toml::from_str("toggle = 0\n").unwrap();
+    assert_eq!(c.toggle, Toggle::Level(0.0));
+    assert!(toml::from_str::<PrunerConfig>("tresh = 1\n").is_err());
+    for bad in [
+        "drop_threshold = 1.5",
+        "defer_threshold = -0.1",
+        "lambda = 2",
+        "toggle = -1",
+        "fairness = 1.1",
+    ] {
+        let c: PrunerConfig = toml::from_str(bad).unwrap();
+        assert!(c.validate().is_err(), "{bad} accepted");
+    }
+}

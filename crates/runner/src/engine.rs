@@ -1,0 +1,484 @@
+//! The discrete-event engine (thesis 3.2, paper III, JPDC-2016 2 and 4).
+//!
+//! Events are task arrivals and task ends (completion, or the drop of the executing task at
+//! its deadline when the scenario allows it), ordered by (tick, sequence number) so that
+//! simultaneous events resolve first-in-first-out. All events of a tick are applied, then one
+//! mapping event runs if any of them was an arrival or an end:
+//!
+//! 1. tasks past their deadline leave the batch queue (never mapped) and, unless nothing is
+//!    ever dropped, the machine queues (expired while pending);
+//! 2. the pruner sees the deadline misses since the previous event and, when dropping is
+//!    engaged, drops tasks from the machine queues;
+//! 3. the heuristic maps (batch mode: into free slots, deferring at the pruner's thresholds;
+//!    immediate mode: every batch task at once);
+//! 4. idle machines start the head of their queue. A task's actual execution time is the
+//!    quantile of its PET on the machine that runs it at the task's own uniform draw (common
+//!    random numbers: two heuristics on the same trial face the same luck).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use heuristics::Mapper;
+use model::{Machine, MachineId, Outcome, Pruner, TaskId, TaskSpec, View};
+use pmf::{DropModel, Tick};
+use serde::{Deserialize, Serialize};
+use workload::Pet;
+
+/// A queue-size limit: a number of tasks counting the executing one, or unbounded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum QueueSize {
+    /// At most this many tasks per machine, the executing one included.
+    Limit(usize),
+    /// `"unbounded"` (immediate mode).
+    Unbounded(Unbounded),
+}
+
+/// The word `unbounded`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Unbounded {
+    /// No limit.
+    Unbounded,
+}
+
+impl QueueSize {
+    /// The limit, `None` when unbounded.
+    pub fn limit(self) -> Option<usize> {
+        match self {
+            QueueSize::Limit(l) => Some(l),
+            QueueSize::Unbounded(_) => None,
+        }
+    }
+}
+
+/// What happened to one task, and when.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TaskRecord {
+    /// Its final state.
+    pub outcome: Outcome,
+    /// The machine it was mapped to, if any.
+    pub machine: Option<MachineId>,
+    /// The tick its outcome was decided.
+    pub end: Tick,
+    /// How many mapping events deferred it.
+    pub deferrals: u32,
+}
+
+/// Everything one simulated trial produced, before metrics.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TrialRecord {
+    /// Per task, in arrival order.
+    pub tasks: Vec<TaskRecord>,
+    /// Ticks each machine spent executing.
+    pub busy: Vec<Tick>,
+    /// Ticks each machine spent executing tasks that did not complete on time.
+    pub wasted: Vec<Tick>,
+    /// Number of mapping events.
+    pub mapping_events: u64,
+    /// Mapping events at which dropping was engaged.
+    pub engaged_events: u64,
+    /// First arrival to last event.
+    pub span: Tick,
+    /// PCT recomputations over all machines (a performance counter).
+    pub pct_recomputations: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct End {
+    machine: MachineId,
+    task: TaskId,
+}
+
+/// The engine's settings for one trial.
+#[derive(Debug, Clone, Copy)]
+pub struct EngineConfig {
+    /// Queue-size limit (ignored in immediate mode, whose queues are unbounded).
+    pub queue_size: QueueSize,
+    /// Which tasks are dropped at their deadline.
+    pub drop_model: DropModel,
+}
+
+struct Engine<'a> {
+    pet: &'a Pet,
+    tasks: &'a [TaskSpec],
+    luck: &'a [f64],
+    model: DropModel,
+    machines: Vec<Machine>,
+    batch: Vec<TaskId>,
+    records: Vec<Option<TaskRecord>>,
+    deferrals: Vec<u32>,
+    assigned_to: Vec<Option<MachineId>>,
+    heap: BinaryHeap<Reverse<(Tick, u64, End)>>,
+    seq: u64,
+    misses: usize,
+    busy: Vec<Tick>,
+    wasted: Vec<Tick>,
+    mapping_events: u64,
+    engaged_events: u64,
+}
+
+/// Simulates one trial: `tasks` in arrival order with ids `0..n`, `luck[i]` the uniform draw
+/// of task `i` in [0, 1).
+///
+/// # Panics
+/// When `tasks` and `luck` differ in length or a task's type or a machine is outside the PET
+/// (the runner validates inputs before calling).
+pub fn simulate(
+    pet: &Pet,
+    tasks: &[TaskSpec],
+    luck: &[f64],
+    config: EngineConfig,
+    mapper: &mut Mapper,
+    pruner: &mut dyn Pruner,
+) -> TrialRecord {
+    assert_eq!(tasks.len(), luck.len(), "one uniform draw per task");
+    let limit = if mapper.is_immediate() {
+        None
+    } else {
+        config.queue_size.limit()
+    };
+    let m = pet.n_machines();
+    let mut e = Engine {
+        pet,
+        tasks,
+        luck,
+        model: config.drop_model,
+        machines: (0..m).map(|j| Machine::new(j, limit)).collect(),
+        batch: Vec::new(),
+        records: vec![None; tasks.len()],
+        deferrals: vec![0; tasks.len()],
+        assigned_to: vec![None; tasks.len()],
+        heap: BinaryHeap::new(),
+        seq: 0,
+        misses: 0,
+        busy: vec![0; m],
+        wasted: vec![0; m],
+        mapping_events: 0,
+        engaged_events: 0,
+    };
+    let first = tasks.first().map_or(0, |t| t.arrival);
+    let mut last = first;
+    let mut next_arrival = 0;
+    loop {
+        let t_arr = tasks.get(next_arrival).map(|t| t.arrival);
+        let t_end = e.heap.peek().map(|Reverse((t, _, _))| *t);
+        let now = match (t_arr, t_end) {
+            (None, None) => break,
+            (Some(a), None) => a,
+            (None, Some(b)) => b,
+            (Some(a), Some(b)) => a.min(b),
+        };
+        last = now;
+        let mut trigger = false;
+        while let Some(&Reverse((t, _, end))) = e.heap.peek() {
+            if t != now {
+                break;
+            }
+            e.heap.pop();
+            if e.machines[end.machine].running().map(|r| r.task) == Some(end.task) {
+                e.finish_running(end.machine, now, pruner);
+                trigger = true;
+            }
+        }
+        while next_arrival < tasks.len() && tasks[next_arrival].arrival == now {
+            debug_assert_eq!(tasks[next_arrival].id, next_arrival);
+            e.batch.push(next_arrival);
+            next_arrival += 1;
+            trigger = true;
+        }
+        if trigger {
+            e.mapping_event(now, mapper, pruner);
+        }
+    }
+    // Tasks still waiting when nothing else can happen can only expire in the batch queue.
+    for t in std::mem::take(&mut e.batch) {
+        let end = tasks[t].deadline.max(last);
+        e.settle(t, Outcome::Unmapped, None, end, pruner);
+    }
+    let pct_recomputations = e.machines.iter().map(Machine::recomputations).sum();
+    let records: Vec<TaskRecord> = e
+        .records
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let mut r = r.unwrap_or_else(|| panic!("task {i} has no outcome"));
+            r.deferrals = e.deferrals[i];
+            r
+        })
+        .collect();
+    TrialRecord {
+        tasks: records,
+        busy: e.busy,
+        wasted: e.wasted,
+        mapping_events: e.mapping_events,
+        engaged_events: e.engaged_events,
+        span: last - first,
+        pct_recomputations,
+    }
+}
+
+impl Engine<'_> {
+    /// Gives a task its one outcome.
+    fn settle(
+        &mut self,
+        t: TaskId,
+        outcome: Outcome,
+        machine: Option<MachineId>,
+        end: Tick,
+        pruner: &mut dyn Pruner,
+    ) {
+        debug_assert!(self.records[t].is_none(), "task {t} settled twice");
+        self.records[t] = Some(TaskRecord {
+            outcome,
+            machine,
+            end,
+            deferrals: 0,
+        });
+        if outcome.is_deadline_miss() {
+            self.misses += 1;
+        }
+        pruner.on_task_end(self.tasks[t].task_type, outcome.is_success());
+    }
+
+    /// The executing task on `m` ends at `now`: completed, or dropped at its deadline.
+    fn finish_running(&mut self, m: MachineId, now: Tick, pruner: &mut dyn Pruner) {
+        let Some(r) = self.machines[m].finish_running() else {
+            return;
+        };
+        let spec = self.tasks[r.task];
+        let ran = now - r.start;
+        self.busy[m] += ran;
+        let outcome = if r.end > now {
+            Outcome::ExpiredExecuting
+        } else if now < spec.deadline {
+            Outcome::OnTime
+        } else if self.model == DropModel::All {
+            Outcome::ExpiredExecuting
+        } else {
+            Outcome::Late
+        };
+        if outcome != Outcome::OnTime {
+            self.wasted[m] += ran;
+        }
+        self.settle(r.task, outcome, Some(m), now, pruner);
+        self.start_next(m, now, pruner);
+    }
+
+    /// While machine `m` is idle, starts the head of its queue (dropping pending tasks whose
+    /// deadline has passed, unless nothing is ever dropped).
+    fn start_next(&mut self, m: MachineId, now: Tick, pruner: &mut dyn Pruner) {
+        while self.machines[m].is_idle() {
+            let Some(t) = self.machines[m].pop_pending() else {
+                return;
+            };
+            let spec = self.tasks[t];
+            if self.model != DropModel::None && spec.deadline <= now {
+                self.settle(t, Outcome::ExpiredPending, Some(m), now, pruner);
+                continue;
+            }
+            let pmf = self.pet.pmf(spec.task_type, m);
+            let exec = pmf
+                .quantile(self.luck[t].clamp(0.0, 1.0))
+                .unwrap_or(pmf.max())
+                .max(0);
+            self.machines[m].start(now, t, exec);
+            let end = now + exec;
+            let at = if self.model == DropModel::All && end >= spec.deadline {
+                spec.deadline
+            } else {
+                end
+            };
+            self.seq += 1;
+            self.heap.push(Reverse((
+                at,
+                self.seq,
+                End {
+                    machine: m,
+                    task: t,
+                },
+            )));
+        }
+    }
+
+    fn refresh(&mut self, now: Tick) {
+        for machine in &mut self.machines {
+            machine.refresh(now, self.tasks, self.pet, self.model);
+        }
+    }
+
+    fn mapping_event(&mut self, now: Tick, mapper: &mut Mapper, pruner: &mut dyn Pruner) {
+        self.mapping_events += 1;
+        // 1. Tasks past their deadline leave the batch queue and the machine queues.
+        let mut expired = Vec::new();
+        self.batch.retain(|&t| {
+            let keep = self.tasks[t].deadline > now;
+            if !keep {
+                expired.push(t);
+            }
+            keep
+        });
+        for t in expired {
+            self.settle(t, Outcome::Unmapped, None, now, pruner);
+        }
+        if self.model != DropModel::None {
+            for m in 0..self.machines.len() {
+                let late: Vec<TaskId> = self.machines[m]
+                    .pending()
+                    .iter()
+                    .copied()
+                    .filter(|&t| self.tasks[t].deadline <= now)
+                    .collect();
+                for t in late {
+                    self.machines[m].remove_pending(t);
+                    self.settle(t, Outcome::ExpiredPending, Some(m), now, pruner);
+                }
+            }
+        }
+        // 2. The pruner.
+        let engaged = pruner.observe(std::mem::take(&mut self.misses));
+        self.refresh(now);
+        if engaged {
+            self.engaged_events += 1;
+            let drops = {
+                let view = self.view(now, None);
+                pruner.select_drops(&view)
+            };
+            self.apply_drops(&drops, now, pruner);
+            self.refresh(now);
+        }
+        // 3. Mapping.
+        match mapper {
+            Mapper::Batch(h) => {
+                if self.batch.is_empty() || self.machines.iter().all(|m| m.free_slots() == 0) {
+                    self.check_invariants();
+                    return;
+                }
+                let defer: Option<Vec<f64>> = pruner.defer_thresholds().map(<[f64]>::to_vec);
+                let decision = {
+                    let view = self.view(now, defer.as_deref());
+                    h.map(&view)
+                };
+                self.apply_drops(&decision.drop, now, pruner);
+                for &t in &decision.deferred {
+                    self.deferrals[t] += 1;
+                }
+                let mut leaving = vec![false; self.tasks.len()];
+                for &t in &decision.discard {
+                    if self.batch.contains(&t) && !leaving[t] {
+                        leaving[t] = true;
+                        self.settle(t, Outcome::Discarded, None, now, pruner);
+                    }
+                }
+                for &(t, m) in &decision.assign {
+                    let valid = !leaving[t]
+                        && m < self.machines.len()
+                        && self.machines[m].free_slots() > 0
+                        && self.batch.contains(&t);
+                    debug_assert!(valid, "{} made an invalid assignment ({t}, {m})", h.name());
+                    if !valid {
+                        tracing::error!(
+                            heuristic = h.name(),
+                            task = t,
+                            machine = m,
+                            "invalid assignment ignored"
+                        );
+                        continue;
+                    }
+                    leaving[t] = true;
+                    self.machines[m].push(t);
+                    self.assigned_to[t] = Some(m);
+                }
+                self.batch.retain(|&t| !leaving[t]);
+                for m in 0..self.machines.len() {
+                    self.start_next(m, now, pruner);
+                }
+            }
+            Mapper::Immediate(h) => {
+                let batch = std::mem::take(&mut self.batch);
+                for t in batch {
+                    self.refresh(now);
+                    let m = {
+                        let view = self.view(now, None);
+                        h.choose(&view, t)
+                    };
+                    let m = m.min(self.machines.len() - 1);
+                    self.machines[m].push(t);
+                    self.assigned_to[t] = Some(m);
+                    self.start_next(m, now, pruner);
+                }
+            }
+        }
+        self.check_invariants();
+    }
+
+    fn view<'v>(&'v self, now: Tick, defer: Option<&'v [f64]>) -> View<'v> {
+        View {
+            now,
+            pet: self.pet,
+            tasks: self.tasks,
+            batch: &self.batch,
+            machines: &self.machines,
+            model: self.model,
+            defer,
+        }
+    }
+
+    /// Removes tasks chosen by the pruner (or a heuristic) from the machine queues.
+    fn apply_drops(&mut self, drops: &[TaskId], now: Tick, pruner: &mut dyn Pruner) {
+        let mut touched = Vec::new();
+        for &t in drops {
+            if self.records[t].is_some() {
+                continue;
+            }
+            let Some(m) = self.assigned_to[t] else {
+                continue;
+            };
+            if self.machines[m].running().map(|r| r.task) == Some(t) {
+                if let Some(r) = self.machines[m].finish_running() {
+                    let ran = now - r.start;
+                    self.busy[m] += ran;
+                    self.wasted[m] += ran;
+                }
+                self.settle(t, Outcome::PrunedExecuting, Some(m), now, pruner);
+                touched.push(m);
+            } else if self.machines[m].remove_pending(t) {
+                self.settle(t, Outcome::PrunedPending, Some(m), now, pruner);
+                touched.push(m);
+            }
+        }
+        for m in touched {
+            self.start_next(m, now, pruner);
+        }
+    }
+
+    /// Debug builds check at every mapping event: no task in two places, queue limits held.
+    fn check_invariants(&self) {
+        if !cfg!(debug_assertions) {
+            return;
+        }
+        let mut seen = vec![0u8; self.tasks.len()];
+        for &t in &self.batch {
+            seen[t] += 1;
+            assert!(
+                self.records[t].is_none(),
+                "task {t} in the batch after its outcome"
+            );
+        }
+        for m in &self.machines {
+            if let Some(l) = m.limit() {
+                assert!(m.len() <= l, "machine {} holds {} > {l}", m.id(), m.len());
+            }
+            for t in m.tasks() {
+                seen[t] += 1;
+                assert!(
+                    self.records[t].is_none(),
+                    "task {t} queued after its outcome"
+                );
+            }
+        }
+        for (t, &s) in seen.iter().enumerate() {
+            assert!(s <= 1, "task {t} is in {s} places");
+        }
+    }
+}

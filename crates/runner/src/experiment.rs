@@ -1,0 +1,437 @@
+//! Experiments: a TOML file (workload, system, mapper, pruner), its trials run in parallel with
+//! results independent of the thread count, and the summary over trials.
+//!
+//! ```toml
+//! name = "paper headline"
+//!
+//! [workload]            # see the workload crate: PET source, pattern, rate, tasks, trials, seed
+//! rate = 34000
+//! seed = 42
+//!
+//! [system]
+//! queue_size = 6        # counting the executing task; "unbounded" for immediate mode
+//! drop_model = "all"    # "none" | "pending" | "all": who is dropped at its deadline
+//! skip_first = 100      # tasks left out of the measures, by arrival
+//! skip_last = 100
+//! prices = [0.0464, 0.0832, 0.085, 0.1, 0.126, 0.19, 0.526, 0.526]  # per machine-hour
+//! hour = 3600           # time units per hour
+//!
+//! [mapper]
+//! name = "PAM"          # a base heuristic or a variant (PAMF, PUM, MOCA, PAMND, MM-D, ...)
+//!
+//! [pruner]              # optional; see the pruner crate
+//! drop_threshold = 0.5
+//! defer_threshold = 0.9
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use heuristics::HeuristicConfig;
+use model::{Pruner as _, TaskSpec};
+use pmf::DropModel;
+use pruner::{ProbabilisticPruner, PrunerConfig};
+use rand::Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use workload::rng::{Purpose, stream};
+use workload::{Pet, PetSource, Trial, WorkloadConfig};
+
+use crate::engine::{EngineConfig, QueueSize, TrialRecord, simulate};
+use crate::error::RunError;
+use crate::metrics::{Counting, Estimate, Pricing, TrialMetrics};
+use crate::variants::resolve;
+
+/// On-demand prices (USD per hour) used for the 8 machines of the thesis' system when an
+/// experiment gives none (thesis 6.6 maps AWS prices without listing them; these are
+/// representative 2018 on-demand prices of general, compute, memory and GPU instances, see
+/// docs/reproduction.md). Machines beyond the list repeat it cyclically.
+pub const DEFAULT_PRICES: [f64; 8] = [0.0464, 0.0832, 0.085, 0.1, 0.126, 0.19, 0.526, 0.526];
+
+/// The `[system]` table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SystemConfig {
+    /// Machine queue-size limit counting the executing task (default 6); immediate-mode
+    /// heuristics always use unbounded queues.
+    pub queue_size: QueueSize,
+    /// Who is dropped at its deadline (default `all`: executing tasks too, as the thesis).
+    pub drop_model: DropModel,
+    /// Tasks left out of the measures at the start, by arrival.
+    pub skip_first: usize,
+    /// Tasks left out at the end.
+    pub skip_last: usize,
+    /// Price per machine-hour for each machine (default [`DEFAULT_PRICES`], cycled).
+    pub prices: Option<Vec<f64>>,
+    /// Time units per hour, for cost.
+    pub hour: f64,
+}
+
+impl Default for SystemConfig {
+    fn default() -> Self {
+        SystemConfig {
+            queue_size: QueueSize::Limit(6),
+            drop_model: DropModel::All,
+            skip_first: 100,
+            skip_last: 100,
+            prices: None,
+            hour: 3600.0,
+        }
+    }
+}
+
+impl SystemConfig {
+    /// The measures' counting rule.
+    pub fn counting(&self) -> Counting {
+        Counting {
+            skip_first: self.skip_first,
+            skip_last: self.skip_last,
+        }
+    }
+
+    /// One price per machine.
+    pub fn prices_for(&self, machines: usize) -> Vec<f64> {
+        let list = self.prices.as_deref().unwrap_or(&DEFAULT_PRICES);
+        if list.is_empty() {
+            return vec![0.0; machines];
+        }
+        (0..machines).map(|m| list[m % list.len()]).collect()
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if let QueueSize::Limit(0) = self.queue_size {
+            return Err("system.queue_size must be at least 1 (or \"unbounded\")".into());
+        }
+        if !(self.hour.is_finite() && self.hour > 0.0) {
+            return Err(format!("system.hour must be positive, got {}", self.hour));
+        }
+        if let Some(p) = &self.prices {
+            if let Some(bad) = p.iter().find(|x| !(x.is_finite() && **x >= 0.0)) {
+                return Err(format!("system.prices must be finite and >= 0, got {bad}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An experiment as written in TOML.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentConfig {
+    /// A name for reports.
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// The workload: PET and arrival trials.
+    pub workload: WorkloadConfig,
+    /// The machines and the measures.
+    #[serde(default)]
+    pub system: SystemConfig,
+    /// The heuristic (a base name or a variant).
+    pub mapper: HeuristicConfig,
+    /// The pruner; absent = the paper's defaults for PAM and its variants, none for the rest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pruner: Option<PrunerConfig>,
+}
+
+fn default_name() -> String {
+    "experiment".into()
+}
+
+impl ExperimentConfig {
+    /// The built-in default experiment: the paper's headline setting (HCW 2019, VII-E):
+    /// default PET, rate 34k, 800 tasks, 30 trials, PAM with drop 50%, defer 90%, toggle 1,
+    /// lambda 0.9 and the Schmitt trigger.
+    pub fn paper_default() -> Self {
+        ExperimentConfig {
+            name: "paper headline: PAM at 34k".into(),
+            workload: WorkloadConfig::from_toml_str(
+                "[workload]\nrate = 34000\nseed = 2019\n",
+                "built-in",
+            )
+            .expect("the built-in workload is valid"),
+            system: SystemConfig::default(),
+            mapper: HeuristicConfig::named("PAM"),
+            // PAM without a [pruner] table uses the paper's defaults.
+            pruner: None,
+        }
+    }
+
+    /// Parses and validates an experiment; `name` (the file's path) appears in errors, and
+    /// relative paths inside resolve against `base`.
+    pub fn from_toml_str(text: &str, name: &str, base: Option<&Path>) -> Result<Self, RunError> {
+        let mut cfg: ExperimentConfig = toml::from_str(text).map_err(|e| RunError::Config {
+            file: name.to_string(),
+            line: e.span().map(|s| line_of(text, s.start)),
+            message: e.message().to_string(),
+        })?;
+        if let Some(base) = base {
+            cfg.workload.pet = rebase(&cfg.workload.pet, base);
+        }
+        cfg.validate().map_err(|message| RunError::Config {
+            file: name.to_string(),
+            line: None,
+            message,
+        })?;
+        Ok(cfg)
+    }
+
+    /// Reads an experiment file.
+    pub fn load(path: &Path) -> Result<Self, RunError> {
+        let text = std::fs::read_to_string(path).map_err(|e| RunError::Io {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        Self::from_toml_str(&text, &path.display().to_string(), path.parent())
+    }
+
+    /// Checks every section.
+    pub fn validate(&self) -> Result<(), String> {
+        self.workload.validate().map_err(|e| e.to_string())?;
+        self.system.validate()?;
+        let (h, p) = resolve(&self.mapper, self.pruner.as_ref());
+        p.validate().map_err(|e| e.to_string())?;
+        heuristics::build(&h, self.system.drop_model).map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    /// The base heuristic and the effective pruner after resolving variant names.
+    pub fn resolved(&self) -> (HeuristicConfig, PrunerConfig) {
+        resolve(&self.mapper, self.pruner.as_ref())
+    }
+}
+
+fn rebase(pet: &PetSource, base: &Path) -> PetSource {
+    let fix = |p: &PathBuf| {
+        if p.is_relative() {
+            base.join(p)
+        } else {
+            p.clone()
+        }
+    };
+    match pet {
+        PetSource::Etc(p) => PetSource::Etc(fix(p)),
+        PetSource::Samples { path, bin_width } => PetSource::Samples {
+            path: fix(path),
+            bin_width: *bin_width,
+        },
+        other => other.clone(),
+    }
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Where the trials come from.
+#[derive(Debug, Clone)]
+pub enum TrialSource {
+    /// Generated from the workload configuration: trial `k` from streams `(seed, k, ·)`.
+    Generated,
+    /// Given trials (e.g. read from `.dat` files); trial `k` is `trials[k]`.
+    Given(Vec<Trial>),
+}
+
+/// Everything needed to run the trials of an experiment.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// The experiment.
+    pub config: ExperimentConfig,
+    /// The PET in use.
+    pub pet: Pet,
+    /// The trials' source.
+    pub source: TrialSource,
+    /// Number of trials to run.
+    pub trials: u64,
+    /// Master seed.
+    pub seed: u64,
+}
+
+impl Prepared {
+    /// Loads the PET and fixes the trial count and seed (overrides from the command line).
+    pub fn new(
+        config: ExperimentConfig,
+        pet: Option<Pet>,
+        source: TrialSource,
+        trials: Option<u64>,
+        seed: Option<u64>,
+    ) -> Result<Self, RunError> {
+        let pet = match pet {
+            Some(p) => p,
+            None => config.workload.pet().map_err(RunError::Workload)?,
+        };
+        let seed = seed.unwrap_or(config.workload.seed);
+        let trials = match (&source, trials) {
+            (_, Some(t)) => t,
+            (TrialSource::Given(v), None) => v.len() as u64,
+            (TrialSource::Generated, None) => config.workload.trials,
+        };
+        if let TrialSource::Given(v) = &source {
+            if (v.len() as u64) < trials {
+                return Err(RunError::Input(format!(
+                    "{trials} trials requested but only {} workload files given",
+                    v.len()
+                )));
+            }
+            for tr in v {
+                pet.check_tasks(&tr.tasks).map_err(RunError::Workload)?;
+            }
+        }
+        if pet.n_machines() == 0 {
+            return Err(RunError::Input("the PET has no machine".into()));
+        }
+        Ok(Prepared {
+            config,
+            pet,
+            source,
+            trials,
+            seed,
+        })
+    }
+
+    /// The tasks of trial `k` on the tick grid.
+    pub fn trial_tasks(&self, k: u64) -> Vec<TaskSpec> {
+        let trial = match &self.source {
+            TrialSource::Generated => {
+                let mut w = self.config.workload.clone();
+                w.seed = self.seed;
+                w.trial(&self.pet, k)
+            }
+            TrialSource::Given(v) => v[k as usize].clone(),
+        };
+        trial
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| TaskSpec::from_real(i, t))
+            .collect()
+    }
+
+    /// Each task's uniform draw for its actual execution time (common random numbers): stream
+    /// `(seed, k, Execution)`, one draw per task in arrival order.
+    pub fn trial_luck(&self, k: u64, n: usize) -> Vec<f64> {
+        let mut rng = stream(self.seed, k, Purpose::Execution);
+        (0..n).map(|_| rng.random::<f64>()).collect()
+    }
+
+    /// Runs trial `k`.
+    pub fn run_trial(&self, k: u64) -> Result<(TrialRecord, TrialMetrics), RunError> {
+        let tasks = self.trial_tasks(k);
+        let luck = self.trial_luck(k, tasks.len());
+        let (h, p) = self.config.resolved();
+        let mut mapper = heuristics::build(&h, self.config.system.drop_model)
+            .map_err(|e| RunError::Input(e.to_string()))?;
+        let mut pruner = ProbabilisticPruner::new(p, self.pet.n_types())
+            .map_err(|e| RunError::Input(e.to_string()))?;
+        tracing::debug!(
+            trial = k,
+            pruner = pruner.name(),
+            heuristic = mapper.name(),
+            "trial"
+        );
+        let record = simulate(
+            &self.pet,
+            &tasks,
+            &luck,
+            EngineConfig {
+                queue_size: self.config.system.queue_size,
+                drop_model: self.config.system.drop_model,
+            },
+            &mut mapper,
+            &mut pruner,
+        );
+        let types: Vec<usize> = tasks.iter().map(|t| t.task_type).collect();
+        let prices = self.config.system.prices_for(self.pet.n_machines());
+        let metrics = TrialMetrics::new(
+            &record,
+            &types,
+            self.pet.n_types(),
+            self.config.system.counting(),
+            &Pricing {
+                per_hour: &prices,
+                hour: self.config.system.hour,
+            },
+        );
+        Ok((record, metrics))
+    }
+
+    /// Runs every trial, `jobs` threads (0 = all cores). Results are in trial order and
+    /// identical for any `jobs`. `progress` is called once per finished trial.
+    pub fn run(
+        &self,
+        jobs: usize,
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Vec<TrialMetrics>, RunError> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .build()
+            .map_err(|e| RunError::Input(e.to_string()))?;
+        pool.install(|| {
+            (0..self.trials)
+                .into_par_iter()
+                .map(|k| {
+                    let r = self.run_trial(k).map(|(_, m)| m);
+                    progress();
+                    r
+                })
+                .collect()
+        })
+    }
+}
+
+/// Mean and 95% CI of every scalar measure over trials.
+pub fn summarise(trials: &[TrialMetrics]) -> BTreeMap<String, Estimate> {
+    let mut by_name: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut order: Vec<&'static str> = Vec::new();
+    for t in trials {
+        for (name, v) in t.scalars() {
+            if !by_name.contains_key(name) {
+                order.push(name);
+            }
+            by_name.entry(name.to_string()).or_default().push(v);
+        }
+    }
+    by_name
+        .into_iter()
+        .map(|(k, v)| (k, Estimate::new(&v)))
+        .collect()
+}
+
+/// The summary document (`--json`, `summary.json`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// Experiment name.
+    pub experiment: String,
+    /// The heuristic after resolving variants.
+    pub heuristic: String,
+    /// The effective pruner.
+    pub pruner: PrunerConfig,
+    /// Trials run.
+    pub trials: u64,
+    /// Master seed.
+    pub seed: u64,
+    /// Mean robustness in % (the headline number).
+    pub robustness_mean: f64,
+    /// Every measure.
+    pub metrics: BTreeMap<String, Estimate>,
+}
+
+impl Summary {
+    /// Builds the summary of a run.
+    pub fn new(prepared: &Prepared, trials: &[TrialMetrics]) -> Self {
+        let metrics = summarise(trials);
+        let (h, p) = prepared.config.resolved();
+        Summary {
+            experiment: prepared.config.name.clone(),
+            heuristic: h.name,
+            pruner: p,
+            trials: prepared.trials,
+            seed: prepared.seed,
+            robustness_mean: metrics.get("robustness").map_or(f64::NAN, |e| e.mean),
+            metrics,
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! The simulation engine and experiment runner of prunesim.
+//!
+//! * [`engine`]: the discrete-event loop over one trial (arrivals, completions, deadline drops,
+//!   mapping events).
+//! * [`experiment`]: experiment TOML files, trials in parallel (identical results for any
+//!   thread count), summaries.
+//! * [`metrics`]: robustness and the other measures of a trial, and mean with a Student-t 95%
+//!   confidence interval over trials.
+//! * [`variants`]: names such as PAMF or MM-D resolved to a heuristic plus a pruner.
+//!
+//! Only this crate, the `prunesim` binary and `xtask` touch files, clocks or threads; the
+//! crates below are pure and take their randomness as arguments.
+
+pub mod engine;
+mod error;
+pub mod experiment;
+pub mod metrics;
+pub mod variants;
+
+pub use engine::{EngineConfig, QueueSize, TaskRecord, TrialRecord, simulate};
+pub use error::RunError;
+pub use experiment::{ExperimentConfig, Prepared, Summary, SystemConfig, TrialSource, summarise};
+pub use metrics::{Counting, Estimate, TrialMetrics};

@@ -1,0 +1,4 @@
+//! Integration tests of the engine and the experiment runner.
+
+mod engine;
+mod experiment;
