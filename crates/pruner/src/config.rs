@@ -47,8 +47,9 @@ pub struct PrunerConfig {
     /// Drop a queued or executing task whose success probability is at or below this
     /// (Algorithm 1). Only while dropping is engaged.
     pub drop_threshold: f64,
-    /// Defer mapping a task whose best success probability is at or below this; `None`
-    /// turns deferring off. The thesis' chapters 4-5 use one threshold for both.
+    /// Defer mapping a task whose best success probability is at or below this; `"off"`
+    /// (`None`) turns deferring off. The thesis' chapters 4-5 use one threshold for both.
+    #[serde(with = "off_or_number")]
     pub defer_threshold: Option<f64>,
     /// When dropping engages.
     pub toggle: Toggle,
@@ -77,6 +78,35 @@ impl Default for PrunerConfig {
             schmitt_off: 0.8,
             dynamic_weight: 0.0,
             fairness: 0.0,
+        }
+    }
+}
+
+/// `defer_threshold = 0.9` or `defer_threshold = "off"`.
+mod off_or_number {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    enum Repr {
+        Number(f64),
+        Word(String),
+    }
+
+    pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(x) => Repr::Number(*x).serialize(s),
+            None => Repr::Word("off".into()).serialize(s),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+        match Repr::deserialize(d)? {
+            Repr::Number(x) => Ok(Some(x)),
+            Repr::Word(w) if w == "off" => Ok(None),
+            Repr::Word(w) => Err(serde::de::Error::custom(format!(
+                "defer_threshold: expected a probability in [0, 1] or \"off\", found \"{w}\""
+            ))),
         }
     }
 }

@@ -15,9 +15,11 @@ pub mod engine;
 mod error;
 pub mod experiment;
 pub mod metrics;
+pub mod sweep;
 pub mod variants;
 
 pub use engine::{EngineConfig, QueueSize, TaskRecord, TrialRecord, simulate};
 pub use error::RunError;
 pub use experiment::{ExperimentConfig, Prepared, Summary, SystemConfig, TrialSource, summarise};
 pub use metrics::{Counting, Estimate, TrialMetrics};
+pub use sweep::{Chart, FigureSpec, Point, Series, XAxis};

@@ -157,6 +157,14 @@ impl TrialMetrics {
         }
     }
 
+    /// One scalar measure by name (see [`TrialMetrics::scalars`]).
+    pub fn scalar(&self, name: &str) -> Option<f64> {
+        self.scalars()
+            .into_iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v)
+    }
+
     /// The scalar measures by name, in a fixed order (for summaries and CSV).
     pub fn scalars(&self) -> Vec<(&'static str, f64)> {
         let mut v = vec![

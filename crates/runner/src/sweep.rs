@@ -1,0 +1,303 @@
+//! Sweeps: a figure's TOML (`experiments/<id>.toml`) expands into points (x value × series),
+//! each an experiment run over the same trials.
+//!
+//! ```toml
+//! id = "thesis-4.3"
+//! title = "PAM: the dropping toggle"
+//! source = "thesis fig. 4.3"
+//! chart = "bars"              # "bars" or "lines"
+//! metric = "robustness"       # the y measure (any name of TrialMetrics::scalars)
+//! label_metric = "robustness" # optional: a second measure printed above each bar
+//! y_label = "Tasks on time (%)"
+//! trials = 30
+//! seed = 43
+//! bound = false               # also show the clairvoyant upper bound as a series
+//!
+//! [base]                      # an experiment file's tables: workload, system, mapper, pruner
+//! workload = { rate = 19000 }
+//! mapper = { name = "PAM" }
+//! pruner = { drop_threshold = 0.75, defer_threshold = 0.75, lambda = 1.0, schmitt = false }
+//!
+//! [x]
+//! label = "Dropping toggle"
+//! values = [0, 1, 2, 3, 4, 5, "never"]
+//! set = ["pruner.toggle"]     # dotted paths into the experiment that take the x value
+//! scale = 1.0                 # numeric x values are multiplied by this before being set
+//!
+//! [[series]]
+//! label = "PAM"
+//! set = { }                   # dotted path = value overrides for this series
+//! ```
+//! A series may list its own `x_values` (a subset or another range). Every point of a sweep
+//! uses the same seed, so trial `k` has the same arrivals and luck in every point (common
+//! random numbers across series and x values).
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::RunError;
+use crate::experiment::ExperimentConfig;
+
+/// How the figure is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Chart {
+    /// Grouped bars with error bars (x values are categories).
+    #[default]
+    Bars,
+    /// Lines with error bars over a numeric x.
+    Lines,
+}
+
+/// The x axis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct XAxis {
+    /// Axis label.
+    pub label: String,
+    /// The x values (numbers or words such as `"never"`).
+    pub values: Vec<toml::Value>,
+    /// Display labels, one per value (default: the values themselves).
+    #[serde(default)]
+    pub labels: Option<Vec<String>>,
+    /// Dotted paths into the experiment that receive the value.
+    #[serde(default)]
+    pub set: Vec<String>,
+    /// Numeric values are multiplied by this before being set.
+    #[serde(default = "one")]
+    pub scale: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+/// One series (a heuristic plus pruner configuration).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Series {
+    /// Legend label.
+    pub label: String,
+    /// Dotted path = value overrides of the base experiment.
+    #[serde(default)]
+    pub set: BTreeMap<String, toml::Value>,
+    /// The x values this series runs at (default: all).
+    #[serde(default)]
+    pub x_values: Option<Vec<toml::Value>>,
+}
+
+/// A figure's TOML.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FigureSpec {
+    /// Identifier, as in `../shared/figures.md` (also the file name).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Where the figure comes from.
+    #[serde(default)]
+    pub source: String,
+    /// Bars or lines.
+    #[serde(default)]
+    pub chart: Chart,
+    /// The y measure.
+    #[serde(default = "robustness")]
+    pub metric: String,
+    /// A second measure printed above bars.
+    #[serde(default)]
+    pub label_metric: Option<String>,
+    /// Y axis label.
+    #[serde(default)]
+    pub y_label: Option<String>,
+    /// Trials per point.
+    #[serde(default = "thirty")]
+    pub trials: u64,
+    /// Master seed of every point.
+    pub seed: u64,
+    /// Show the clairvoyant upper bound as a series.
+    #[serde(default)]
+    pub bound: bool,
+    /// Notes (settings chosen where the text is silent), copied into the manifest.
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// The base experiment's tables.
+    pub base: toml::Table,
+    /// The x axis.
+    pub x: XAxis,
+    /// The series.
+    pub series: Vec<Series>,
+}
+
+fn robustness() -> String {
+    "robustness".into()
+}
+
+fn thirty() -> u64 {
+    30
+}
+
+/// One point of a sweep.
+#[derive(Debug, Clone)]
+pub struct Point {
+    /// Index of the x value.
+    pub x_index: usize,
+    /// The x label.
+    pub x_label: String,
+    /// Index of the series.
+    pub series_index: usize,
+    /// The series label.
+    pub series: String,
+    /// The resolved experiment.
+    pub config: ExperimentConfig,
+}
+
+/// Display label of an x value.
+pub fn value_label(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Integer(i) => i.to_string(),
+        toml::Value::Float(f) => {
+            if f.fract() == 0.0 {
+                format!("{f:.0}")
+            } else {
+                format!("{f}")
+            }
+        }
+        other => other.to_string(),
+    }
+}
+
+fn scaled(v: &toml::Value, scale: f64) -> toml::Value {
+    if scale == 1.0 {
+        return v.clone();
+    }
+    match v {
+        toml::Value::Integer(i) => toml::Value::Float(*i as f64 * scale),
+        toml::Value::Float(f) => toml::Value::Float(f * scale),
+        other => other.clone(),
+    }
+}
+
+/// Sets `path` (dotted) in `table` to `value`, creating tables on the way.
+pub fn set_path(table: &mut toml::Table, path: &str, value: toml::Value) -> Result<(), String> {
+    let mut parts = path.split('.').peekable();
+    let mut cur = table;
+    while let Some(p) = parts.next() {
+        if parts.peek().is_none() {
+            cur.insert(p.to_string(), value);
+            return Ok(());
+        }
+        let entry = cur
+            .entry(p.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        cur = entry
+            .as_table_mut()
+            .ok_or_else(|| format!("'{path}': '{p}' is not a table"))?;
+    }
+    Err(format!("empty path '{path}'"))
+}
+
+impl FigureSpec {
+    /// Parses a figure TOML; `name` appears in errors.
+    pub fn from_toml_str(text: &str, name: &str) -> Result<Self, RunError> {
+        let spec: FigureSpec = toml::from_str(text).map_err(|e| RunError::Config {
+            file: name.to_string(),
+            line: e.span().map(|s| {
+                text.as_bytes()[..s.start.min(text.len())]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count()
+                    + 1
+            }),
+            message: e.message().to_string(),
+        })?;
+        if let Some(l) = &spec.x.labels {
+            if l.len() != spec.x.values.len() {
+                return Err(RunError::Config {
+                    file: name.to_string(),
+                    line: None,
+                    message: format!(
+                        "x.labels has {} entries for {} values",
+                        l.len(),
+                        spec.x.values.len()
+                    ),
+                });
+            }
+        }
+        if spec.series.is_empty() {
+            return Err(RunError::Config {
+                file: name.to_string(),
+                line: None,
+                message: "a figure needs at least one [[series]]".into(),
+            });
+        }
+        // Expanding validates every point.
+        spec.points(None).map_err(|message| RunError::Config {
+            file: name.to_string(),
+            line: None,
+            message,
+        })?;
+        Ok(spec)
+    }
+
+    /// Reads a figure file.
+    pub fn load(path: &std::path::Path) -> Result<Self, RunError> {
+        let text = std::fs::read_to_string(path).map_err(|e| RunError::Io {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        Self::from_toml_str(&text, &path.display().to_string())
+    }
+
+    /// The label of x value `i`.
+    pub fn x_label_of(&self, i: usize) -> String {
+        match &self.x.labels {
+            Some(l) => l[i].clone(),
+            None => value_label(&self.x.values[i]),
+        }
+    }
+
+    /// Expands into points, series-major within each x value (x-major order). `trials`
+    /// overrides the figure's trial count.
+    pub fn points(&self, trials: Option<u64>) -> Result<Vec<Point>, String> {
+        let mut out = Vec::new();
+        for (xi, xv) in self.x.values.iter().enumerate() {
+            for (si, s) in self.series.iter().enumerate() {
+                if let Some(only) = &s.x_values {
+                    if !only.contains(xv) {
+                        continue;
+                    }
+                }
+                let mut t = self.base.clone();
+                for (path, v) in &s.set {
+                    set_path(&mut t, path, v.clone())?;
+                }
+                for path in &self.x.set {
+                    set_path(&mut t, path, scaled(xv, self.x.scale))?;
+                }
+                set_path(&mut t, "workload.seed", toml::Value::Integer(self.seed as i64))?;
+                let n = trials.unwrap_or(self.trials);
+                set_path(&mut t, "workload.trials", toml::Value::Integer(n as i64))?;
+                if !t.contains_key("name") {
+                    t.insert(
+                        "name".into(),
+                        toml::Value::String(format!("{} {} x={}", self.id, s.label, self.x_label_of(xi))),
+                    );
+                }
+                let text = toml::to_string(&t).map_err(|e| e.to_string())?;
+                let config = ExperimentConfig::from_toml_str(&text, &self.id, None).map_err(|e| {
+                    format!("series '{}' at x = {}: {e}", s.label, self.x_label_of(xi))
+                })?;
+                out.push(Point {
+                    x_index: xi,
+                    x_label: self.x_label_of(xi),
+                    series_index: si,
+                    series: s.label.clone(),
+                    config,
+                });
+            }
+        }
+        Ok(out)
+    }
+}

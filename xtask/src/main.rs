@@ -1,0 +1,52 @@
+//! Project automation. `cargo xtask reproduce-figure <id|all>` reproduces the thesis' and the
+//! paper's figures (and the neighbouring seeds' tables) from the TOML files in `experiments/`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+mod plot;
+mod reproduce;
+
+#[derive(Parser, Debug)]
+#[command(name = "xtask", about = "prunesim project tasks")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Reproduce one figure (its id, e.g. thesis-4.7) or `all` of them.
+    ReproduceFigure(reproduce::Args),
+    /// List the figures in experiments/.
+    ListFigures {
+        /// Folder of the figure TOML files.
+        #[arg(long, default_value = "experiments")]
+        experiments: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let r: Result<()> = match cli.command {
+        Command::ReproduceFigure(a) => reproduce::run(&a),
+        Command::ListFigures { experiments } => reproduce::list(&experiments),
+    };
+    match r {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

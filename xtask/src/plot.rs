@@ -1,0 +1,334 @@
+//! Figures as SVG (plotters) and PNG (the SVG rendered by resvg with an embedded DejaVu Sans,
+//! so no system font or fontconfig is needed).
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use plotters::prelude::*;
+use runner::{Chart, Estimate};
+
+/// One plotted value.
+#[derive(Debug, Clone)]
+pub struct Bar {
+    /// Position on the x axis.
+    pub x_index: usize,
+    /// Which series.
+    pub series_index: usize,
+    /// Mean and 95% CI.
+    pub estimate: Estimate,
+    /// A second measure printed above the bar.
+    pub label: Option<f64>,
+}
+
+/// A figure to draw.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    /// Title.
+    pub title: String,
+    /// X axis label.
+    pub x_label: String,
+    /// Y axis label.
+    pub y_label: String,
+    /// Category labels.
+    pub x_labels: Vec<String>,
+    /// Series names (legend).
+    pub series: Vec<String>,
+    /// The values.
+    pub bars: Vec<Bar>,
+    /// Bars or lines.
+    pub chart: Chart,
+}
+
+const PALETTE: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+fn color(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+const FONT: &str = "DejaVu Sans";
+
+/// Draws the figure as SVG, then renders it to PNG.
+pub fn write(fig: &Figure, svg_path: &Path, png_path: &Path) -> Result<()> {
+    let mut svg = String::new();
+    draw(fig, &mut svg)?;
+    std::fs::write(svg_path, &svg).with_context(|| format!("writing {}", svg_path.display()))?;
+    render_png(&svg, png_path)
+}
+
+fn y_range(fig: &Figure) -> (f64, f64) {
+    let hi = fig
+        .bars
+        .iter()
+        .map(|b| b.estimate.ci95_high.max(b.estimate.mean))
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::max);
+    let lo = fig
+        .bars
+        .iter()
+        .map(|b| b.estimate.ci95_low.min(b.estimate.mean))
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::min);
+    let hi = if hi <= 0.0 { 1.0 } else { hi * 1.15 };
+    (lo, hi)
+}
+
+fn draw(fig: &Figure, svg: &mut String) -> Result<()> {
+    let root = SVGBackend::with_string(svg, (960, 600)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let n_x = fig.x_labels.len().max(1);
+    let (y_lo, y_hi) = y_range(fig);
+    let mut chart = ChartBuilder::on(&root)
+        .caption(&fig.title, (FONT, 20))
+        .margin(15)
+        .x_label_area_size(50)
+        .y_label_area_size(70)
+        .build_cartesian_2d(-0.5f64..(n_x as f64 - 0.5), y_lo..y_hi)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let labels = fig.x_labels.clone();
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n_x)
+        .x_label_formatter(&|v| {
+            let i = v.round();
+            if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < labels.len() {
+                labels[i as usize].clone()
+            } else {
+                String::new()
+            }
+        })
+        .x_desc(&fig.x_label)
+        .y_desc(&fig.y_label)
+        .label_style((FONT, 14))
+        .axis_desc_style((FONT, 16))
+        .draw()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let n_s = fig.series.len().max(1);
+    match fig.chart {
+        Chart::Bars => {
+            let group = 0.8;
+            let w = group / n_s as f64;
+            for (si, name) in fig.series.iter().enumerate() {
+                let c = color(si);
+                let rects: Vec<_> = fig
+                    .bars
+                    .iter()
+                    .filter(|b| b.series_index == si && b.estimate.mean.is_finite())
+                    .map(|b| {
+                        let x0 = b.x_index as f64 - group / 2.0 + si as f64 * w;
+                        Rectangle::new([(x0 + 0.05 * w, 0.0), (x0 + 0.95 * w, b.estimate.mean)], c.filled())
+                    })
+                    .collect();
+                chart
+                    .draw_series(rects)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?
+                    .label(name.clone())
+                    .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+                for b in fig.bars.iter().filter(|b| b.series_index == si) {
+                    let xc = b.x_index as f64 - group / 2.0 + (si as f64 + 0.5) * w;
+                    draw_error_bar(&mut chart, xc, &b.estimate, w * 0.3)?;
+                    if let Some(l) = b.label.filter(|l| l.is_finite()) {
+                        chart
+                            .draw_series(std::iter::once(Text::new(
+                                format!("{l:.1}"),
+                                (xc - w * 0.3, b.estimate.ci95_high.max(b.estimate.mean) + (y_hi - y_lo) * 0.02),
+                                (FONT, 11),
+                            )))
+                            .map_err(|e| anyhow::anyhow!("{e}"))?;
+                    }
+                }
+            }
+        }
+        Chart::Lines => {
+            for (si, name) in fig.series.iter().enumerate() {
+                let c = color(si);
+                let mut pts: Vec<(f64, f64)> = fig
+                    .bars
+                    .iter()
+                    .filter(|b| b.series_index == si && b.estimate.mean.is_finite())
+                    .map(|b| (b.x_index as f64, b.estimate.mean))
+                    .collect();
+                pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+                chart
+                    .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
+                    .map_err(|e| anyhow::anyhow!("{e}"))?
+                    .label(name.clone())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
+                chart
+                    .draw_series(pts.iter().map(|&(x, y)| Circle::new((x, y), 3, c.filled())))
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+                for b in fig.bars.iter().filter(|b| b.series_index == si) {
+                    draw_error_bar(&mut chart, b.x_index as f64, &b.estimate, 0.08)?;
+                }
+            }
+        }
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .label_font((FONT, 13))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(())
+}
+
+fn draw_error_bar<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>,
+    x: f64,
+    e: &Estimate,
+    half: f64,
+) -> Result<()> {
+    if !(e.ci95_low.is_finite() && e.ci95_high.is_finite()) {
+        return Ok(());
+    }
+    let style = BLACK.stroke_width(1);
+    let lines = vec![
+        PathElement::new(vec![(x, e.ci95_low), (x, e.ci95_high)], style),
+        PathElement::new(vec![(x - half, e.ci95_low), (x + half, e.ci95_low)], style),
+        PathElement::new(vec![(x - half, e.ci95_high), (x + half, e.ci95_high)], style),
+    ];
+    chart
+        .draw_series(lines)
+        .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    Ok(())
+}
+
+/// Renders an SVG to PNG with the embedded font.
+pub fn render_png(svg: &str, png_path: &Path) -> Result<()> {
+    let mut opt = resvg::usvg::Options {
+        font_family: FONT.to_string(),
+        ..Default::default()
+    };
+    opt.fontdb_mut().load_font_data(dejavu::sans::regular().to_vec());
+    let tree = resvg::usvg::Tree::from_str(svg, &opt).context("parsing the SVG")?;
+    let size = tree.size().to_int_size();
+    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
+        .context("allocating the PNG")?;
+    pixmap.fill(resvg::tiny_skia::Color::WHITE);
+    resvg::render(&tree, resvg::tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    pixmap
+        .save_png(png_path)
+        .with_context(|| format!("writing {}", png_path.display()))?;
+    Ok(())
+}
+
+/// The seed-004 tables as grouped bars: ratio to ORACLE per distribution and strategy.
+pub fn write_gao(rows: &[cutting::tables::Row], id: &str, svg_path: &Path, png_path: &Path) -> Result<()> {
+    let mut dists: Vec<String> = Vec::new();
+    let mut strategies: Vec<String> = Vec::new();
+    for r in rows {
+        if !dists.contains(&r.distribution) {
+            dists.push(r.distribution.clone());
+        }
+        if !strategies.contains(&r.strategy) {
+            strategies.push(r.strategy.clone());
+        }
+    }
+    let bars = rows
+        .iter()
+        .map(|r| Bar {
+            x_index: dists.iter().position(|d| *d == r.distribution).unwrap_or(0),
+            series_index: strategies.iter().position(|s| *s == r.strategy).unwrap_or(0),
+            estimate: Estimate {
+                mean: r.ratio,
+                ci95_low: r.ci95_low,
+                ci95_high: r.ci95_high,
+                std_dev: f64::NAN,
+                n: r.n,
+            },
+            label: None,
+        })
+        .collect();
+    let fig = Figure {
+        title: format!("{id}: tasks completed, ratio to ORACLE (Gao, Robert, Vivien)"),
+        x_label: "Execution-time distribution".into(),
+        y_label: "Ratio to ORACLE".into(),
+        x_labels: dists,
+        series: strategies,
+        bars,
+        chart: Chart::Bars,
+    };
+    write(&fig, svg_path, png_path)
+}
+
+/// min, q1, median, q3, max of sorted values (linear interpolation).
+pub fn quartiles(sorted: &[f64]) -> [f64; 5] {
+    if sorted.is_empty() {
+        return [f64::NAN; 5];
+    }
+    let q = |p: f64| {
+        let pos = p * (sorted.len() - 1) as f64;
+        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+        sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+    };
+    [sorted[0], q(0.25), q(0.5), q(0.75), sorted[sorted.len() - 1]]
+}
+
+/// Box plots, one per named series: [min, q1, median, q3, max].
+pub fn write_boxes(title: &str, y_label: &str, boxes: &[(String, [f64; 5])], svg_path: &Path, png_path: &Path) -> Result<()> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (960, 600)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let n = boxes.len().max(1);
+        let hi = boxes.iter().map(|b| b.1[4]).filter(|v| v.is_finite()).fold(0.0f64, f64::max).max(1e-9) * 1.1;
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, (FONT, 20))
+            .margin(15)
+            .x_label_area_size(50)
+            .y_label_area_size(70)
+            .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0.0..hi)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let names: Vec<String> = boxes.iter().map(|b| b.0.clone()).collect();
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_labels(n)
+            .x_label_formatter(&|v| {
+                let i = v.round();
+                if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < names.len() {
+                    names[i as usize].clone()
+                } else {
+                    String::new()
+                }
+            })
+            .y_desc(y_label)
+            .label_style((FONT, 14))
+            .axis_desc_style((FONT, 16))
+            .draw()
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        for (i, (_, q)) in boxes.iter().enumerate() {
+            let x = i as f64;
+            let c = color(i);
+            chart
+                .draw_series(std::iter::once(Rectangle::new([(x - 0.25, q[1]), (x + 0.25, q[3])], c.mix(0.5).filled())))
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let style = BLACK.stroke_width(1);
+            let lines = vec![
+                PathElement::new(vec![(x - 0.25, q[2]), (x + 0.25, q[2])], BLACK.stroke_width(2)),
+                PathElement::new(vec![(x, q[0]), (x, q[1])], style),
+                PathElement::new(vec![(x, q[3]), (x, q[4])], style),
+                PathElement::new(vec![(x - 0.1, q[0]), (x + 0.1, q[0])], style),
+                PathElement::new(vec![(x - 0.1, q[4]), (x + 0.1, q[4])], style),
+            ];
+            chart.draw_series(lines).map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    std::fs::write(svg_path, &svg).with_context(|| format!("writing {}", svg_path.display()))?;
+    render_png(&svg, png_path)
+}

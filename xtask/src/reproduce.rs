@@ -1,0 +1,397 @@
+//! `reproduce-figure`: run a figure's sweep, write its CSVs, manifest and plots.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use runner::{Estimate, FigureSpec, Point, Prepared, TrialMetrics, TrialSource};
+use serde::Serialize;
+use workload::{Pet, PetSource};
+
+use crate::plot::{self, Bar, Figure};
+
+/// Arguments of `reproduce-figure`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// A figure id (the name of a file in experiments/ without `.toml`), or `all`.
+    pub id: String,
+    /// Trials per point (default: the figure's, 30 for the thesis' figures).
+    #[arg(long)]
+    pub trials: Option<u64>,
+    /// Output folder.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Worker threads (0 = all cores); results are identical for any value.
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
+    /// Run on this PET (.etc) instead of the generated default.
+    #[arg(long)]
+    pub pet: Option<PathBuf>,
+    /// Run on the arrival trials in this folder (`arr<R>k_<T>.dat`), instead of generated ones.
+    #[arg(long)]
+    pub workloads: Option<PathBuf>,
+    /// Folder of the figure TOML files.
+    #[arg(long, default_value = "experiments")]
+    pub experiments: PathBuf,
+}
+
+/// Figures of the neighbouring seeds, run by name (not part of `all`).
+pub const NEIGHBOURS: &[(&str, &str)] = &[
+    ("gao-table4", "seed 004, table 4: cutting strategies vs ORACLE, b = 1000, d = 100"),
+    ("gao-table5", "seed 004, table 5: cutting strategies vs ORACLE, b = 50, d = 5"),
+    ("hansen-4", "seed 002, fig. 4: robustness of the moldable-application heuristics"),
+    ("hansen-5", "seed 002, fig. 5: normalised gap to the upper bound vs processor types"),
+];
+
+/// Lists the figures.
+pub fn list(dir: &Path) -> Result<()> {
+    for id in figure_ids(dir)? {
+        let spec = FigureSpec::load(&dir.join(format!("{id}.toml")))?;
+        println!("{id:<16} {}", spec.title);
+    }
+    for (id, title) in NEIGHBOURS {
+        println!("{id:<16} {title}");
+    }
+    Ok(())
+}
+
+fn figure_ids(dir: &Path) -> Result<Vec<String>> {
+    let mut ids: Vec<String> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .collect();
+    ids.sort();
+    Ok(ids)
+}
+
+/// Runs `reproduce-figure`.
+pub fn run(args: &Args) -> Result<()> {
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    let ids = if args.id == "all" {
+        figure_ids(&args.experiments)?
+    } else {
+        vec![args.id.clone()]
+    };
+    let pet_file = match &args.pet {
+        Some(p) => Some(workload::io::read_etc(p).with_context(|| format!("reading {}", p.display()))?.0),
+        None => None,
+    };
+    let mut timings = Vec::new();
+    for id in &ids {
+        let start = Instant::now();
+        if id.starts_with("gao-") {
+            gao(id, args)?;
+        } else if id == "hansen-4" {
+            hansen4(args)?;
+        } else if id == "hansen-5" {
+            hansen5(args)?;
+        } else {
+            let path = args.experiments.join(format!("{id}.toml"));
+            if !path.exists() {
+                bail!("no figure '{id}': {} does not exist (see `cargo xtask list-figures`)", path.display());
+            }
+            let spec = FigureSpec::load(&path)?;
+            figure(&spec, args, pet_file.as_ref())?;
+        }
+        let secs = start.elapsed().as_secs_f64();
+        eprintln!("{id}: {secs:.1} s");
+        timings.push((id.clone(), secs));
+    }
+    // Wall-clock times live apart from the results, so results stay reproducible.
+    let mut w = csv::Writer::from_path(args.out.join("timings.csv"))?;
+    w.write_record(["figure", "seconds"])?;
+    for (id, s) in &timings {
+        w.write_record([id.as_str(), &format!("{s:.3}")])?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// Trials of the paper's files for a rate label, e.g. `arr34k_*.dat`, in trial order.
+fn trials_for_rate(dir: &Path, rate: f64) -> Result<Vec<workload::Trial>> {
+    let label = format!("arr{}k_", (rate / 1000.0).round() as i64);
+    let mut files: Vec<(u64, PathBuf)> = std::fs::read_dir(dir)
+        .with_context(|| format!("reading {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter_map(|p| {
+            let name = p.file_name()?.to_string_lossy().into_owned();
+            let rest = name.strip_prefix(&label)?.strip_suffix(".dat")?;
+            Some((rest.parse().ok()?, p))
+        })
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|(_, p)| {
+            workload::io::read_dat(&p)
+                .map(|(t, _)| t)
+                .with_context(|| format!("reading {}", p.display()))
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct PointManifest {
+    x: String,
+    series: String,
+    config: runner::ExperimentConfig,
+    heuristic: String,
+    pruner: pruner::PrunerConfig,
+    trials: u64,
+    seed: u64,
+}
+
+fn git_revision() -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn figure(spec: &FigureSpec, args: &Args, pet_file: Option<&Pet>) -> Result<()> {
+    let points = spec.points(args.trials).map_err(anyhow::Error::msg)?;
+    let mut prepared: Vec<(usize, Prepared)> = Vec::new();
+    let mut skipped: Vec<String> = Vec::new();
+    for (i, p) in points.iter().enumerate() {
+        let pet = pet_file.map(|base| match p.config.workload.pet {
+            PetSource::Homogeneous { machine } => {
+                base.homogeneous(machine.min(base.n_machines() - 1))
+            }
+            _ => base.clone(),
+        });
+        let source = match &args.workloads {
+            Some(dir) => {
+                let trials = trials_for_rate(dir, p.config.workload.rate)?;
+                if trials.is_empty() {
+                    skipped.push(format!("x={} series={}: no arr{}k_*.dat", p.x_label, p.series, (p.config.workload.rate / 1000.0).round()));
+                    continue;
+                }
+                TrialSource::Given(trials)
+            }
+            None => TrialSource::Generated,
+        };
+        let n = match (&source, args.trials) {
+            (_, Some(t)) => t,
+            (TrialSource::Given(v), None) => v.len() as u64,
+            (TrialSource::Generated, None) => spec.trials,
+        };
+        let n = match &source {
+            TrialSource::Given(v) => n.min(v.len() as u64),
+            TrialSource::Generated => n,
+        };
+        prepared.push((i, Prepared::new(p.config.clone(), pet, source, Some(n), None)?));
+    }
+    for s in &skipped {
+        eprintln!("{}: cannot run {s}", spec.id);
+    }
+    // Every (point, trial) is one unit of work, run in parallel and collected in order.
+    let units: Vec<(usize, u64)> = prepared
+        .iter()
+        .enumerate()
+        .flat_map(|(pi, (_, p))| (0..p.trials).map(move |k| (pi, k)))
+        .collect();
+    let bar = if std::io::stderr().is_terminal() {
+        ProgressBar::new(units.len() as u64)
+    } else {
+        ProgressBar::with_draw_target(Some(units.len() as u64), ProgressDrawTarget::hidden())
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{msg} {bar:40} {pos}/{len} runs {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar.set_message(spec.id.clone());
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs).build()?;
+    let results: Vec<TrialMetrics> = pool.install(|| {
+        units
+            .par_iter()
+            .map(|&(pi, k)| {
+                let r = prepared[pi].1.run_trial(k).map(|(_, m)| m);
+                bar.inc(1);
+                r
+            })
+            .collect::<Result<Vec<_>, _>>()
+    })?;
+    bar.finish_and_clear();
+
+    // Group by point.
+    let mut by_point: Vec<Vec<&TrialMetrics>> = vec![Vec::new(); prepared.len()];
+    for (&(pi, _), m) in units.iter().zip(&results) {
+        by_point[pi].push(m);
+    }
+    let metric = |m: &TrialMetrics, name: &str| -> Result<f64> {
+        m.scalar(name)
+            .with_context(|| format!("{}: unknown metric '{name}'", spec.id))
+    };
+    let out = &args.out;
+    let mut csv_w = csv::Writer::from_path(out.join(format!("{}.csv", spec.id)))?;
+    csv_w.write_record(["x", "series", "mean", "ci95_low", "ci95_high", "n"])?;
+    let mut trials_w = csv::Writer::from_path(out.join(format!("{}.trials.csv", spec.id)))?;
+    trials_w.write_record(["x", "series", "trial", "metric", "value"])?;
+    let mut bars: Vec<Bar> = Vec::new();
+    let mut manifest_points = Vec::new();
+    println!("{} — {}", spec.id, spec.title);
+    println!("{:<12} {:<18} {:>10} {:>22} {:>4}", "x", "series", "mean", "95% CI", "n");
+    for (pi, (orig, prep)) in prepared.iter().enumerate() {
+        let point: &Point = &points[*orig];
+        let mut values = Vec::new();
+        let mut labels = Vec::new();
+        for (k, m) in by_point[pi].iter().enumerate() {
+            let v = metric(m, &spec.metric)?;
+            values.push(v);
+            trials_w.write_record([point.x_label.clone(), point.series.clone(), k.to_string(), spec.metric.clone(), v.to_string()])?;
+            if let Some(lm) = &spec.label_metric {
+                let l = metric(m, lm)?;
+                labels.push(l);
+                trials_w.write_record([point.x_label.clone(), point.series.clone(), k.to_string(), lm.clone(), l.to_string()])?;
+            }
+        }
+        let e = Estimate::new(&values);
+        csv_w.write_record([
+            point.x_label.clone(),
+            point.series.clone(),
+            format!("{:.6}", e.mean),
+            format!("{:.6}", e.ci95_low),
+            format!("{:.6}", e.ci95_high),
+            e.n.to_string(),
+        ])?;
+        println!(
+            "{:<12} {:<18} {:>10.3} [{:>9.3}, {:>9.3}] {:>4}",
+            point.x_label, point.series, e.mean, e.ci95_low, e.ci95_high, e.n
+        );
+        let label = spec
+            .label_metric
+            .as_ref()
+            .map(|_| Estimate::new(&labels).mean);
+        bars.push(Bar {
+            x_index: point.x_index,
+            series_index: point.series_index,
+            estimate: e,
+            label,
+        });
+        let (h, p) = prep.config.resolved();
+        manifest_points.push(PointManifest {
+            x: point.x_label.clone(),
+            series: point.series.clone(),
+            config: prep.config.clone(),
+            heuristic: h.name,
+            pruner: p,
+            trials: prep.trials,
+            seed: prep.seed,
+        });
+    }
+    csv_w.flush()?;
+    trials_w.flush()?;
+    let manifest = serde_json::json!({
+        "figure": spec.id,
+        "title": spec.title,
+        "source": spec.source,
+        "git_revision": git_revision(),
+        "pet": args.pet.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "generated default".into()),
+        "workloads": args.workloads.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "generated".into()),
+        "skipped": skipped,
+        "notes": spec.notes,
+        "points": manifest_points,
+    });
+    std::fs::write(
+        out.join(format!("{}.manifest.json", spec.id)),
+        serde_json::to_string_pretty(&manifest)?,
+    )?;
+    let fig = Figure {
+        title: format!("{} ({})", spec.title, spec.source),
+        x_label: spec.x.label.clone(),
+        y_label: spec.y_label.clone().unwrap_or_else(|| spec.metric.clone()),
+        x_labels: (0..spec.x.values.len()).map(|i| spec.x_label_of(i)).collect(),
+        series: spec.series.iter().map(|s| s.label.clone()).collect(),
+        bars,
+        chart: spec.chart,
+    };
+    plot::write(&fig, &out.join(format!("{}.svg", spec.id)), &out.join(format!("{}.png", spec.id)))?;
+    Ok(())
+}
+
+fn gao(id: &str, args: &Args) -> Result<()> {
+    let table: cutting::tables::GaoTable = id.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
+    let instances = args.trials.unwrap_or(1000) as usize;
+    let rows = cutting::tables::reproduce(table, instances, 2020)?;
+    let path = args.out.join(format!("{id}.csv"));
+    cutting::tables::write_csv(&rows, std::fs::File::create(&path).with_context(|| format!("writing {}", path.display()))?)?;
+    println!("{}", cutting::tables::render(&rows));
+    plot::write_gao(&rows, id, &args.out.join(format!("{id}.svg")), &args.out.join(format!("{id}.png")))?;
+    Ok(())
+}
+
+fn hansen4(args: &Args) -> Result<()> {
+    let trials = args.trials.unwrap_or(48) as usize;
+    let rows = moldable::experiments::figure4(trials, 2)?;
+    let path = args.out.join("hansen-4.csv");
+    moldable::experiments::write_csv(&rows, std::fs::File::create(&path).with_context(|| format!("writing {}", path.display()))?)?;
+    let mut series: Vec<String> = Vec::new();
+    for r in &rows {
+        if !series.contains(&r.series) {
+            series.push(r.series.clone());
+        }
+    }
+    println!("hansen-4 — robustness per heuristic ({trials} trials)");
+    println!("{:<14} {:>8} {:>8} {:>8} {:>8} {:>8}", "series", "min", "q1", "median", "q3", "max");
+    let mut boxes = Vec::new();
+    for s in &series {
+        let mut v: Vec<f64> = rows.iter().filter(|r| &r.series == s).map(|r| r.robustness).collect();
+        v.sort_by(f64::total_cmp);
+        let q = plot::quartiles(&v);
+        println!("{:<14} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}", s, q[0], q[1], q[2], q[3], q[4]);
+        boxes.push((s.clone(), q));
+    }
+    plot::write_boxes(
+        "hansen-4: robustness of the allocations (Hansen et al., fig. 4)",
+        "Robustness Psi",
+        &boxes,
+        &args.out.join("hansen-4.svg"),
+        &args.out.join("hansen-4.png"),
+    )
+}
+
+fn hansen5(args: &Args) -> Result<()> {
+    let trials = args.trials.unwrap_or(48) as usize;
+    let rows = moldable::experiments::figure5(trials, 2)?;
+    let path = args.out.join("hansen-5.csv");
+    moldable::experiments::write_csv(&rows, std::fs::File::create(&path).with_context(|| format!("writing {}", path.display()))?)?;
+    println!("hansen-5 — B_norm of RF Duplex vs processor types ({trials} trials)");
+    let bars: Vec<Bar> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            println!("N_p = {:<3} B_norm = {:.4} ± {:.4}", r.n_types, r.mean_b_norm, r.ci95);
+            Bar {
+                x_index: i,
+                series_index: 0,
+                estimate: Estimate {
+                    mean: r.mean_b_norm,
+                    ci95_low: r.mean_b_norm - r.ci95,
+                    ci95_high: r.mean_b_norm + r.ci95,
+                    std_dev: f64::NAN,
+                    n: r.n,
+                },
+                label: None,
+            }
+        })
+        .collect();
+    let fig = Figure {
+        title: "hansen-5: normalised gap to the upper bound (Hansen et al., fig. 5)".into(),
+        x_label: "Processor types".into(),
+        y_label: "B_norm = (B - Psi) / B".into(),
+        x_labels: rows.iter().map(|r| r.n_types.to_string()).collect(),
+        series: vec!["RF Duplex".into()],
+        bars,
+        chart: runner::Chart::Lines,
+    };
+    plot::write(&fig, &args.out.join("hansen-5.svg"), &args.out.join("hansen-5.png"))
+}
