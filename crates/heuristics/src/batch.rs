@@ -57,6 +57,60 @@ pub(crate) struct Plan {
     pub scope: Phase1Scope,
 }
 
+/// Success probabilities of (candidate, machine) pairs, computed on demand and cached until
+/// the machine's tail changes (only the assigned machine's column is invalidated).
+struct SuccessCache {
+    machines: usize,
+    values: Vec<f64>,
+}
+
+impl SuccessCache {
+    fn new(n: usize, machines: usize) -> Self {
+        SuccessCache {
+            machines,
+            values: vec![f64::NAN; n * machines],
+        }
+    }
+
+    fn get(
+        &mut self,
+        view: &View<'_>,
+        vq: &VirtualQueues,
+        i: usize,
+        t: TaskId,
+        m: MachineId,
+    ) -> f64 {
+        let v = &mut self.values[i * self.machines + m];
+        if v.is_nan() {
+            *v = vq.success(view, m, t);
+        }
+        *v
+    }
+
+    fn invalidate_machine(&mut self, m: MachineId) {
+        for row in self.values.chunks_mut(self.machines) {
+            row[m] = f64::NAN;
+        }
+    }
+}
+
+/// Slack kept when skipping a machine by its upper bound, far above rounding error, so that a
+/// skipped machine can never have tied or beaten the best one: the choice is exactly the
+/// one of evaluating every machine.
+const BOUND_SLACK: f64 = 1e-9;
+
+/// An O(1) upper bound on the success probability of appending `t` to machine `m`:
+/// `P(T + E < d) <= min(P(T < d - min E), P(E < d - min T))`.
+fn success_upper_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: MachineId) -> f64 {
+    let spec = view.task(t);
+    let pet = view.pet.pmf(spec.task_type, m);
+    let tail = &vq.machines()[m].tail;
+    let a = tail.at(spec.deadline - 1 - pet.min());
+    let k = spec.deadline - tail.min() - pet.offset();
+    let b = pet.mass_below_bin(k.max(0) as usize);
+    a.min(b)
+}
+
 /// Runs the two-phase loop over `vq` (already holding any culling the heuristic did) for the
 /// candidate tasks `cands` (batch order), appending to `decision`.
 pub(crate) fn run(
@@ -71,47 +125,54 @@ pub(crate) fn run(
     if n == 0 || m_count == 0 {
         return;
     }
-    let need_success = plan.phase1 == Phase1::MaxSuccess
-        || view.defer.is_some()
-        || matches!(plan.phase2, Phase2::Shortlist { .. });
-    // Cached success probabilities, task-major; only the assigned machine's column is
-    // recomputed after an assignment.
-    let mut succ = vec![0.0; if need_success { n * m_count } else { 0 }];
-    if need_success {
-        for (i, &t) in cands.iter().enumerate() {
-            for m in 0..m_count {
-                succ[i * m_count + m] = vq.success(view, m, t);
-            }
-        }
-    }
+    let mut succ = SuccessCache::new(n, m_count);
     let mut alive = vec![true; n];
     let mut best_m = vec![0usize; n];
+    let mut best_p = vec![0.0f64; n];
     let mut shortlist_best = vec![f64::NEG_INFINITY; m_count];
+    let mut order: Vec<(f64, MachineId)> = Vec::with_capacity(m_count);
+    // A task's phase-1 choice stays valid until its machine's tail changes: an assignment
+    // only makes the assigned machine worse, so no other task's best machine can change.
+    let mut valid = vec![false; n];
     loop {
         if !vq.any_free() {
             break;
         }
         // Phase 1.
         for (i, &t) in cands.iter().enumerate() {
-            if !alive[i] {
+            if !alive[i] || valid[i] {
                 continue;
             }
-            let Some(m) = phase1_choice(view, plan, vq, &succ, i, t) else {
+            valid[i] = true;
+            let choice = match plan.phase1 {
+                Phase1::MinCompletion => min_completion(view, plan.scope, vq, t),
+                Phase1::MaxSuccess => {
+                    max_success(view, plan.scope, vq, &mut succ, &mut order, i, t)
+                }
+            };
+            let Some(m) = choice else {
                 alive[i] = false;
                 continue;
             };
-            if view.defer.is_some() && view.should_defer(t, succ[i * m_count + m]) {
+            let needs_p = view.defer.is_some() || matches!(plan.phase2, Phase2::Shortlist { .. });
+            let p = if needs_p {
+                succ.get(view, vq, i, t, m)
+            } else {
+                0.0
+            };
+            if view.defer.is_some() && view.should_defer(t, p) {
                 alive[i] = false;
                 decision.deferred.push(t);
                 continue;
             }
             best_m[i] = m;
+            best_p[i] = p;
         }
         if let Phase2::Shortlist { .. } = plan.phase2 {
             shortlist_best.fill(f64::NEG_INFINITY);
             for i in (0..n).filter(|&i| alive[i]) {
                 let m = best_m[i];
-                shortlist_best[m] = shortlist_best[m].max(succ[i * m_count + m]);
+                shortlist_best[m] = shortlist_best[m].max(best_p[i]);
             }
         }
         // Phase 2: the best pair whose machine has a free slot.
@@ -125,7 +186,7 @@ pub(crate) fn run(
                 continue;
             }
             if let Phase2::Shortlist { epsilon } = plan.phase2 {
-                if succ[i * m_count + m] < shortlist_best[m] - epsilon {
+                if best_p[i] < shortlist_best[m] - epsilon {
                     continue;
                 }
             }
@@ -143,46 +204,70 @@ pub(crate) fn run(
         vq.assign(view, m, t);
         decision.assign.push((t, m));
         alive[i] = false;
-        if need_success {
-            for (k, &u) in cands.iter().enumerate() {
-                if alive[k] {
-                    succ[k * m_count + m] = vq.success(view, m, u);
-                }
+        succ.invalidate_machine(m);
+        for k in 0..n {
+            if best_m[k] == m {
+                valid[k] = false;
             }
         }
     }
 }
 
-/// Phase 1: the task's best machine, or `None` when the scope leaves no machine.
-fn phase1_choice(
+/// Phase 1 by minimum expected completion time (ties: the lower machine index).
+fn min_completion(
     view: &View<'_>,
-    plan: Plan,
+    scope: Phase1Scope,
     vq: &VirtualQueues,
-    succ: &[f64],
-    i: usize,
     t: TaskId,
 ) -> Option<MachineId> {
-    let m_count = view.machines.len();
-    let mut best: Option<(MachineId, f64, f64)> = None;
-    for m in 0..m_count {
-        if plan.scope == Phase1Scope::FreeMachines && vq.free(m) == 0 {
+    let mut best: Option<(MachineId, f64)> = None;
+    for m in 0..view.machines.len() {
+        if scope == Phase1Scope::FreeMachines && vq.free(m) == 0 {
             continue;
         }
         let ect = vq.expected_completion(view, m, t);
-        let better = match (plan.phase1, best) {
-            (_, None) => true,
-            (Phase1::MinCompletion, Some((_, _, b))) => ect < b,
-            (Phase1::MaxSuccess, Some((_, s, b))) => {
-                let p = succ[i * m_count + m];
-                p > s || (p == s && ect < b)
+        if best.is_none_or(|(_, b)| ect < b) {
+            best = Some((m, ect));
+        }
+    }
+    best.map(|b| b.0)
+}
+
+/// Phase 1 by maximum success probability, ties by minimum expected completion, then the
+/// lower machine index. Machines are visited by decreasing upper bound and the search stops
+/// once no remaining machine can reach the best found: the result is the one of evaluating
+/// every machine, at a fraction of the cost.
+fn max_success(
+    view: &View<'_>,
+    scope: Phase1Scope,
+    vq: &VirtualQueues,
+    succ: &mut SuccessCache,
+    order: &mut Vec<(f64, MachineId)>,
+    i: usize,
+    t: TaskId,
+) -> Option<MachineId> {
+    order.clear();
+    for m in 0..view.machines.len() {
+        if scope == Phase1Scope::FreeMachines && vq.free(m) == 0 {
+            continue;
+        }
+        order.push((success_upper_bound(view, vq, t, m), m));
+    }
+    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut best: Option<(MachineId, f64, f64)> = None;
+    for &(ub, m) in order.iter() {
+        if let Some((_, p, _)) = best {
+            if ub + BOUND_SLACK < p {
+                break;
             }
+        }
+        let p = succ.get(view, vq, i, t, m);
+        let ect = vq.expected_completion(view, m, t);
+        let better = match best {
+            None => true,
+            Some((bm, bp, be)) => p > bp || (p == bp && (ect < be || (ect == be && m < bm))),
         };
         if better {
-            let p = if succ.is_empty() {
-                0.0
-            } else {
-                succ[i * m_count + m]
-            };
             best = Some((m, p, ect));
         }
     }

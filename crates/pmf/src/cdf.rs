@@ -97,14 +97,22 @@ impl TailCdf {
         if t0 < self.offset {
             return 0.0;
         }
-        // Bins with t(k) >= last see F = 1: k <= t0 - last.
+        // Bins with t(k) >= last see F = 1: k <= t0 - last. Their mass is a running sum of
+        // the PET, summed in bin order.
         let full = (t0 - last + 1).clamp(0, e.len() as Tick) as usize;
-        let mut s: f64 = e[..full].iter().sum();
-        // Bins with offset <= t(k) < last read the table; beyond that F = 0.
+        let mut s = pet.mass_below_bin(full);
+        // Bins with offset <= t(k) < last read the table; beyond that F = 0. Zero bins add
+        // nothing and are skipped.
         let end = ((t0 - self.offset + 1).max(0) as usize).min(e.len());
-        for (k, &m) in e.iter().enumerate().take(end).skip(full) {
+        let nz = pet.nonzero_bins();
+        let from = nz.partition_point(|&k| (k as usize) < full);
+        for &k in &nz[from..] {
+            let k = k as usize;
+            if k >= end {
+                break;
+            }
             let idx = (t0 - k as Tick - self.offset) as usize;
-            s += m * self.cum[idx];
+            s += e[k] * self.cum[idx];
         }
         s.min(1.0)
     }

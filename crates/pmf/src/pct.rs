@@ -55,7 +55,7 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf 
     let (conv_start, conv) = if model == DropModel::All {
         // Only ticks before the deadline are needed; the rest is gathered at it.
         let keep = (deadline - conv_start).clamp(0, conv_len as Tick) as usize;
-        truncated_convolve(lo, pet.masses(), &mut conv[..keep]);
+        crate::pmf::convolve_strided_into(lo, pet.masses(), pet.stride(), &mut conv, keep);
         if keep == conv_len {
             (conv_start, conv)
         } else {
@@ -71,6 +71,11 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf 
                 (conv_start, conv)
             }
         }
+    } else if lo.len() <= pet.len() {
+        // The dense kernel's outer loop runs over the shorter input: here `lo`, so the inner
+        // loop runs over the PET and can skip its zero bins.
+        crate::pmf::convolve_strided_into(lo, pet.masses(), pet.stride(), &mut conv, conv_len);
+        (conv_start, conv)
     } else {
         convolve_into(lo, pet.masses(), &mut conv);
         (conv_start, conv)
@@ -102,20 +107,6 @@ pub fn executing_pct(pet: &Pmf, start: Tick, now: Tick, deadline: Tick, model: D
     match model {
         DropModel::All => conditioned.gather_at(deadline.max(now + 1)),
         _ => conditioned,
-    }
-}
-
-/// out[k] = sum_{i + j = k} a[i] b[j] for k < out.len() only.
-fn truncated_convolve(a: &[f64], b: &[f64], out: &mut [f64]) {
-    let limit = out.len();
-    for (i, &x) in a.iter().enumerate() {
-        if x == 0.0 || i >= limit {
-            continue;
-        }
-        let n = (limit - i).min(b.len());
-        for (o, &y) in out[i..i + n].iter_mut().zip(&b[..n]) {
-            *o += x * y;
-        }
     }
 }
 

@@ -1,5 +1,7 @@
 //! The [`Pmf`] type: a discrete distribution on the integer tick grid.
 
+use std::sync::OnceLock;
+
 use serde::{Deserialize, Serialize};
 
 use crate::error::PmfError;
@@ -14,11 +16,31 @@ pub type Tick = i64;
 /// The support is `[offset, offset + len)`, masses are dense `f64`, finite, non-negative and sum
 /// to 1 within [`MASS_EPS`]. The first and last bins always hold non-zero mass (zero bins at
 /// either end are trimmed on construction), so `min()` and `max()` are the true extremes.
-#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(try_from = "PmfRepr", into = "PmfRepr")]
 pub struct Pmf {
     offset: Tick,
     masses: Vec<f64>,
+    /// Derived from `masses` on first use (only PETs are queried this way).
+    caches: OnceLock<Caches>,
+}
+
+/// Derived data for the append query.
+#[derive(Clone, Debug)]
+struct Caches {
+    /// Indices of the non-zero bins (a 2-tick grid has half its bins zero).
+    nonzero: Vec<u32>,
+    /// Running sums of `masses` (`cum[k] = P(X <= offset + k)`), summed in bin order.
+    cum: Vec<f64>,
+    /// The largest `g` such that every non-zero bin index is a multiple of `g` (2 on the
+    /// paper's 2-unit grid): loops over this PMF may step by `g`.
+    stride: usize,
+}
+
+impl PartialEq for Pmf {
+    fn eq(&self, other: &Self) -> bool {
+        self.offset == other.offset && self.masses == other.masses
+    }
 }
 
 #[derive(Serialize, Deserialize)]
@@ -147,7 +169,7 @@ impl Pmf {
             masses.drain(..first);
             offset += first as Tick;
         }
-        let p = Pmf { offset, masses };
+        let p = Pmf::with_caches(offset, masses);
         debug_assert!(p.check_invariants().is_ok(), "{:?}", p.check_invariants());
         p
     }
@@ -216,9 +238,60 @@ impl Pmf {
 
     /// A point mass (an impulse of probability 1) at `t`.
     pub fn point(t: Tick) -> Self {
+        Pmf::with_caches(t, vec![1.0])
+    }
+
+    fn with_caches(offset: Tick, masses: Vec<f64>) -> Self {
         Pmf {
-            offset: t,
-            masses: vec![1.0],
+            offset,
+            masses,
+            caches: OnceLock::new(),
+        }
+    }
+
+    fn caches(&self) -> &Caches {
+        self.caches.get_or_init(|| {
+            let nonzero: Vec<u32> = self
+                .masses
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| **m > 0.0)
+                .map(|(k, _)| k as u32)
+                .collect();
+            let mut acc = 0.0;
+            let cum = self
+                .masses
+                .iter()
+                .map(|m| {
+                    acc += m;
+                    acc
+                })
+                .collect();
+            let stride = gcd_all(&nonzero);
+            Caches {
+                nonzero,
+                cum,
+                stride,
+            }
+        })
+    }
+
+    /// Every non-zero bin index is a multiple of this (1 for a dense PMF, 2 on a 2-tick grid).
+    pub fn stride(&self) -> usize {
+        self.caches().stride
+    }
+
+    /// Indices (into [`Pmf::masses`]) of the bins with non-zero mass.
+    pub fn nonzero_bins(&self) -> &[u32] {
+        &self.caches().nonzero
+    }
+
+    /// `sum(masses()[..k])`, summed in bin order; `k` is clamped to the length.
+    pub fn mass_below_bin(&self, k: usize) -> f64 {
+        let cum = &self.caches().cum;
+        match k.min(cum.len()) {
+            0 => 0.0,
+            k => cum[k - 1],
         }
     }
 
@@ -298,10 +371,7 @@ impl Pmf {
 
     /// The same distribution moved by `dt` ticks (X + dt).
     pub fn shift(&self, dt: Tick) -> Self {
-        Pmf {
-            offset: self.offset + dt,
-            masses: self.masses.clone(),
-        }
+        Pmf::with_caches(self.offset + dt, self.masses.clone())
     }
 
     /// Moves this distribution in place by `dt` ticks.
@@ -518,6 +588,39 @@ impl Pmf {
         let last = masses.len() - 1;
         masses[last] += hi_mass;
         Pmf::trimmed(self.offset + lo as Tick, masses)
+    }
+}
+
+fn gcd_all(idx: &[u32]) -> usize {
+    fn gcd(a: u32, b: u32) -> u32 {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    let g = idx.iter().fold(0u32, |g, &k| gcd(g, k));
+    (g.max(1)) as usize
+}
+
+/// `out[i + j] += a[i] * b[j]` with `b` known to be zero off multiples of `stride`: the
+/// zero terms are skipped, every other term is added in the same order as the dense loop, so
+/// the result is bit-identical to it.
+pub(crate) fn convolve_strided_into(
+    a: &[f64],
+    b: &[f64],
+    stride: usize,
+    out: &mut [f64],
+    limit: usize,
+) {
+    for (i, &x) in a.iter().enumerate() {
+        if x == 0.0 || i >= limit {
+            continue;
+        }
+        let n = (limit - i).min(b.len());
+        for (o, &y) in out[i..i + n]
+            .iter_mut()
+            .step_by(stride)
+            .zip(b[..n].iter().step_by(stride))
+        {
+            *o += x * y;
+        }
     }
 }
 

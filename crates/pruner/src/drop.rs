@@ -39,14 +39,30 @@ pub fn walk_queue(
     model: DropModel,
     rule: DropRule<'_>,
 ) -> Vec<bool> {
+    walk_queue_cached(now, queue, model, rule, None)
+}
+
+/// As [`walk_queue`], reusing `cached[i]`, the PCT of position `i` with nothing dropped ahead
+/// (a simulator's cache at `now`), until the first drop; from there on PCTs are recomputed.
+pub fn walk_queue_cached(
+    now: Tick,
+    queue: &[QueuedTask<'_>],
+    model: DropModel,
+    rule: DropRule<'_>,
+    cached: Option<&[&Pmf]>,
+) -> Vec<bool> {
     let mut drops = vec![false; queue.len()];
     let mut prev: Option<Pmf> = None;
     let mut kept = 0usize;
+    let mut dropped_any = false;
     for (i, task) in queue.iter().enumerate() {
-        let pct = match (task.start, &prev) {
-            (Some(start), _) => executing_pct(task.pet, start, now, task.deadline, model),
-            (None, Some(p)) => next_pct(p, task.pet, task.deadline, model),
-            (None, None) => next_pct(&Pmf::point(now), task.pet, task.deadline, model),
+        let pct = match (cached, dropped_any) {
+            (Some(c), false) => c[i].clone(),
+            _ => match (task.start, &prev) {
+                (Some(start), _) => executing_pct(task.pet, start, now, task.deadline, model),
+                (None, Some(p)) => next_pct(p, task.pet, task.deadline, model),
+                (None, None) => next_pct(&Pmf::point(now), task.pet, task.deadline, model),
+            },
         };
         let success = pct.prob_before(task.deadline);
         let phi = if rule.dynamic_weight > 0.0 {
@@ -57,6 +73,7 @@ pub fn walk_queue(
         let suff = rule.sufferage.get(task.task_type).copied().unwrap_or(0.0);
         if success <= drop_threshold(rule.threshold, suff, phi) {
             drops[i] = true;
+            dropped_any = true;
         } else {
             prev = Some(pct);
             kept += 1;

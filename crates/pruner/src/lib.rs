@@ -38,7 +38,7 @@ mod engage;
 mod thresholds;
 
 pub use config::{ConfigError, Never, PrunerConfig, Toggle};
-pub use drop::{DropRule, QueuedTask, walk_queue};
+pub use drop::{DropRule, QueuedTask, walk_queue, walk_queue_cached};
 pub use engage::Engagement;
 pub use thresholds::{Sufferage, drop_threshold, dynamic_offset};
 
@@ -177,7 +177,24 @@ impl model::Pruner for ProbabilisticPruner {
                     start,
                 });
             }
-            let drops = self.drops_for_queue(view.now, &queue, view.model);
+            // Until the first drop, the walk's PCTs are the machine's cached ones.
+            let cached: Vec<&pmf::Pmf> = machine.slots().iter().map(|s| &s.pct).collect();
+            let cached = if cached.len() == queue.len() {
+                Some(cached)
+            } else {
+                None
+            };
+            let drops = walk_queue_cached(
+                view.now,
+                &queue,
+                view.model,
+                DropRule {
+                    threshold: self.config.drop_threshold,
+                    dynamic_weight: self.config.dynamic_weight,
+                    sufferage: self.sufferage.values(),
+                },
+                cached.as_deref(),
+            );
             out.extend(ids.iter().zip(drops).filter(|(_, d)| *d).map(|(&t, _)| t));
         }
         out
