@@ -1,0 +1,117 @@
+//! Generators and the slow reference scheduler shared by the tests.
+
+use bound::{BoundOptions, Instance, WindowFamily};
+use ndarray::Array2;
+use pmf::Tick;
+use proptest::prelude::*;
+
+/// Slack for comparing LP values (they come from a simplex with 1e-7 feasibility).
+pub const LP_EPS: f64 = 1e-6;
+
+/// Every option set the tests compare, loosest first (each adds constraints to the one
+/// before, so each bound is at most the previous one).
+pub fn families() -> Vec<(&'static str, BoundOptions)> {
+    let base = BoundOptions::default();
+    vec![
+        ("none", base.with_windows(WindowFamily::None)),
+        ("capacity", base),
+        (
+            "intervals<=6",
+            base.with_windows(WindowFamily::Intervals { max_len: Some(6) }),
+        ),
+        (
+            "intervals<=20",
+            base.with_windows(WindowFamily::Intervals { max_len: Some(20) }),
+        ),
+        ("intervals", BoundOptions::tight()),
+        (
+            "energetic",
+            BoundOptions {
+                energetic: true,
+                ..BoundOptions::tight()
+            },
+        ),
+    ]
+}
+
+/// A tiny random instance: `n` tasks in arrival order, `m` machines, a random counted range.
+pub fn tiny_instance(max_tasks: usize, max_machines: usize) -> impl Strategy<Value = Instance> {
+    (1..=max_tasks, 1..=max_machines)
+        .prop_flat_map(|(n, m)| {
+            (
+                proptest::collection::vec((0..25i64, 1..30i64), n),
+                proptest::collection::vec(0..14i64, n * m),
+                0..=n,
+                0..=n,
+                Just(m),
+            )
+        })
+        .prop_map(|(times, exec, c0, c1, m)| {
+            let n = times.len();
+            let mut arrivals: Vec<Tick> = times.iter().map(|t| t.0).collect();
+            arrivals.sort_unstable();
+            let deadline = arrivals.iter().zip(&times).map(|(a, t)| a + t.1).collect();
+            let exec = Array2::from_shape_vec((n, m), exec).expect("n x m values");
+            let (lo, hi) = (c0.min(c1), c0.max(c1));
+            Instance::new(arrivals, deadline, exec, lo..hi).expect("a valid instance")
+        })
+}
+
+/// The slow, obviously correct optimum: every assignment of every task (counted or not) to a
+/// machine or to none, every order on each machine, each task started as early as its
+/// arrival and the previous task allow; the best count of on-time counted tasks.
+pub fn brute_force(inst: &Instance) -> usize {
+    let n = inst.n_tasks();
+    let m = inst.n_machines();
+    let mut assign = vec![usize::MAX; n];
+    let mut best = 0;
+    fn machine_ok(inst: &Instance, j: usize, tasks: &[usize]) -> bool {
+        let mut order = tasks.to_vec();
+        permutations_any(&mut order, 0, &mut |o| {
+            let mut t = Tick::MIN;
+            o.iter().all(|&k| {
+                let c = t.max(inst.arrival[k]) + inst.exec[[k, j]];
+                t = c;
+                c < inst.deadline[k]
+            })
+        })
+    }
+    fn permutations_any(v: &mut [usize], i: usize, f: &mut dyn FnMut(&[usize]) -> bool) -> bool {
+        if i == v.len() {
+            return f(v);
+        }
+        for s in i..v.len() {
+            v.swap(i, s);
+            if permutations_any(v, i + 1, f) {
+                v.swap(i, s);
+                return true;
+            }
+            v.swap(i, s);
+        }
+        false
+    }
+    fn go(inst: &Instance, k: usize, m: usize, assign: &mut [usize], best: &mut usize) {
+        if k == assign.len() {
+            let all_ok = (0..m).all(|j| {
+                let tasks: Vec<usize> = (0..assign.len()).filter(|&t| assign[t] == j).collect();
+                machine_ok(inst, j, &tasks)
+            });
+            if all_ok {
+                let c = inst
+                    .counted
+                    .clone()
+                    .filter(|&t| assign[t] != usize::MAX)
+                    .count();
+                *best = (*best).max(c);
+            }
+            return;
+        }
+        for j in (0..m).chain([usize::MAX]) {
+            assign[k] = j;
+            go(inst, k + 1, m, assign, best);
+        }
+        assign[k] = usize::MAX;
+    }
+    go(inst, 0, m, &mut assign, &mut best);
+    best
+}
