@@ -127,14 +127,19 @@ fn draw(fig: &Figure, svg: &mut String) -> Result<()> {
                     .filter(|b| b.series_index == si && b.estimate.mean.is_finite())
                     .map(|b| {
                         let x0 = b.x_index as f64 - group / 2.0 + si as f64 * w;
-                        Rectangle::new([(x0 + 0.05 * w, 0.0), (x0 + 0.95 * w, b.estimate.mean)], c.filled())
+                        Rectangle::new(
+                            [(x0 + 0.05 * w, 0.0), (x0 + 0.95 * w, b.estimate.mean)],
+                            c.filled(),
+                        )
                     })
                     .collect();
                 chart
                     .draw_series(rects)
                     .map_err(|e| anyhow::anyhow!("{e}"))?
                     .label(name.clone())
-                    .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled()));
+                    .legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled())
+                    });
                 for b in fig.bars.iter().filter(|b| b.series_index == si) {
                     let xc = b.x_index as f64 - group / 2.0 + (si as f64 + 0.5) * w;
                     draw_error_bar(&mut chart, xc, &b.estimate, w * 0.3)?;
@@ -142,7 +147,11 @@ fn draw(fig: &Figure, svg: &mut String) -> Result<()> {
                         chart
                             .draw_series(std::iter::once(Text::new(
                                 format!("{l:.1}"),
-                                (xc - w * 0.3, b.estimate.ci95_high.max(b.estimate.mean) + (y_hi - y_lo) * 0.02),
+                                (
+                                    xc - w * 0.3,
+                                    b.estimate.ci95_high.max(b.estimate.mean)
+                                        + (y_hi - y_lo) * 0.02,
+                                ),
                                 (FONT, 11),
                             )))
                             .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -164,7 +173,9 @@ fn draw(fig: &Figure, svg: &mut String) -> Result<()> {
                     .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
                     .map_err(|e| anyhow::anyhow!("{e}"))?
                     .label(name.clone())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
+                    });
                 chart
                     .draw_series(pts.iter().map(|&(x, y)| Circle::new((x, y), 3, c.filled())))
                     .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -187,7 +198,11 @@ fn draw(fig: &Figure, svg: &mut String) -> Result<()> {
 }
 
 fn draw_error_bar<DB: DrawingBackend>(
-    chart: &mut ChartContext<'_, DB, Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>>,
+    chart: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
     x: f64,
     e: &Estimate,
     half: f64,
@@ -199,7 +214,10 @@ fn draw_error_bar<DB: DrawingBackend>(
     let lines = vec![
         PathElement::new(vec![(x, e.ci95_low), (x, e.ci95_high)], style),
         PathElement::new(vec![(x - half, e.ci95_low), (x + half, e.ci95_low)], style),
-        PathElement::new(vec![(x - half, e.ci95_high), (x + half, e.ci95_high)], style),
+        PathElement::new(
+            vec![(x - half, e.ci95_high), (x + half, e.ci95_high)],
+            style,
+        ),
     ];
     chart
         .draw_series(lines)
@@ -213,13 +231,18 @@ pub fn render_png(svg: &str, png_path: &Path) -> Result<()> {
         font_family: FONT.to_string(),
         ..Default::default()
     };
-    opt.fontdb_mut().load_font_data(dejavu::sans::regular().to_vec());
+    opt.fontdb_mut()
+        .load_font_data(dejavu::sans::regular().to_vec());
     let tree = resvg::usvg::Tree::from_str(svg, &opt).context("parsing the SVG")?;
     let size = tree.size().to_int_size();
-    let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
-        .context("allocating the PNG")?;
+    let mut pixmap =
+        resvg::tiny_skia::Pixmap::new(size.width(), size.height()).context("allocating the PNG")?;
     pixmap.fill(resvg::tiny_skia::Color::WHITE);
-    resvg::render(&tree, resvg::tiny_skia::Transform::default(), &mut pixmap.as_mut());
+    resvg::render(
+        &tree,
+        resvg::tiny_skia::Transform::default(),
+        &mut pixmap.as_mut(),
+    );
     pixmap
         .save_png(png_path)
         .with_context(|| format!("writing {}", png_path.display()))?;
@@ -227,7 +250,12 @@ pub fn render_png(svg: &str, png_path: &Path) -> Result<()> {
 }
 
 /// The seed-004 tables as grouped bars: ratio to ORACLE per distribution and strategy.
-pub fn write_gao(rows: &[cutting::tables::Row], id: &str, svg_path: &Path, png_path: &Path) -> Result<()> {
+pub fn write_gao(
+    rows: &[cutting::tables::Row],
+    id: &str,
+    svg_path: &Path,
+    png_path: &Path,
+) -> Result<()> {
     let mut dists: Vec<String> = Vec::new();
     let mut strategies: Vec<String> = Vec::new();
     for r in rows {
@@ -242,7 +270,10 @@ pub fn write_gao(rows: &[cutting::tables::Row], id: &str, svg_path: &Path, png_p
         .iter()
         .map(|r| Bar {
             x_index: dists.iter().position(|d| *d == r.distribution).unwrap_or(0),
-            series_index: strategies.iter().position(|s| *s == r.strategy).unwrap_or(0),
+            series_index: strategies
+                .iter()
+                .position(|s| *s == r.strategy)
+                .unwrap_or(0),
             estimate: Estimate {
                 mean: r.ratio,
                 ci95_low: r.ci95_low,
@@ -275,17 +306,35 @@ pub fn quartiles(sorted: &[f64]) -> [f64; 5] {
         let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
         sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
     };
-    [sorted[0], q(0.25), q(0.5), q(0.75), sorted[sorted.len() - 1]]
+    [
+        sorted[0],
+        q(0.25),
+        q(0.5),
+        q(0.75),
+        sorted[sorted.len() - 1],
+    ]
 }
 
 /// Box plots, one per named series: [min, q1, median, q3, max].
-pub fn write_boxes(title: &str, y_label: &str, boxes: &[(String, [f64; 5])], svg_path: &Path, png_path: &Path) -> Result<()> {
+pub fn write_boxes(
+    title: &str,
+    y_label: &str,
+    boxes: &[(String, [f64; 5])],
+    svg_path: &Path,
+    png_path: &Path,
+) -> Result<()> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (960, 600)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
         let n = boxes.len().max(1);
-        let hi = boxes.iter().map(|b| b.1[4]).filter(|v| v.is_finite()).fold(0.0f64, f64::max).max(1e-9) * 1.1;
+        let hi = boxes
+            .iter()
+            .map(|b| b.1[4])
+            .filter(|v| v.is_finite())
+            .fold(0.0f64, f64::max)
+            .max(1e-9)
+            * 1.1;
         let mut chart = ChartBuilder::on(&root)
             .caption(title, (FONT, 20))
             .margin(15)
@@ -315,17 +364,25 @@ pub fn write_boxes(title: &str, y_label: &str, boxes: &[(String, [f64; 5])], svg
             let x = i as f64;
             let c = color(i);
             chart
-                .draw_series(std::iter::once(Rectangle::new([(x - 0.25, q[1]), (x + 0.25, q[3])], c.mix(0.5).filled())))
+                .draw_series(std::iter::once(Rectangle::new(
+                    [(x - 0.25, q[1]), (x + 0.25, q[3])],
+                    c.mix(0.5).filled(),
+                )))
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             let style = BLACK.stroke_width(1);
             let lines = vec![
-                PathElement::new(vec![(x - 0.25, q[2]), (x + 0.25, q[2])], BLACK.stroke_width(2)),
+                PathElement::new(
+                    vec![(x - 0.25, q[2]), (x + 0.25, q[2])],
+                    BLACK.stroke_width(2),
+                ),
                 PathElement::new(vec![(x, q[0]), (x, q[1])], style),
                 PathElement::new(vec![(x, q[3]), (x, q[4])], style),
                 PathElement::new(vec![(x - 0.1, q[0]), (x + 0.1, q[0])], style),
                 PathElement::new(vec![(x - 0.1, q[4]), (x + 0.1, q[4])], style),
             ];
-            chart.draw_series(lines).map_err(|e| anyhow::anyhow!("{e}"))?;
+            chart
+                .draw_series(lines)
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
         }
         root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
     }

@@ -40,10 +40,22 @@ pub struct Args {
 
 /// Figures of the neighbouring seeds, run by name (not part of `all`).
 pub const NEIGHBOURS: &[(&str, &str)] = &[
-    ("gao-table4", "seed 004, table 4: cutting strategies vs ORACLE, b = 1000, d = 100"),
-    ("gao-table5", "seed 004, table 5: cutting strategies vs ORACLE, b = 50, d = 5"),
-    ("hansen-4", "seed 002, fig. 4: robustness of the moldable-application heuristics"),
-    ("hansen-5", "seed 002, fig. 5: normalised gap to the upper bound vs processor types"),
+    (
+        "gao-table4",
+        "seed 004, table 4: cutting strategies vs ORACLE, b = 1000, d = 100",
+    ),
+    (
+        "gao-table5",
+        "seed 004, table 5: cutting strategies vs ORACLE, b = 50, d = 5",
+    ),
+    (
+        "hansen-4",
+        "seed 002, fig. 4: robustness of the moldable-application heuristics",
+    ),
+    (
+        "hansen-5",
+        "seed 002, fig. 5: normalised gap to the upper bound vs processor types",
+    ),
 ];
 
 /// Lists the figures.
@@ -72,14 +84,19 @@ fn figure_ids(dir: &Path) -> Result<Vec<String>> {
 
 /// Runs `reproduce-figure`.
 pub fn run(args: &Args) -> Result<()> {
-    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    std::fs::create_dir_all(&args.out)
+        .with_context(|| format!("creating {}", args.out.display()))?;
     let ids = if args.id == "all" {
         figure_ids(&args.experiments)?
     } else {
         vec![args.id.clone()]
     };
     let pet_file = match &args.pet {
-        Some(p) => Some(workload::io::read_etc(p).with_context(|| format!("reading {}", p.display()))?.0),
+        Some(p) => Some(
+            workload::io::read_etc(p)
+                .with_context(|| format!("reading {}", p.display()))?
+                .0,
+        ),
         None => None,
     };
     let mut timings = Vec::new();
@@ -94,7 +111,10 @@ pub fn run(args: &Args) -> Result<()> {
         } else {
             let path = args.experiments.join(format!("{id}.toml"));
             if !path.exists() {
-                bail!("no figure '{id}': {} does not exist (see `cargo xtask list-figures`)", path.display());
+                bail!(
+                    "no figure '{id}': {} does not exist (see `cargo xtask list-figures`)",
+                    path.display()
+                );
             }
             let spec = FigureSpec::load(&path)?;
             figure(&spec, args, pet_file.as_ref())?;
@@ -172,7 +192,12 @@ fn figure(spec: &FigureSpec, args: &Args, pet_file: Option<&Pet>) -> Result<()> 
             Some(dir) => {
                 let trials = trials_for_rate(dir, p.config.workload.rate)?;
                 if trials.is_empty() {
-                    skipped.push(format!("x={} series={}: no arr{}k_*.dat", p.x_label, p.series, (p.config.workload.rate / 1000.0).round()));
+                    skipped.push(format!(
+                        "x={} series={}: no arr{}k_*.dat",
+                        p.x_label,
+                        p.series,
+                        (p.config.workload.rate / 1000.0).round()
+                    ));
                     continue;
                 }
                 TrialSource::Given(trials)
@@ -188,7 +213,13 @@ fn figure(spec: &FigureSpec, args: &Args, pet_file: Option<&Pet>) -> Result<()> 
             TrialSource::Given(v) => n.min(v.len() as u64),
             TrialSource::Generated => n,
         };
-        prepared.push((i, Prepared::new(p.config.clone(), pet, source, Some(n), None)?));
+        let mut prep = Prepared::new(p.config.clone(), pet, source, Some(n), None)?;
+        // The bound depends on the trials, not on the series: compute it once per x value.
+        prep.with_bound = spec.bound
+            && !prepared
+                .iter()
+                .any(|(j, _)| points[*j].x_index == p.x_index);
+        prepared.push((i, prep));
     }
     for s in &skipped {
         eprintln!("{}: cannot run {s}", spec.id);
@@ -209,7 +240,9 @@ fn figure(spec: &FigureSpec, args: &Args, pet_file: Option<&Pet>) -> Result<()> 
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.set_message(spec.id.clone());
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(args.jobs).build()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs)
+        .build()?;
     let results: Vec<TrialMetrics> = pool.install(|| {
         units
             .par_iter()
@@ -239,7 +272,10 @@ fn figure(spec: &FigureSpec, args: &Args, pet_file: Option<&Pet>) -> Result<()> 
     let mut bars: Vec<Bar> = Vec::new();
     let mut manifest_points = Vec::new();
     println!("{} — {}", spec.id, spec.title);
-    println!("{:<12} {:<18} {:>10} {:>22} {:>4}", "x", "series", "mean", "95% CI", "n");
+    println!(
+        "{:<12} {:<18} {:>10} {:>22} {:>4}",
+        "x", "series", "mean", "95% CI", "n"
+    );
     for (pi, (orig, prep)) in prepared.iter().enumerate() {
         let point: &Point = &points[*orig];
         let mut values = Vec::new();
@@ -247,11 +283,23 @@ fn figure(spec: &FigureSpec, args: &Args, pet_file: Option<&Pet>) -> Result<()> 
         for (k, m) in by_point[pi].iter().enumerate() {
             let v = metric(m, &spec.metric)?;
             values.push(v);
-            trials_w.write_record([point.x_label.clone(), point.series.clone(), k.to_string(), spec.metric.clone(), v.to_string()])?;
+            trials_w.write_record([
+                point.x_label.clone(),
+                point.series.clone(),
+                k.to_string(),
+                spec.metric.clone(),
+                v.to_string(),
+            ])?;
             if let Some(lm) = &spec.label_metric {
                 let l = metric(m, lm)?;
                 labels.push(l);
-                trials_w.write_record([point.x_label.clone(), point.series.clone(), k.to_string(), lm.clone(), l.to_string()])?;
+                trials_w.write_record([
+                    point.x_label.clone(),
+                    point.series.clone(),
+                    k.to_string(),
+                    lm.clone(),
+                    l.to_string(),
+                ])?;
             }
         }
         let e = Estimate::new(&values);
@@ -288,6 +336,53 @@ fn figure(spec: &FigureSpec, args: &Args, pet_file: Option<&Pet>) -> Result<()> 
             seed: prep.seed,
         });
     }
+    let bound_metric = match spec.metric.as_str() {
+        "robustness" => Some("bound"),
+        "on_time" => Some("bound_on_time"),
+        _ => None,
+    };
+    let mut series_names: Vec<String> = spec.series.iter().map(|s| s.label.clone()).collect();
+    if let (true, Some(bm)) = (spec.bound, bound_metric) {
+        let si = series_names.len();
+        series_names.push("clairvoyant bound".into());
+        for (pi, (orig, prep)) in prepared.iter().enumerate() {
+            if !prep.with_bound {
+                continue;
+            }
+            let point: &Point = &points[*orig];
+            let mut values = Vec::new();
+            for (k, m) in by_point[pi].iter().enumerate() {
+                let v = metric(m, bm)?;
+                values.push(v);
+                trials_w.write_record([
+                    point.x_label.clone(),
+                    "clairvoyant bound".into(),
+                    k.to_string(),
+                    spec.metric.clone(),
+                    v.to_string(),
+                ])?;
+            }
+            let e = Estimate::new(&values);
+            csv_w.write_record([
+                point.x_label.clone(),
+                "clairvoyant bound".into(),
+                format!("{:.6}", e.mean),
+                format!("{:.6}", e.ci95_low),
+                format!("{:.6}", e.ci95_high),
+                e.n.to_string(),
+            ])?;
+            println!(
+                "{:<12} {:<18} {:>10.3} [{:>9.3}, {:>9.3}] {:>4}",
+                point.x_label, "clairvoyant bound", e.mean, e.ci95_low, e.ci95_high, e.n
+            );
+            bars.push(Bar {
+                x_index: point.x_index,
+                series_index: si,
+                estimate: e,
+                label: None,
+            });
+        }
+    }
     csv_w.flush()?;
     trials_w.flush()?;
     let manifest = serde_json::json!({
@@ -309,12 +404,18 @@ fn figure(spec: &FigureSpec, args: &Args, pet_file: Option<&Pet>) -> Result<()> 
         title: format!("{} ({})", spec.title, spec.source),
         x_label: spec.x.label.clone(),
         y_label: spec.y_label.clone().unwrap_or_else(|| spec.metric.clone()),
-        x_labels: (0..spec.x.values.len()).map(|i| spec.x_label_of(i)).collect(),
-        series: spec.series.iter().map(|s| s.label.clone()).collect(),
+        x_labels: (0..spec.x.values.len())
+            .map(|i| spec.x_label_of(i))
+            .collect(),
+        series: series_names,
         bars,
         chart: spec.chart,
     };
-    plot::write(&fig, &out.join(format!("{}.svg", spec.id)), &out.join(format!("{}.png", spec.id)))?;
+    plot::write(
+        &fig,
+        &out.join(format!("{}.svg", spec.id)),
+        &out.join(format!("{}.png", spec.id)),
+    )?;
     Ok(())
 }
 
@@ -323,9 +424,17 @@ fn gao(id: &str, args: &Args) -> Result<()> {
     let instances = args.trials.unwrap_or(1000) as usize;
     let rows = cutting::tables::reproduce(table, instances, 2020)?;
     let path = args.out.join(format!("{id}.csv"));
-    cutting::tables::write_csv(&rows, std::fs::File::create(&path).with_context(|| format!("writing {}", path.display()))?)?;
+    cutting::tables::write_csv(
+        &rows,
+        std::fs::File::create(&path).with_context(|| format!("writing {}", path.display()))?,
+    )?;
     println!("{}", cutting::tables::render(&rows));
-    plot::write_gao(&rows, id, &args.out.join(format!("{id}.svg")), &args.out.join(format!("{id}.png")))?;
+    plot::write_gao(
+        &rows,
+        id,
+        &args.out.join(format!("{id}.svg")),
+        &args.out.join(format!("{id}.png")),
+    )?;
     Ok(())
 }
 
@@ -333,7 +442,10 @@ fn hansen4(args: &Args) -> Result<()> {
     let trials = args.trials.unwrap_or(48) as usize;
     let rows = moldable::experiments::figure4(trials, 2)?;
     let path = args.out.join("hansen-4.csv");
-    moldable::experiments::write_csv(&rows, std::fs::File::create(&path).with_context(|| format!("writing {}", path.display()))?)?;
+    moldable::experiments::write_csv(
+        &rows,
+        std::fs::File::create(&path).with_context(|| format!("writing {}", path.display()))?,
+    )?;
     let mut series: Vec<String> = Vec::new();
     for r in &rows {
         if !series.contains(&r.series) {
@@ -341,13 +453,23 @@ fn hansen4(args: &Args) -> Result<()> {
         }
     }
     println!("hansen-4 — robustness per heuristic ({trials} trials)");
-    println!("{:<14} {:>8} {:>8} {:>8} {:>8} {:>8}", "series", "min", "q1", "median", "q3", "max");
+    println!(
+        "{:<14} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "series", "min", "q1", "median", "q3", "max"
+    );
     let mut boxes = Vec::new();
     for s in &series {
-        let mut v: Vec<f64> = rows.iter().filter(|r| &r.series == s).map(|r| r.robustness).collect();
+        let mut v: Vec<f64> = rows
+            .iter()
+            .filter(|r| &r.series == s)
+            .map(|r| r.robustness)
+            .collect();
         v.sort_by(f64::total_cmp);
         let q = plot::quartiles(&v);
-        println!("{:<14} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}", s, q[0], q[1], q[2], q[3], q[4]);
+        println!(
+            "{:<14} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
+            s, q[0], q[1], q[2], q[3], q[4]
+        );
         boxes.push((s.clone(), q));
     }
     plot::write_boxes(
@@ -363,13 +485,19 @@ fn hansen5(args: &Args) -> Result<()> {
     let trials = args.trials.unwrap_or(48) as usize;
     let rows = moldable::experiments::figure5(trials, 2)?;
     let path = args.out.join("hansen-5.csv");
-    moldable::experiments::write_csv(&rows, std::fs::File::create(&path).with_context(|| format!("writing {}", path.display()))?)?;
+    moldable::experiments::write_csv(
+        &rows,
+        std::fs::File::create(&path).with_context(|| format!("writing {}", path.display()))?,
+    )?;
     println!("hansen-5 — B_norm of RF Duplex vs processor types ({trials} trials)");
     let bars: Vec<Bar> = rows
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            println!("N_p = {:<3} B_norm = {:.4} ± {:.4}", r.n_types, r.mean_b_norm, r.ci95);
+            println!(
+                "N_p = {:<3} B_norm = {:.4} ± {:.4}",
+                r.n_types, r.mean_b_norm, r.ci95
+            );
             Bar {
                 x_index: i,
                 series_index: 0,
@@ -393,5 +521,9 @@ fn hansen5(args: &Args) -> Result<()> {
         bars,
         chart: runner::Chart::Lines,
     };
-    plot::write(&fig, &args.out.join("hansen-5.svg"), &args.out.join("hansen-5.png"))
+    plot::write(
+        &fig,
+        &args.out.join("hansen-5.svg"),
+        &args.out.join("hansen-5.png"),
+    )
 }

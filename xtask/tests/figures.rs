@@ -34,7 +34,15 @@ fn a_smoke_run_writes_the_csv_the_trials_and_the_plots() {
     let out = std::env::temp_dir().join(format!("prunesim-smoke-{}", std::process::id()));
     let status = Command::new(env!("CARGO_BIN_EXE_xtask"))
         .current_dir(root())
-        .args(["reproduce-figure", "thesis-4.4", "--trials", "2", "--jobs", "2", "--out"])
+        .args([
+            "reproduce-figure",
+            "thesis-4.4",
+            "--trials",
+            "2",
+            "--jobs",
+            "2",
+            "--out",
+        ])
         .arg(&out)
         .status()
         .unwrap();
@@ -42,10 +50,16 @@ fn a_smoke_run_writes_the_csv_the_trials_and_the_plots() {
     let csv = std::fs::read_to_string(out.join("thesis-4.4.csv")).unwrap();
     let mut lines = csv.lines();
     assert_eq!(lines.next().unwrap(), "x,series,mean,ci95_low,ci95_high,n");
-    assert_eq!(lines.count(), 4, "one row per series");
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(
+        rows.len(),
+        5,
+        "one row per series, plus the clairvoyant bound"
+    );
+    assert!(rows[4].starts_with("19k,clairvoyant bound,"));
     let trials = std::fs::read_to_string(out.join("thesis-4.4.trials.csv")).unwrap();
     assert!(trials.starts_with("x,series,trial,metric,value"));
-    assert_eq!(trials.lines().count(), 1 + 4 * 2);
+    assert_eq!(trials.lines().count(), 1 + 5 * 2);
     let svg = std::fs::read_to_string(out.join("thesis-4.4.svg")).unwrap();
     assert!(svg.contains("<svg") && svg.contains("PUM"));
     let png = std::fs::read(out.join("thesis-4.4.png")).unwrap();

@@ -59,6 +59,9 @@ struct RunArgs {
     /// Heuristic (or variant) name, overriding the experiment's.
     #[arg(long)]
     heuristic: Option<String>,
+    /// Skip the clairvoyant upper bound (computed per trial by default).
+    #[arg(long)]
+    no_bound: bool,
 }
 
 fn main() -> ExitCode {
@@ -183,14 +186,19 @@ fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
     key(a).cmp(&key(b))
 }
 
-fn read_trials(pattern: &str) -> Result<Vec<workload::Trial>> {
+/// Reads the trial files; a task type the PET lacks is an error naming the file and line.
+fn read_trials(pattern: &str, pet: &workload::Pet) -> Result<Vec<workload::Trial>> {
     let mut trials = Vec::new();
     for p in expand_glob(pattern)? {
         let is_csv = p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
         let trial = if is_csv {
-            workload::io::read_workload_csv(&p)?
+            workload::io::read_workload_csv_with_names(&p, pet.type_names())?
         } else {
-            let (t, report) = workload::io::read_dat(&p)?;
+            let options = workload::io::DatOptions {
+                task_types: Some(pet.n_types()),
+                ..workload::io::DatOptions::default()
+            };
+            let (t, report) = workload::io::read_dat_with(&p, &options)?;
             tracing::info!(file = %p.display(), ?report, "read trial");
             t
         };
@@ -215,15 +223,22 @@ fn run(args: &RunArgs) -> Result<()> {
         Some(p) => {
             let (pet, report) = workload::io::read_etc(p)?;
             tracing::info!(file = %p.display(), ?report, "read PET");
-            Some(pet)
+            pet
         }
-        None => None,
+        None => config
+            .workload
+            .pet()
+            .with_context(|| match &args.experiment {
+                Some(p) => format!("{}: the PET of [workload]", p.display()),
+                None => "the built-in experiment's PET".to_owned(),
+            })?,
     };
     let source = match &args.workload {
-        Some(g) => TrialSource::Given(read_trials(g)?),
+        Some(g) => TrialSource::Given(read_trials(g, &pet)?),
         None => TrialSource::Generated,
     };
-    let prepared = Prepared::new(config, pet, source, args.trials, args.seed)?;
+    let mut prepared = Prepared::new(config, Some(pet), source, args.trials, args.seed)?;
+    prepared.with_bound = !args.no_bound;
     let bar = if std::io::stderr().is_terminal() {
         ProgressBar::new(prepared.trials)
     } else {
@@ -284,6 +299,18 @@ fn print_table(summary: &Summary, prepared: &Prepared) {
         println!(
             "{:<22} {:>12.3} [{:>11.3}, {:>11.3}]",
             name, e.mean, e.ci95_low, e.ci95_high
+        );
+    }
+    if let (Some(b), Some(r)) = (
+        summary.metrics.get("bound"),
+        summary.metrics.get("robustness"),
+    ) {
+        println!(
+            "clairvoyant upper bound: {:.2}% on average; {} reaches {:.1}% of it (gap {:.2} points)",
+            b.mean,
+            summary.heuristic,
+            100.0 * r.mean / b.mean,
+            b.mean - r.mean
         );
     }
     if prepared.config.system.prices.is_none() {

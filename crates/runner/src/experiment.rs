@@ -248,6 +248,8 @@ pub struct Prepared {
     pub trials: u64,
     /// Master seed.
     pub seed: u64,
+    /// Also compute the clairvoyant upper bound of every trial.
+    pub with_bound: bool,
 }
 
 impl Prepared {
@@ -289,6 +291,7 @@ impl Prepared {
             source,
             trials,
             seed,
+            with_bound: false,
         })
     }
 
@@ -345,7 +348,7 @@ impl Prepared {
         );
         let types: Vec<usize> = tasks.iter().map(|t| t.task_type).collect();
         let prices = self.config.system.prices_for(self.pet.n_machines());
-        let metrics = TrialMetrics::new(
+        let mut metrics = TrialMetrics::new(
             &record,
             &types,
             self.pet.n_types(),
@@ -355,6 +358,18 @@ impl Prepared {
                 hour: self.config.system.hour,
             },
         );
+        if self.with_bound {
+            let counted = self.config.system.counting().range(tasks.len());
+            let b = bound::bound_trial(
+                &self.pet,
+                &tasks,
+                &luck,
+                counted,
+                &bound::BoundOptions::default(),
+            )
+            .map_err(|e| RunError::Input(format!("upper bound of trial {k}: {e}")))?;
+            metrics.bound_on_time = Some(b.on_time);
+        }
         Ok((record, metrics))
     }
 

@@ -71,6 +71,9 @@ pub struct TrialMetrics {
     pub span: f64,
     /// Counted tasks per outcome, in [`Outcome::ALL`] order.
     pub outcomes: Vec<usize>,
+    /// The clairvoyant upper bound on the on-time counted tasks of this trial (the `bound`
+    /// crate's capacity LP), when computed.
+    pub bound_on_time: Option<usize>,
 }
 
 /// Prices and the length of an hour, for cost.
@@ -154,6 +157,7 @@ impl TrialMetrics {
             deferrals: record.tasks.iter().map(|t| u64::from(t.deferrals)).sum(),
             span: record.span as f64,
             outcomes,
+            bound_on_time: None,
         }
     }
 
@@ -183,6 +187,16 @@ impl TrialMetrics {
         ];
         for (k, o) in Outcome::ALL.iter().enumerate() {
             v.push((outcome_metric(*o), self.outcomes[k] as f64));
+        }
+        if let Some(b) = self.bound_on_time {
+            let pct = if self.counted == 0 {
+                0.0
+            } else {
+                100.0 * b as f64 / self.counted as f64
+            };
+            v.push(("bound", pct));
+            v.push(("bound_on_time", b as f64));
+            v.push(("gap_to_bound", pct - self.robustness));
         }
         v
     }

@@ -276,19 +276,29 @@ impl FigureSpec {
                 for path in &self.x.set {
                     set_path(&mut t, path, scaled(xv, self.x.scale))?;
                 }
-                set_path(&mut t, "workload.seed", toml::Value::Integer(self.seed as i64))?;
+                set_path(
+                    &mut t,
+                    "workload.seed",
+                    toml::Value::Integer(self.seed as i64),
+                )?;
                 let n = trials.unwrap_or(self.trials);
                 set_path(&mut t, "workload.trials", toml::Value::Integer(n as i64))?;
                 if !t.contains_key("name") {
                     t.insert(
                         "name".into(),
-                        toml::Value::String(format!("{} {} x={}", self.id, s.label, self.x_label_of(xi))),
+                        toml::Value::String(format!(
+                            "{} {} x={}",
+                            self.id,
+                            s.label,
+                            self.x_label_of(xi)
+                        )),
                     );
                 }
                 let text = toml::to_string(&t).map_err(|e| e.to_string())?;
-                let config = ExperimentConfig::from_toml_str(&text, &self.id, None).map_err(|e| {
-                    format!("series '{}' at x = {}: {e}", s.label, self.x_label_of(xi))
-                })?;
+                let config =
+                    ExperimentConfig::from_toml_str(&text, &self.id, None).map_err(|e| {
+                        format!("series '{}' at x = {}: {e}", s.label, self.x_label_of(xi))
+                    })?;
                 out.push(Point {
                     x_index: xi,
                     x_label: self.x_label_of(xi),

@@ -187,7 +187,8 @@ impl ArrivalSpec {
     }
 
     /// Checks every field: rate and horizon finite and positive, at least one task, beta and
-    /// the variance ratio finite and non-negative, burst ranges valid.
+    /// the variance ratio finite and non-negative, burst ranges valid, and burst durations
+    /// long enough that at most [`MAX_BURST_INTERVALS`] intervals fit in the horizon.
     pub fn validate(&self) -> Result<(), WorkloadError> {
         let err = |field, expected, found: String| {
             Err(WorkloadError::InvalidSpec {
@@ -221,10 +222,35 @@ impl ArrivalSpec {
         }
         if let Pattern::Bursty(b) = &self.pattern {
             b.validate()?;
+            self.check_interval_count(b)?;
+        }
+        Ok(())
+    }
+
+    /// Bounds the number of baseline and burst intervals a type may go through before the
+    /// horizon (at most [`MAX_BURST_INTERVALS`] of the shortest kind). Without it, durations
+    /// tiny against the horizon made generation loop for hours, or forever once
+    /// `start + duration == start` (found by `fuzz/`, target `workload_toml`).
+    fn check_interval_count(&self, b: &BurstParams) -> Result<(), WorkloadError> {
+        for (field, r) in [
+            ("burst.baseline_duration", b.baseline_duration),
+            ("burst.burst_duration", b.burst_duration),
+        ] {
+            if self.horizon / r[0] > MAX_BURST_INTERVALS {
+                return Err(WorkloadError::InvalidSpec {
+                    field,
+                    expected: "durations of at least horizon / 1,000,000 (at most a million intervals over the horizon)",
+                    found: format!("{r:?} with horizon {}", self.horizon),
+                });
+            }
         }
         Ok(())
     }
 }
+
+/// The most baseline (or burst) intervals of the shortest duration that fit in the horizon;
+/// see [`ArrivalSpec::validate`]. The JPDC-2016 setting has about 500.
+pub const MAX_BURST_INTERVALS: f64 = 1e6;
 
 /// The arrival process of one task type: yields its arrival times in increasing order,
 /// stopping at the horizon.

@@ -131,7 +131,9 @@ impl TryFrom<toml::Value> for PetSource {
 fn means_source(t: &toml::Table) -> Result<PetSource, String> {
     for k in t.keys() {
         if !["means", "bin_width", "type_names", "machine_names"].contains(&k.as_str()) {
-            return Err(format!("pet: unknown key '{k}' beside 'means' (expected bin_width, type_names, machine_names)"));
+            return Err(format!(
+                "pet: unknown key '{k}' beside 'means' (expected bin_width, type_names, machine_names)"
+            ));
         }
     }
     let rows = t
@@ -165,7 +167,11 @@ fn means_source(t: &toml::Table) -> Result<PetSource, String> {
             None => Ok(None),
             Some(v) => v
                 .as_array()
-                .and_then(|a| a.iter().map(|x| x.as_str().map(str::to_owned)).collect::<Option<Vec<_>>>())
+                .and_then(|a| {
+                    a.iter()
+                        .map(|x| x.as_str().map(str::to_owned))
+                        .collect::<Option<Vec<_>>>()
+                })
                 .map(Some)
                 .ok_or_else(|| format!("pet.{key}: expected an array of strings")),
         }
@@ -204,13 +210,19 @@ impl From<PetSource> for toml::Value {
                         toml::Value::Array(
                             means
                                 .into_iter()
-                                .map(|r| toml::Value::Array(r.into_iter().map(toml::Value::Float).collect()))
+                                .map(|r| {
+                                    toml::Value::Array(
+                                        r.into_iter().map(toml::Value::Float).collect(),
+                                    )
+                                })
                                 .collect(),
                         ),
                     ),
                     ("bin_width", toml::Value::Integer(bin_width)),
                 ];
-                let strings = |v: Vec<String>| toml::Value::Array(v.into_iter().map(toml::Value::String).collect());
+                let strings = |v: Vec<String>| {
+                    toml::Value::Array(v.into_iter().map(toml::Value::String).collect())
+                };
                 if let Some(n) = type_names {
                     pairs.push(("type_names", strings(n)));
                 }
@@ -432,7 +444,11 @@ impl WorkloadConfig {
                 let cols = means.first().map_or(0, Vec::len);
                 if means.is_empty() || cols == 0 || means.iter().any(|r| r.len() != cols) {
                     return Err(invalid(
-                        format!("{} rows of lengths {:?}", means.len(), means.iter().map(Vec::len).collect::<Vec<_>>()),
+                        format!(
+                            "{} rows of lengths {:?}",
+                            means.len(),
+                            means.iter().map(Vec::len).collect::<Vec<_>>()
+                        ),
                         "a non-empty rectangular matrix (rows = task types, columns = machines)",
                     ));
                 }
@@ -440,8 +456,12 @@ impl WorkloadConfig {
                 let matrix = ndarray::Array2::from_shape_vec((means.len(), cols), flat)
                     .map_err(|e| invalid(e.to_string(), "a rectangular matrix"))?;
                 let pet = Pet::from_means(&matrix, *bin_width, self.pet_seed())?;
-                let tn = type_names.clone().unwrap_or_else(|| pet.type_names().to_vec());
-                let mn = machine_names.clone().unwrap_or_else(|| pet.machine_names().to_vec());
+                let tn = type_names
+                    .clone()
+                    .unwrap_or_else(|| pet.type_names().to_vec());
+                let mn = machine_names
+                    .clone()
+                    .unwrap_or_else(|| pet.machine_names().to_vec());
                 if tn.len() != pet.n_types() || mn.len() != pet.n_machines() {
                     return Err(invalid(
                         format!("{} type names and {} machine names", tn.len(), mn.len()),

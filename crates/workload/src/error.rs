@@ -22,17 +22,27 @@ pub(crate) fn quote(s: &str) -> String {
     }
 }
 
+/// `"name: "`, or nothing for an empty name.
+fn file_prefix(file: &str) -> String {
+    if file.is_empty() {
+        String::new()
+    } else {
+        format!("{file}: ")
+    }
+}
+
 /// Why a PET, a workload or a configuration could not be built, read or written.
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum WorkloadError {
     /// A file could not be opened, read or written.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
-        /// The operating system's reason.
-        source: std::io::Error,
+        /// The operating system's reason (part of the message, so not also a `source()`:
+        /// an error chain printed with `{:#}` would say it twice).
+        error: std::io::Error,
     },
     /// A field of a line did not hold what the format requires, e.g.
     /// `classes_2.etc:17: field 'probability': expected a number, found "abc"`.
@@ -87,7 +97,9 @@ pub enum WorkloadError {
         machine: usize,
     },
     /// The masses of one block do not form a PMF (they sum too far from 1, or are all zero).
-    #[error("{file}:{line}: block of task type {task_type} on machine {machine}: {source}")]
+    #[error(
+        "{file}:{line}: block of task type {task_type} on machine {machine}: expected an execution-time PMF (non-negative probabilities summing to 1 within 1%): {reason}"
+    )]
     InvalidPmf {
         /// The file's name.
         file: String,
@@ -97,11 +109,13 @@ pub enum WorkloadError {
         task_type: String,
         /// The machine.
         machine: String,
-        /// Why the masses were rejected.
-        source: PmfError,
+        /// Why the masses were rejected (part of the message, so not also a `source()`).
+        reason: PmfError,
     },
     /// A task arrives after its deadline: the line cannot be a task of eq. (3.7).
-    #[error("{file}:{line}: task arrives at {arrival} after its deadline {deadline}")]
+    #[error(
+        "{file}:{line}: field 'deadline': expected a deadline at or after the arrival {arrival}, found {deadline}"
+    )]
     ArrivalAfterDeadline {
         /// The file's name.
         file: String,
@@ -137,9 +151,10 @@ pub enum WorkloadError {
         message: String,
     },
     /// A configuration value is out of its valid range.
-    #[error("{file}: field '{field}': expected {expected}, found {found}")]
+    #[error("{}field '{field}': expected {expected}, found {found}", file_prefix(.file))]
     InvalidConfig {
-        /// The configuration file's name.
+        /// The configuration file's name (empty when unknown: the message then starts with
+        /// the field, for a caller to prefix with the file).
         file: String,
         /// The field, as written in the TOML (`workload.rate`).
         field: String,

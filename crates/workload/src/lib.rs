@@ -63,8 +63,8 @@ mod pet;
 pub mod rng;
 
 pub use arrivals::{
-    ArrivalSpec, BurstParams, PAPER_HORIZON, PAPER_TASKS, Pattern, Task, Trial, generate_trial,
-    try_generate_trial, type_counts,
+    ArrivalSpec, BurstParams, MAX_BURST_INTERVALS, PAPER_HORIZON, PAPER_TASKS, Pattern, Task,
+    Trial, generate_trial, try_generate_trial, type_counts,
 };
 pub use config::{PatternName, PetSource, WorkloadConfig};
 pub use error::WorkloadError;

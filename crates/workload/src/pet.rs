@@ -288,13 +288,13 @@ impl Pet {
                 .map(|_| gamma.sample(&mut rng))
                 .collect();
             let pmf =
-                pmf::from_samples(&samples, bin_width, BinValue::Upper).map_err(|source| {
+                pmf::from_samples(&samples, bin_width, BinValue::Upper).map_err(|reason| {
                     WorkloadError::InvalidPmf {
                         file: "<generated>".into(),
                         line: 0,
                         task_type: t.to_string(),
                         machine: m.to_string(),
-                        source,
+                        reason,
                     }
                 })?;
             pmfs.push(pmf);

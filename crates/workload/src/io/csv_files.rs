@@ -12,7 +12,8 @@
 //! order of first appearance and the identifiers become the names. Each (task type, machine)
 //! pair needs at least one sample; its PMF is the histogram of its samples with the chosen bin
 //! width, each bin valued at its upper edge ([`pmf::BinValue::Upper`]): how an operator builds
-//! a PET from a real system's history.
+//! a PET from a real system's history. As for `.etc` files, the histograms together may span
+//! at most [`super::MAX_PET_TICKS`] ticks.
 //!
 //! # Workloads
 //! ```text
@@ -30,7 +31,7 @@ use std::path::Path;
 use ndarray::Array2;
 use pmf::{BinValue, Tick};
 
-use super::{display_name, parse_finite, parse_non_negative, read_text, write_text};
+use super::{add_span, display_name, parse_finite, parse_non_negative, read_text, write_text};
 use crate::arrivals::{Task, Trial};
 use crate::error::{WorkloadError, quote};
 use crate::pet::Pet;
@@ -216,15 +217,25 @@ pub fn parse_samples_csv(text: &str, name: &str, bin_width: Tick) -> Result<Pet,
     let (n_types, n_machines) = (types.len, machines.len);
     // Every block must have samples; the first gap is found within `rows.len() + 1` steps
     // even when a hostile identifier claims a huge index.
+    // Together the blocks must fit the dense storage (see [`super::MAX_PET_TICKS`]).
+    let mut total_span = 0;
     for t in 0..n_types {
         for m in 0..n_machines {
-            if !samples.contains_key(&(t, m)) {
+            let Some((xs, line)) = samples.get(&(t, m)) else {
                 return Err(WorkloadError::MissingBlock {
                     file: name.to_owned(),
                     task_type: types.name(t),
                     machine: machines.name(m),
                 });
-            }
+            };
+            add_span(
+                &mut total_span,
+                histogram_span(xs, bin_width),
+                name,
+                *line,
+                &types.name(t),
+                &machines.name(m),
+            )?;
         }
     }
     let mut pmfs = Vec::with_capacity(n_types * n_machines);
@@ -233,13 +244,13 @@ pub fn parse_samples_csv(text: &str, name: &str, bin_width: Tick) -> Result<Pet,
             let Some((xs, line)) = samples.remove(&(t, m)) else {
                 continue;
             };
-            let pmf = pmf::from_samples(&xs, bin_width, BinValue::Upper).map_err(|source| {
+            let pmf = pmf::from_samples(&xs, bin_width, BinValue::Upper).map_err(|reason| {
                 WorkloadError::InvalidPmf {
                     file: name.to_owned(),
                     line,
                     task_type: types.name(t),
                     machine: machines.name(m),
-                    source,
+                    reason,
                 }
             })?;
             pmfs.push(pmf);
@@ -248,6 +259,23 @@ pub fn parse_samples_csv(text: &str, name: &str, bin_width: Tick) -> Result<Pet,
     let pmfs = Array2::from_shape_vec((n_types, n_machines), pmfs)
         .map_err(|e| WorkloadError::InvalidPet(e.to_string()))?;
     Pet::new(pmfs, types.into_names(), machines.into_names())
+}
+
+/// The ticks spanned by the histogram of `xs` with upper-edge bins (as
+/// [`pmf::from_samples`] with [`BinValue::Upper`] builds it); `xs` are finite, non-negative
+/// and at most `MAX_SPAN * bin_width`.
+fn histogram_span(xs: &[f64], bin_width: Tick) -> u64 {
+    let w = bin_width as f64;
+    let tick = |x: f64| (x / w).ceil().max(1.0) * w;
+    let (lo, hi) = xs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        });
+    if lo > hi {
+        return 0;
+    }
+    (tick(hi) - tick(lo) + 1.0) as u64
 }
 
 /// Reads a CSV of measured execution times into a PET with bins of `bin_width` time units.

@@ -58,6 +58,9 @@ pub struct DatOptions {
     /// A task is inconsistent when its `deadline - arrival` differs from its type's median by
     /// more than this (time units).
     pub slack_tolerance: f64,
+    /// The number of task types of the PET the trial is for, when known: a task type at or
+    /// above it is an error naming its line (`None`, the default: any index is read).
+    pub task_types: Option<usize>,
 }
 
 impl Default for DatOptions {
@@ -65,6 +68,7 @@ impl Default for DatOptions {
         DatOptions {
             repair: ArrivalRepair::TruncatedPrefix,
             slack_tolerance: 0.02,
+            task_types: None,
         }
     }
 }
@@ -217,6 +221,15 @@ pub fn parse_dat_with(
             ));
         }
         let task_type = parse_index(name, line, "task_type", t)?;
+        if let Some(n) = options.task_types.filter(|&n| task_type >= n) {
+            return Err(WorkloadError::field(
+                name,
+                line,
+                "task_type",
+                format!("a task type index below {n} (the PET's task types)"),
+                t,
+            ));
+        }
         let deadline = parse_finite(name, line, "deadline", d)?;
         if arrival > deadline {
             return Err(WorkloadError::ArrivalAfterDeadline {
@@ -282,7 +295,11 @@ pub fn parse_dat_with(
         }
         let repaired_arrival = match options.repair {
             ArrivalRepair::None => None,
-            ArrivalRepair::TruncatedPrefix => truncated_repair(r.text, r.task.deadline - slack),
+            // The rounding allowance of `truncated_repair` must not move a task past its
+            // deadline.
+            ArrivalRepair::TruncatedPrefix => {
+                truncated_repair(r.text, r.task.deadline - slack).filter(|&a| a <= r.task.deadline)
+            }
         };
         tracing::warn!(
             file = name,

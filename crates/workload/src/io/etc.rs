@@ -17,6 +17,8 @@
 //! add up. A block's masses must sum to within 1% of 1 and are renormalised; the total of each
 //! block is reported in [`EtcReport`] (the paper's file has totals 0.9964-0.9988). The format
 //! has no names: task types are named `t0`, `t1`, ... and machines `m0`, `m1`, ...
+//! PMFs are stored densely, so the blocks together may span at most
+//! [`super::MAX_PET_TICKS`] ticks (each from its first to its last time with mass).
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -25,7 +27,9 @@ use std::path::Path;
 use ndarray::Array2;
 use pmf::{Pmf, Tick};
 
-use super::{display_name, numbered_lines, parse_index, parse_non_negative, read_text, write_text};
+use super::{
+    add_span, display_name, numbered_lines, parse_index, parse_non_negative, read_text, write_text,
+};
 use crate::error::WorkloadError;
 use crate::pet::Pet;
 
@@ -246,25 +250,43 @@ pub fn parse_etc(text: &str, name: &str) -> Result<(Pet, EtcReport), WorkloadErr
             "empty file: expected the header `machineCount=M;taskCount=T;`",
         ));
     };
-    let mut pmfs = Vec::with_capacity(blocks.len());
-    let mut reports = Vec::with_capacity(blocks.len());
+    // Every block is present, and together they fit the dense storage, before any PMF is
+    // built.
+    let mut total_span = 0;
     for task_type in 0..n_types {
         for machine in 0..n_machines {
-            let Some(block) = blocks.remove(&(task_type, machine)) else {
+            let Some(block) = blocks.get(&(task_type, machine)) else {
                 return Err(WorkloadError::MissingBlock {
                     file: name.to_owned(),
                     task_type: task_type.to_string(),
                     machine: machine.to_string(),
                 });
             };
+            add_span(
+                &mut total_span,
+                block_span(&block.pairs),
+                name,
+                block.line,
+                &task_type.to_string(),
+                &machine.to_string(),
+            )?;
+        }
+    }
+    let mut pmfs = Vec::with_capacity(blocks.len());
+    let mut reports = Vec::with_capacity(blocks.len());
+    for task_type in 0..n_types {
+        for machine in 0..n_machines {
+            let Some(block) = blocks.remove(&(task_type, machine)) else {
+                continue;
+            };
             let bins = block.pairs.len();
             let normalised =
-                Pmf::from_pairs(block.pairs).map_err(|source| WorkloadError::InvalidPmf {
+                Pmf::from_pairs(block.pairs).map_err(|reason| WorkloadError::InvalidPmf {
                     file: name.to_owned(),
                     line: block.line,
                     task_type: task_type.to_string(),
                     machine: machine.to_string(),
-                    source,
+                    reason,
                 })?;
             reports.push(BlockReport {
                 task_type,
@@ -299,6 +321,20 @@ pub fn parse_etc(text: &str, name: &str) -> Result<(Pet, EtcReport), WorkloadErr
         );
     }
     Ok((pet, report))
+}
+
+/// The ticks a block's PMF spans: from its first to its last time with positive mass.
+fn block_span(pairs: &[(Tick, f64)]) -> u64 {
+    let (lo, hi) = pairs
+        .iter()
+        .filter(|p| p.1 > 0.0)
+        .fold((Tick::MAX, Tick::MIN), |(lo, hi), &(t, _)| {
+            (lo.min(t), hi.max(t))
+        });
+    if lo > hi {
+        return 0;
+    }
+    u64::try_from(i128::from(hi) - i128::from(lo) + 1).unwrap_or(u64::MAX)
 }
 
 fn parse_positive_count(

@@ -27,19 +27,55 @@ pub use etc::{BlockReport, EtcReport, format_etc, parse_etc, read_etc, write_etc
 
 use crate::error::WorkloadError;
 
+/// The most ticks a reader lets the PMFs of one PET span together (PMFs are stored densely,
+/// one `f64` per tick: 512 MiB). Each PMF is already limited to [`pmf::prec::MAX_SPAN`]
+/// ticks; without a limit on the sum, a file of a few hundred bytes asking for many such
+/// blocks made the reader allocate and scan gigabytes (found by `fuzz/`, target `etc`).
+pub const MAX_PET_TICKS: u64 = pmf::prec::MAX_SPAN;
+
+/// Adds a block's span to the running total of a PET, or says why the PET is too wide.
+pub(crate) fn add_span(
+    total: &mut u64,
+    span: u64,
+    file: &str,
+    line: usize,
+    task_type: &str,
+    machine: &str,
+) -> Result<(), WorkloadError> {
+    if span > pmf::prec::MAX_SPAN {
+        // Too wide on its own: the PMF constructor rejects it, before allocating, with its
+        // own message.
+        return Ok(());
+    }
+    *total = total.saturating_add(span);
+    if *total > MAX_PET_TICKS {
+        return Err(WorkloadError::syntax(
+            file,
+            line,
+            format!(
+                "block of task type {task_type} on machine {machine}: its times span {span} ticks, \
+                 bringing the PET to {} ticks; expected at most {MAX_PET_TICKS} ticks over all \
+                 blocks (execution-time PMFs are stored densely)",
+                *total
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Reads a whole file as UTF-8 text; the error names the file.
 pub(crate) fn read_text(path: &Path) -> Result<String, WorkloadError> {
-    std::fs::read_to_string(path).map_err(|source| WorkloadError::Io {
+    std::fs::read_to_string(path).map_err(|error| WorkloadError::Io {
         path: path.to_owned(),
-        source,
+        error,
     })
 }
 
 /// Writes a whole file; the error names the file.
 pub(crate) fn write_text(path: &Path, text: &str) -> Result<(), WorkloadError> {
-    std::fs::write(path, text).map_err(|source| WorkloadError::Io {
+    std::fs::write(path, text).map_err(|error| WorkloadError::Io {
         path: path.to_owned(),
-        source,
+        error,
     })
 }
 

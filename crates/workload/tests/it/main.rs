@@ -5,6 +5,7 @@
 mod arrivals;
 mod common;
 mod config;
+mod fuzz_regressions;
 mod malformed;
 mod pet;
 mod real_files;
