@@ -36,6 +36,52 @@ pub struct Args {
     /// Folder of the figure TOML files.
     #[arg(long, default_value = "experiments")]
     pub experiments: PathBuf,
+    /// Recompute every point, ignoring the saved point files of an earlier run.
+    #[arg(long)]
+    pub fresh: bool,
+}
+
+/// The trials of one finished point, as saved on disk.
+#[derive(Serialize, serde::Deserialize)]
+struct PointFile {
+    trials: Vec<TrialMetrics>,
+}
+
+/// FNV-1a over everything that decides a point's results: its resolved configuration, trials,
+/// seed, bound flag, the PET and workload sources, and the code version.
+fn point_key(prep: &Prepared, sources: &str) -> Result<u64> {
+    let text = format!(
+        "{}|{}|{}|{}|{}|{}|{}",
+        serde_json::to_string(&prep.config)?,
+        prep.trials,
+        prep.seed,
+        prep.with_bound,
+        sources,
+        env!("CARGO_PKG_VERSION"),
+        git_revision()
+    );
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    Ok(h)
+}
+
+fn load_point(path: &Path) -> Option<Vec<TrialMetrics>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    toml::from_str::<PointFile>(&text).ok().map(|p| p.trials)
+}
+
+/// Writes a point file atomically: a temporary file in the same folder, then a rename.
+fn save_point(path: &Path, trials: &[TrialMetrics]) -> Result<()> {
+    let text = toml::to_string(&PointFile {
+        trials: trials.to_vec(),
+    })?;
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("renaming {}", tmp.display()))?;
+    Ok(())
 }
 
 /// Figures of the neighbouring seeds, run by name (not part of `all`).
@@ -224,16 +270,21 @@ fn figure(spec: &FigureSpec, args: &Args, pet_file: Option<&Pet>) -> Result<()> 
     for s in &skipped {
         eprintln!("{}: cannot run {s}", spec.id);
     }
-    // Every (point, trial) is one unit of work, run in parallel and collected in order.
-    let units: Vec<(usize, u64)> = prepared
-        .iter()
-        .enumerate()
-        .flat_map(|(pi, (_, p))| (0..p.trials).map(move |k| (pi, k)))
-        .collect();
+    // Each point's trials are saved atomically in its own file once they are all done, keyed
+    // by a hash of everything that decides them: a re-run resumes, skipping finished points.
+    let points_dir = args.out.join(format!("{}.points", spec.id));
+    std::fs::create_dir_all(&points_dir)
+        .with_context(|| format!("creating {}", points_dir.display()))?;
+    let sources = format!(
+        "pet={:?};workloads={:?}",
+        args.pet.as_ref().map(|p| p.display().to_string()),
+        args.workloads.as_ref().map(|p| p.display().to_string())
+    );
+    let total: u64 = prepared.iter().map(|(_, p)| p.trials).sum();
     let bar = if std::io::stderr().is_terminal() {
-        ProgressBar::new(units.len() as u64)
+        ProgressBar::new(total)
     } else {
-        ProgressBar::with_draw_target(Some(units.len() as u64), ProgressDrawTarget::hidden())
+        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden())
     };
     bar.set_style(
         ProgressStyle::with_template("{msg} {bar:40} {pos}/{len} runs {elapsed}")
@@ -243,23 +294,34 @@ fn figure(spec: &FigureSpec, args: &Args, pet_file: Option<&Pet>) -> Result<()> 
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs)
         .build()?;
-    let results: Vec<TrialMetrics> = pool.install(|| {
-        units
+    let per_point: Vec<Vec<TrialMetrics>> = pool.install(|| {
+        prepared
             .par_iter()
-            .map(|&(pi, k)| {
-                let r = prepared[pi].1.run_trial(k).map(|(_, m)| m);
-                bar.inc(1);
-                r
+            .enumerate()
+            .map(|(pi, (_, prep))| -> Result<Vec<TrialMetrics>> {
+                let key = point_key(prep, &sources)?;
+                let file = points_dir.join(format!("{pi:04}-{key:016x}.toml"));
+                if !args.fresh {
+                    if let Some(done) = load_point(&file) {
+                        bar.inc(prep.trials);
+                        return Ok(done);
+                    }
+                }
+                let trials = (0..prep.trials)
+                    .into_par_iter()
+                    .map(|k| {
+                        let r = prep.run_trial(k).map(|(_, m)| m);
+                        bar.inc(1);
+                        r
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                save_point(&file, &trials)?;
+                Ok(trials)
             })
-            .collect::<Result<Vec<_>, _>>()
+            .collect::<Result<Vec<_>>>()
     })?;
     bar.finish_and_clear();
-
-    // Group by point.
-    let mut by_point: Vec<Vec<&TrialMetrics>> = vec![Vec::new(); prepared.len()];
-    for (&(pi, _), m) in units.iter().zip(&results) {
-        by_point[pi].push(m);
-    }
+    let by_point: Vec<Vec<&TrialMetrics>> = per_point.iter().map(|v| v.iter().collect()).collect();
     let metric = |m: &TrialMetrics, name: &str| -> Result<f64> {
         m.scalar(name)
             .with_context(|| format!("{}: unknown metric '{name}'", spec.id))
