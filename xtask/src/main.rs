@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 mod plot;
 mod reproduce;
+mod slurm;
 
 #[derive(Parser, Debug)]
 #[command(name = "xtask", about = "prunesim project tasks")]
@@ -19,8 +20,9 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Reproduce one figure (its id, e.g. thesis-4.7) or `all` of them.
-    ReproduceFigure(reproduce::Args),
+    /// Reproduce one figure (its id, e.g. thesis-4.7) or `all` of them; `--slurm`, `--shard`
+    /// and `--collect` split a sweep into a Slurm job array and merge it back.
+    ReproduceFigure(Box<reproduce::Args>),
     /// List the figures in experiments/.
     ListFigures {
         /// Folder of the figure TOML files.

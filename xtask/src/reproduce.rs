@@ -37,8 +37,62 @@ pub struct Args {
     #[arg(long, default_value = "experiments")]
     pub experiments: PathBuf,
     /// Recompute every point, ignoring the saved point files of an earlier run.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "collect")]
     pub fresh: bool,
+    /// Compute only shard S of `--shards N` (the points whose index is S mod N) and save their
+    /// point files, writing nothing else: what each task of a Slurm job array runs.
+    #[arg(long, value_name = "S", requires = "shards", conflicts_with_all = ["slurm", "collect"])]
+    pub shard: Option<usize>,
+    /// The number of shards of the sweep (for `--shard`, `--slurm`, `--collect`).
+    #[arg(long, value_name = "N")]
+    pub shards: Option<usize>,
+    /// Write a Slurm job-array script, OUT/<id>.sbatch, whose task S runs `--shard S`.
+    #[arg(long, conflicts_with = "collect")]
+    pub slurm: bool,
+    /// Slurm partition of the job array (with `--slurm`).
+    #[arg(long, requires = "slurm")]
+    pub partition: Option<String>,
+    /// Slurm time limit of each array task, e.g. 01:00:00 (with `--slurm`).
+    #[arg(long, requires = "slurm")]
+    pub time: Option<String>,
+    /// Submit the script with `sbatch` once written (with `--slurm`).
+    #[arg(long, requires = "slurm")]
+    pub submit: bool,
+    /// The xtask binary the array tasks run (default: target/release/xtask).
+    #[arg(long, requires = "slurm")]
+    pub binary: Option<PathBuf>,
+    /// Render the figure from the saved point files only (after a sharded run); lists the
+    /// missing points and the shards to resubmit, and computes nothing.
+    #[arg(long)]
+    pub collect: bool,
+}
+
+/// What a `reproduce-figure` run does with a figure's points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Compute the missing points, then render.
+    Full,
+    /// Compute the missing points of shard `s` of `n`; render nothing.
+    Shard { s: usize, n: usize },
+    /// Render from the saved points; compute nothing.
+    Collect,
+}
+
+impl Args {
+    fn mode(&self) -> Result<Mode> {
+        if let Some(s) = self.shard {
+            let n = self.shards.unwrap_or(1);
+            if n == 0 || s >= n {
+                bail!("--shard {s} --shards {n}: the shard must be below the number of shards");
+            }
+            return Ok(Mode::Shard { s, n });
+        }
+        Ok(if self.collect {
+            Mode::Collect
+        } else {
+            Mode::Full
+        })
+    }
 }
 
 /// The trials of one finished point, as saved on disk.
@@ -132,6 +186,21 @@ fn figure_ids(dir: &Path) -> Result<Vec<String>> {
 pub fn run(args: &Args) -> Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
+    let mode = args.mode()?;
+    let is_neighbour = NEIGHBOURS.iter().any(|(n, _)| *n == args.id);
+    if is_neighbour && (mode != Mode::Full || args.slurm) {
+        bail!(
+            "{} has no point files: it runs whole (drop --shard, --slurm and --collect)",
+            args.id
+        );
+    }
+    if args.slurm {
+        let path = args.experiments.join(format!("{}.toml", args.id));
+        if args.id != "all" && !path.exists() {
+            bail!("no figure '{}': {} does not exist", args.id, path.display());
+        }
+        return crate::slurm::write(args);
+    }
     let ids = if args.id == "all" {
         figure_ids(&args.experiments)?
     } else {
@@ -146,6 +215,13 @@ pub fn run(args: &Args) -> Result<()> {
         None => None,
     };
     let mut timings = Vec::new();
+    let mut missing_shards = std::collections::BTreeSet::new();
+    let mut missing_points = 0;
+    let shards = match mode {
+        Mode::Collect => crate::slurm::shards_of(args)?,
+        Mode::Shard { n, .. } => Some(n),
+        Mode::Full => None,
+    };
     for id in &ids {
         let start = Instant::now();
         if id.starts_with("gao-") {
@@ -163,11 +239,52 @@ pub fn run(args: &Args) -> Result<()> {
                 );
             }
             let spec = FigureSpec::load(&path)?;
-            figure(&spec, args, pet_file.as_ref())?;
+            let missing = figure(&spec, args, mode, pet_file.as_ref())?;
+            if !missing.is_empty() {
+                let labels: Vec<String> = missing.iter().map(|i| format!("{i:04}")).collect();
+                eprintln!(
+                    "{id}: {} point file(s) missing in {}: {}",
+                    missing.len(),
+                    args.out.join(format!("{id}.points")).display(),
+                    labels.join(" ")
+                );
+                missing_points += missing.len();
+                if let Some(n) = shards {
+                    missing_shards.extend(missing.iter().map(|i| i % n));
+                }
+            }
         }
         let secs = start.elapsed().as_secs_f64();
         eprintln!("{id}: {secs:.1} s");
         timings.push((id.clone(), secs));
+    }
+    if mode == Mode::Collect && missing_points > 0 {
+        match shards {
+            Some(n) => {
+                let list: Vec<String> = missing_shards.iter().map(|s| s.to_string()).collect();
+                eprintln!(
+                    "missing shards ({} of {n}): {}",
+                    missing_shards.len(),
+                    list.join(",")
+                );
+                eprintln!(
+                    "resubmit them alone: sbatch --array={} {}",
+                    list.join(","),
+                    crate::slurm::script_path(args).display()
+                );
+            }
+            None => eprintln!(
+                "no --shards given and no {} to read it from: cannot name the shards",
+                crate::slurm::script_path(args).display()
+            ),
+        }
+        bail!(
+            "{missing_points} point file(s) missing: nothing rendered for the incomplete figures"
+        );
+    }
+    if mode != Mode::Full {
+        // Shards and collects must not overwrite the timings of a real run.
+        return Ok(());
     }
     // Wall-clock times live apart from the results, so results stay reproducible.
     let mut w = csv::Writer::from_path(args.out.join("timings.csv"))?;
@@ -223,7 +340,14 @@ fn git_revision() -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-fn figure(spec: &FigureSpec, args: &Args, pet_file: Option<&Pet>) -> Result<()> {
+/// Runs one figure's sweep in `mode`; returns the indices of its missing point files (only a
+/// collect has any: it then renders nothing).
+fn figure(
+    spec: &FigureSpec,
+    args: &Args,
+    mode: Mode,
+    pet_file: Option<&Pet>,
+) -> Result<Vec<usize>> {
     let points = spec.points(args.trials).map_err(anyhow::Error::msg)?;
     let mut prepared: Vec<(usize, Prepared)> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
@@ -280,6 +404,59 @@ fn figure(spec: &FigureSpec, args: &Args, pet_file: Option<&Pet>) -> Result<()> 
         args.pet.as_ref().map(|p| p.display().to_string()),
         args.workloads.as_ref().map(|p| p.display().to_string())
     );
+    let files: Vec<PathBuf> = prepared
+        .iter()
+        .enumerate()
+        .map(|(pi, (_, prep))| -> Result<PathBuf> {
+            let key = point_key(prep, &sources)?;
+            Ok(points_dir.join(format!("{pi:04}-{key:016x}.toml")))
+        })
+        .collect::<Result<_>>()?;
+    match mode {
+        Mode::Collect => {
+            let missing: Vec<usize> = (0..files.len())
+                .filter(|&pi| load_point(&files[pi]).is_none())
+                .collect();
+            if !missing.is_empty() {
+                return Ok(missing);
+            }
+        }
+        Mode::Shard { s, n } => {
+            // Sharding by point: shard s computes the points with index s mod n. Every point's
+            // trials are seeded by their index, so they equal a local run's.
+            let mine: Vec<usize> = (0..prepared.len()).filter(|pi| pi % n == s).collect();
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(args.jobs)
+                .build()?;
+            let computed: Vec<bool> = pool.install(|| {
+                mine.par_iter()
+                    .map(|&pi| -> Result<bool> {
+                        let prep = &prepared[pi].1;
+                        if !args.fresh && load_point(&files[pi]).is_some() {
+                            return Ok(false);
+                        }
+                        let trials = (0..prep.trials)
+                            .into_par_iter()
+                            .map(|k| prep.run_trial(k).map(|(_, m)| m))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        save_point(&files[pi], &trials)?;
+                        Ok(true)
+                    })
+                    .collect::<Result<Vec<_>>>()
+            })?;
+            let fresh = computed.iter().filter(|c| **c).count();
+            println!(
+                "{} shard {s} of {n}: {} point(s) of {} ({fresh} computed, {} already saved) in {}",
+                spec.id,
+                mine.len(),
+                prepared.len(),
+                mine.len() - fresh,
+                points_dir.display()
+            );
+            return Ok(Vec::new());
+        }
+        Mode::Full => {}
+    }
     let total: u64 = prepared.iter().map(|(_, p)| p.trials).sum();
     let bar = if std::io::stderr().is_terminal() {
         ProgressBar::new(total)
@@ -299,10 +476,9 @@ fn figure(spec: &FigureSpec, args: &Args, pet_file: Option<&Pet>) -> Result<()> 
             .par_iter()
             .enumerate()
             .map(|(pi, (_, prep))| -> Result<Vec<TrialMetrics>> {
-                let key = point_key(prep, &sources)?;
-                let file = points_dir.join(format!("{pi:04}-{key:016x}.toml"));
+                let file = &files[pi];
                 if !args.fresh {
-                    if let Some(done) = load_point(&file) {
+                    if let Some(done) = load_point(file) {
                         bar.inc(prep.trials);
                         return Ok(done);
                     }
@@ -315,7 +491,7 @@ fn figure(spec: &FigureSpec, args: &Args, pet_file: Option<&Pet>) -> Result<()> 
                         r
                     })
                     .collect::<Result<Vec<_>, _>>()?;
-                save_point(&file, &trials)?;
+                save_point(file, &trials)?;
                 Ok(trials)
             })
             .collect::<Result<Vec<_>>>()
@@ -478,7 +654,7 @@ fn figure(spec: &FigureSpec, args: &Args, pet_file: Option<&Pet>) -> Result<()> 
         &out.join(format!("{}.svg", spec.id)),
         &out.join(format!("{}.png", spec.id)),
     )?;
-    Ok(())
+    Ok(Vec::new())
 }
 
 fn gao(id: &str, args: &Args) -> Result<()> {
