@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 /// When dropping engages: at an oversubscription level `d_t >= toggle`, or never.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Toggle {
     /// Engage when `d_t >= level` (0 = always engaged).
@@ -20,6 +20,27 @@ pub enum Toggle {
 pub enum Never {
     /// Dropping is off.
     Never,
+}
+
+impl<'de> Deserialize<'de> for Toggle {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Repr {
+            Number(f64),
+            Word(String),
+            Other(serde::de::IgnoredAny),
+        }
+        let expected = "toggle: expected a number of deadline misses >= 0 or \"never\"";
+        match Repr::deserialize(d)? {
+            Repr::Number(x) => Ok(Toggle::Level(x)),
+            Repr::Word(w) if w == "never" => Ok(Toggle::Never(Never::Never)),
+            Repr::Word(w) => Err(serde::de::Error::custom(format!(
+                "{expected}, found \"{w}\""
+            ))),
+            Repr::Other(_) => Err(serde::de::Error::custom(expected)),
+        }
+    }
 }
 
 impl Toggle {

@@ -476,10 +476,12 @@ fn malformed_experiment_files_name_file_line_field_and_expectation() {
             None,
             &["system.queue_size", "must be at least 1"],
         ),
-        // Names the file and line only: the message is serde's "data did not match any
-        // variant of untagged enum QueueSize" (runner's `QueueSize` is an untagged enum), which
-        // names neither the field nor what is expected. Left to the runner crate.
-        case("toml_queue_size_negative.toml", Experiment, Some(7), &[]),
+        case(
+            "toml_queue_size_negative.toml",
+            Experiment,
+            Some(7),
+            &["queue_size", "expected a number of tasks >= 1", "found -1"],
+        ),
         case(
             "toml_lambda_above_one.toml",
             Experiment,

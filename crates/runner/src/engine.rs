@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use workload::Pet;
 
 /// A queue-size limit: a number of tasks counting the executing one, or unbounded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum QueueSize {
     /// At most this many tasks per machine, the executing one included.
@@ -40,6 +40,28 @@ pub enum QueueSize {
 pub enum Unbounded {
     /// No limit.
     Unbounded,
+}
+
+impl<'de> Deserialize<'de> for QueueSize {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Repr {
+            Int(i64),
+            Word(String),
+            Other(serde::de::IgnoredAny),
+        }
+        let expected = "queue_size: expected a number of tasks >= 1 (counting the executing one) or \"unbounded\"";
+        match Repr::deserialize(d)? {
+            Repr::Int(n) if n >= 0 => Ok(QueueSize::Limit(n as usize)),
+            Repr::Word(w) if w == "unbounded" => Ok(QueueSize::Unbounded(Unbounded::Unbounded)),
+            Repr::Int(n) => Err(serde::de::Error::custom(format!("{expected}, found {n}"))),
+            Repr::Word(w) => Err(serde::de::Error::custom(format!(
+                "{expected}, found \"{w}\""
+            ))),
+            Repr::Other(_) => Err(serde::de::Error::custom(expected)),
+        }
+    }
 }
 
 impl QueueSize {
