@@ -1,6 +1,8 @@
 //! Small scenarios with point-mass PETs whose outcomes are worked out by hand.
 
 use heuristics::{HeuristicConfig, Mapper, build};
+
+use crate::common::{point_pet, task};
 use model::{NoPruner, Outcome, TaskSpec};
 use ndarray::Array2;
 use pmf::{DropModel, Pmf};
@@ -8,28 +10,6 @@ use proptest::prelude::*;
 use pruner::{ProbabilisticPruner, PrunerConfig};
 use runner::{EngineConfig, QueueSize, TrialRecord, simulate};
 use workload::Pet;
-
-/// A PET whose entry (type, machine) is a point mass at `times[type][machine]`.
-fn point_pet(times: &[&[i64]]) -> Pet {
-    let types = times.len();
-    let machines = times[0].len();
-    let pmfs = Array2::from_shape_fn((types, machines), |(t, m)| Pmf::point(times[t][m]));
-    Pet::new(
-        pmfs,
-        (0..types).map(|t| format!("t{t}")).collect(),
-        (0..machines).map(|m| format!("m{m}")).collect(),
-    )
-    .unwrap()
-}
-
-fn task(id: usize, task_type: usize, arrival: i64, deadline: i64) -> TaskSpec {
-    TaskSpec {
-        id,
-        task_type,
-        arrival,
-        deadline,
-    }
-}
 
 fn run(pet: &Pet, tasks: &[TaskSpec], queue: usize, model: DropModel, h: &str) -> TrialRecord {
     let mut mapper = build(&HeuristicConfig::named(h), model).unwrap();

@@ -2,32 +2,13 @@
 //! by hand.
 
 use heuristics::{HeuristicConfig, build};
+
+use crate::common::{pet_of, task};
 use model::{NoPruner, Outcome, TaskSpec};
-use ndarray::Array2;
 use pmf::{DropModel, Pmf};
 use pruner::{Never, ProbabilisticPruner, PrunerConfig, Toggle};
 use runner::{EngineConfig, QueueSize, TrialRecord, simulate};
 use workload::Pet;
-
-fn pet_of(pmfs: Vec<Vec<Pmf>>) -> Pet {
-    let (t, m) = (pmfs.len(), pmfs[0].len());
-    let flat: Vec<Pmf> = pmfs.into_iter().flatten().collect();
-    Pet::new(
-        Array2::from_shape_vec((t, m), flat).unwrap(),
-        (0..t).map(|i| format!("t{i}")).collect(),
-        (0..m).map(|j| format!("m{j}")).collect(),
-    )
-    .unwrap()
-}
-
-fn task(id: usize, task_type: usize, arrival: i64, deadline: i64) -> TaskSpec {
-    TaskSpec {
-        id,
-        task_type,
-        arrival,
-        deadline,
-    }
-}
 
 fn run_with(
     pet: &Pet,
