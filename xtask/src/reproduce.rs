@@ -541,18 +541,7 @@ fn figure(
             }
         }
         let e = Estimate::new(&values);
-        csv_w.write_record([
-            point.x_label.clone(),
-            point.series.clone(),
-            format!("{:.6}", e.mean),
-            format!("{:.6}", e.ci95_low),
-            format!("{:.6}", e.ci95_high),
-            e.n.to_string(),
-        ])?;
-        println!(
-            "{:<12} {:<18} {:>10.3} [{:>9.3}, {:>9.3}] {:>4}",
-            point.x_label, point.series, e.mean, e.ci95_low, e.ci95_high, e.n
-        );
+        write_row(&mut csv_w, &point.x_label, &point.series, &e)?;
         let label = spec
             .label_metric
             .as_ref()
@@ -601,18 +590,7 @@ fn figure(
                 ])?;
             }
             let e = Estimate::new(&values);
-            csv_w.write_record([
-                point.x_label.clone(),
-                "clairvoyant bound".into(),
-                format!("{:.6}", e.mean),
-                format!("{:.6}", e.ci95_low),
-                format!("{:.6}", e.ci95_high),
-                e.n.to_string(),
-            ])?;
-            println!(
-                "{:<12} {:<18} {:>10.3} [{:>9.3}, {:>9.3}] {:>4}",
-                point.x_label, "clairvoyant bound", e.mean, e.ci95_low, e.ci95_high, e.n
-            );
+            write_row(&mut csv_w, &point.x_label, "clairvoyant bound", &e)?;
             bars.push(Bar {
                 x_index: point.x_index,
                 series_index: si,
@@ -764,4 +742,26 @@ fn hansen5(args: &Args) -> Result<()> {
         &args.out.join("hansen-5.svg"),
         &args.out.join("hansen-5.png"),
     )
+}
+
+/// One point's estimate: a row of `<id>.csv` and a line of the printed table.
+fn write_row(
+    csv_w: &mut csv::Writer<std::fs::File>,
+    x: &str,
+    series: &str,
+    e: &Estimate,
+) -> Result<()> {
+    csv_w.write_record([
+        x.to_string(),
+        series.to_string(),
+        format!("{:.6}", e.mean),
+        format!("{:.6}", e.ci95_low),
+        format!("{:.6}", e.ci95_high),
+        e.n.to_string(),
+    ])?;
+    println!(
+        "{:<12} {:<18} {:>10.3} [{:>9.3}, {:>9.3}] {:>4}",
+        x, series, e.mean, e.ci95_low, e.ci95_high, e.n
+    );
+    Ok(())
 }
