@@ -10,6 +10,7 @@
 //! free slot or no candidate is left.
 
 use model::{Decision, MachineId, TaskId, View, VirtualQueues};
+use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 /// Which machines phase 1 may choose.
@@ -58,17 +59,37 @@ pub(crate) struct Plan {
 }
 
 /// Success probabilities of (candidate, machine) pairs, computed on demand and cached until
-/// the machine's tail changes (only the assigned machine's column is invalidated).
+/// the machine's tail changes (an assignment bumps that machine's epoch). Dense while the
+/// table is small (8 machines); sparse beyond, where a mapping event evaluates few of its
+/// pairs (1,024 machines x 10^4 candidates would not fit densely).
 struct SuccessCache {
-    machines: usize,
-    values: Vec<f64>,
+    epoch: Vec<u32>,
+    table: Table,
 }
+
+enum Table {
+    Dense {
+        machines: usize,
+        values: Vec<(u32, f64)>,
+    },
+    Sparse(FxHashMap<(u32, u32), (u32, f64)>),
+}
+
+/// Largest dense table, in entries (1 MiB).
+const DENSE_LIMIT: usize = 1 << 16;
 
 impl SuccessCache {
     fn new(n: usize, machines: usize) -> Self {
+        let table = match n.checked_mul(machines) {
+            Some(size) if size <= DENSE_LIMIT => Table::Dense {
+                machines,
+                values: vec![(u32::MAX, 0.0); size],
+            },
+            _ => Table::Sparse(FxHashMap::default()),
+        };
         SuccessCache {
-            machines,
-            values: vec![f64::NAN; n * machines],
+            epoch: vec![0; machines],
+            table,
         }
     }
 
@@ -80,17 +101,21 @@ impl SuccessCache {
         t: TaskId,
         m: MachineId,
     ) -> f64 {
-        let v = &mut self.values[i * self.machines + m];
-        if v.is_nan() {
-            *v = vq.success(view, m, t);
+        let epoch = self.epoch[m];
+        let entry = match &mut self.table {
+            Table::Dense { machines, values } => &mut values[i * *machines + m],
+            Table::Sparse(map) => map.entry((i as u32, m as u32)).or_insert((u32::MAX, 0.0)),
+        };
+        if entry.0 != epoch {
+            *entry = (epoch, vq.success(view, m, t));
         }
-        *v
+        entry.1
     }
 
     fn invalidate_machine(&mut self, m: MachineId) {
-        for row in self.values.chunks_mut(self.machines) {
-            row[m] = f64::NAN;
-        }
+        // Epochs start at 0 and an empty entry holds u32::MAX: 2^32 - 1 assignments to one
+        // machine in one event would be needed to alias.
+        self.epoch[m] = self.epoch[m].wrapping_add(1);
     }
 }
 
@@ -98,6 +123,13 @@ impl SuccessCache {
 /// skipped machine can never have tied or beaten the best one: the choice is exactly the
 /// one of evaluating every machine.
 const BOUND_SLACK: f64 = 1e-9;
+
+/// The tail half of [`success_upper_bound`]: `P(T + E < d) <= P(T < d - min E)`.
+fn tail_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: MachineId) -> f64 {
+    let spec = view.task(t);
+    let pet = view.pet.pmf(spec.task_type, m);
+    vq.machines()[m].tail.at(spec.deadline - 1 - pet.min())
+}
 
 /// An O(1) upper bound on the success probability of appending `t` to machine `m`:
 /// `P(T + E < d) <= min(P(T < d - min E), P(E < d - min T))`.
@@ -134,53 +166,91 @@ pub(crate) fn run(
     // A task's phase-1 choice stays valid until its machine's tail changes: an assignment
     // only makes the assigned machine worse, so no other task's best machine can change.
     let mut valid = vec![false; n];
+    let needs_p = view.defer.is_some() || matches!(plan.phase2, Phase2::Shortlist { .. });
+    let phase1 = |i: usize,
+                  vq: &VirtualQueues,
+                  succ: &mut SuccessCache,
+                  order: &mut Vec<(f64, MachineId)>|
+     -> Verdict {
+        let t = cands[i];
+        let choice = match plan.phase1 {
+            Phase1::MinCompletion => min_completion(view, plan.scope, vq, t),
+            Phase1::MaxSuccess => max_success(view, plan.scope, vq, succ, order, i, t),
+        };
+        let Some(m) = choice else {
+            return Verdict::NoMachine;
+        };
+        let p = if needs_p {
+            succ.get(view, vq, i, t, m)
+        } else {
+            0.0
+        };
+        if view.defer.is_some() && view.should_defer(t, p) {
+            Verdict::Deferred { p }
+        } else {
+            Verdict::Chosen { m, p }
+        }
+    };
+    if view.defer.is_some() && vq.any_free() {
+        infer_deferrals(view, cands, |i| {
+            let v = phase1(i, vq, &mut succ, &mut order);
+            valid[i] = true;
+            match v {
+                Verdict::NoMachine => alive[i] = false,
+                Verdict::Deferred { .. } => {
+                    alive[i] = false;
+                    decision.deferred.push(cands[i]);
+                }
+                Verdict::Chosen { m, p } => {
+                    best_m[i] = m;
+                    best_p[i] = p;
+                }
+            }
+            v
+        })
+        .into_iter()
+        .for_each(|i| {
+            valid[i] = true;
+            alive[i] = false;
+            decision.deferred.push(cands[i]);
+        });
+    }
+    // The candidates still in play, in batch order (ties in phase 2 go to the first).
+    let mut live: Vec<usize> = (0..n).filter(|&i| alive[i]).collect();
     loop {
         if !vq.any_free() {
             break;
         }
         // Phase 1.
-        for (i, &t) in cands.iter().enumerate() {
+        for &i in &live {
             if !alive[i] || valid[i] {
                 continue;
             }
             valid[i] = true;
-            let choice = match plan.phase1 {
-                Phase1::MinCompletion => min_completion(view, plan.scope, vq, t),
-                Phase1::MaxSuccess => {
-                    max_success(view, plan.scope, vq, &mut succ, &mut order, i, t)
+            match phase1(i, vq, &mut succ, &mut order) {
+                Verdict::NoMachine => alive[i] = false,
+                Verdict::Deferred { .. } => {
+                    alive[i] = false;
+                    decision.deferred.push(cands[i]);
                 }
-            };
-            let Some(m) = choice else {
-                alive[i] = false;
-                continue;
-            };
-            let needs_p = view.defer.is_some() || matches!(plan.phase2, Phase2::Shortlist { .. });
-            let p = if needs_p {
-                succ.get(view, vq, i, t, m)
-            } else {
-                0.0
-            };
-            if view.defer.is_some() && view.should_defer(t, p) {
-                alive[i] = false;
-                decision.deferred.push(t);
-                continue;
+                Verdict::Chosen { m, p } => {
+                    best_m[i] = m;
+                    best_p[i] = p;
+                }
             }
-            best_m[i] = m;
-            best_p[i] = p;
         }
+        live.retain(|&i| alive[i]);
         if let Phase2::Shortlist { .. } = plan.phase2 {
             shortlist_best.fill(f64::NEG_INFINITY);
-            for i in (0..n).filter(|&i| alive[i]) {
+            for &i in &live {
                 let m = best_m[i];
                 shortlist_best[m] = shortlist_best[m].max(best_p[i]);
             }
         }
         // Phase 2: the best pair whose machine has a free slot.
         let mut chosen: Option<((f64, f64), usize)> = None;
-        for (i, &t) in cands.iter().enumerate() {
-            if !alive[i] {
-                continue;
-            }
+        for &i in &live {
+            let t = cands[i];
             let m = best_m[i];
             if vq.free(m) == 0 {
                 continue;
@@ -205,12 +275,93 @@ pub(crate) fn run(
         decision.assign.push((t, m));
         alive[i] = false;
         succ.invalidate_machine(m);
-        for k in 0..n {
+        for &k in &live {
             if best_m[k] == m {
                 valid[k] = false;
             }
         }
     }
+}
+
+/// The outcome of phase 1 for one task.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Verdict {
+    /// No machine in scope.
+    NoMachine,
+    /// Its chance on its phase-1 machine, `p`, is at or below its defer threshold.
+    Deferred { p: f64 },
+    /// Its phase-1 machine and its chance there.
+    Chosen { m: MachineId, p: f64 },
+}
+
+/// Margin below the defer threshold at which a probe's verdict is extended to the tasks of its
+/// type with earlier deadlines; far above rounding error, so that the inference never
+/// disagrees with evaluating each task.
+const DEFER_SLACK: f64 = 1e-9;
+
+/// Deferrals decided without evaluating every task (first iteration of the loop, real tails).
+///
+/// For tasks of one type, the chance on every machine, `P(T_m + E_m < d)`, cannot decrease
+/// with the deadline `d`, and neither can its maximum over machines (PAM's phase-1 choice) nor
+/// the chance on the minimum-expected-completion machine (MM's, the same machine for every
+/// task of the type). So when a task is deferred with a margin (`p <= threshold - slack`),
+/// every task of its type with an earlier or equal deadline is deferred too. Per type, a
+/// binary search over the tasks sorted by deadline evaluates `O(log n)` probes through
+/// `evaluate` (which records their verdicts) and returns the tasks it inferred deferred; the
+/// rest are evaluated as usual. The decisions are exactly those of evaluating every task.
+fn infer_deferrals(
+    view: &View<'_>,
+    cands: &[TaskId],
+    mut evaluate: impl FnMut(usize) -> Verdict,
+) -> Vec<usize> {
+    let mut by_type: Vec<usize> = (0..cands.len()).collect();
+    by_type.sort_by_key(|&i| {
+        let spec = view.task(cands[i]);
+        (spec.task_type, spec.deadline, i)
+    });
+    let mut inferred = Vec::new();
+    let mut start = 0;
+    while start < by_type.len() {
+        let k = view.task(cands[by_type[start]]).task_type;
+        let end = start
+            + by_type[start..]
+                .iter()
+                .take_while(|&&i| view.task(cands[i]).task_type == k)
+                .count();
+        let group = &by_type[start..end];
+        let threshold = view.defer.map_or(f64::NEG_INFINITY, |th| th[k]);
+        // Invariant: group[..lo] are deferred with a margin (by inference or probe);
+        // group[hi..] are not known to be. Oversubscribed, most tasks are deferred and the
+        // boundary lies near the latest deadlines: gallop down from there, then bisect.
+        let (mut lo, mut hi) = (0, group.len());
+        let mut probed = vec![false; group.len()];
+        let mut step = 1;
+        while lo < hi {
+            let mid = hi.saturating_sub(step).max(lo);
+            probed[mid] = true;
+            match evaluate(group[mid]) {
+                Verdict::Deferred { p } if p <= threshold - DEFER_SLACK => {
+                    lo = mid + 1;
+                    break;
+                }
+                _ => hi = mid,
+            }
+            step *= 2;
+        }
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            probed[mid] = true;
+            match evaluate(group[mid]) {
+                Verdict::Deferred { p } if p <= threshold - DEFER_SLACK => lo = mid + 1,
+                _ => hi = mid,
+            }
+        }
+        inferred.extend((0..lo).filter(|&j| !probed[j]).map(|j| group[j]));
+        // Probes at or after `lo` already hold their verdicts; the loop skips them.
+        start = end;
+    }
+    inferred.sort_unstable();
+    inferred
 }
 
 /// Phase 1 by minimum expected completion time (ties: the lower machine index).
@@ -246,12 +397,32 @@ fn max_success(
     i: usize,
     t: TaskId,
 ) -> Option<MachineId> {
+    // Pass 1: the tail-side bound `P(T < d - min E)` of every machine (one read of the
+    // machine's cached tail CDF); the machine where it is highest sets a floor, its exact
+    // chance.
     order.clear();
+    let mut top: Option<(f64, MachineId)> = None;
     for m in 0..view.machines.len() {
         if scope == Phase1Scope::FreeMachines && vq.free(m) == 0 {
             continue;
         }
-        order.push((success_upper_bound(view, vq, t, m), m));
+        let a = tail_bound(view, vq, t, m);
+        if top.is_none_or(|(b, _)| a > b) {
+            top = Some((a, m));
+        }
+        order.push((a, m));
+    }
+    // Pass 2: a machine whose bound is below the floor (with the slack) can neither beat nor
+    // tie the best; the others get the full bound, and only they are sorted and visited.
+    if let Some((_, m0)) = top {
+        let floor = succ.get(view, vq, i, t, m0);
+        order.retain_mut(|(ub, m)| {
+            if *ub + BOUND_SLACK < floor {
+                return false;
+            }
+            *ub = success_upper_bound(view, vq, t, *m);
+            *ub + BOUND_SLACK >= floor
+        });
     }
     order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut best: Option<(MachineId, f64, f64)> = None;
@@ -304,5 +475,122 @@ fn phase2_key(
             (-urgency, ect)
         }
         Phase2::Shortlist { .. } => (ect, 0.0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use model::TaskSpec;
+    use proptest::prelude::*;
+    use workload::Pet;
+
+    /// Runs `infer_deferrals` on tasks `(type, deadline)` with a chance that grows with the
+    /// deadline, `p = chance(type, deadline)`; returns (deferred set, number of probes).
+    fn infer(
+        specs: &[(usize, i64)],
+        threshold: f64,
+        chance: fn(usize, i64) -> f64,
+    ) -> (Vec<usize>, usize) {
+        let pet = Pet::default_pet(1);
+        let tasks: Vec<TaskSpec> = specs
+            .iter()
+            .enumerate()
+            .map(|(id, &(task_type, deadline))| TaskSpec {
+                id,
+                task_type,
+                arrival: 0,
+                deadline,
+            })
+            .collect();
+        let batch: Vec<TaskId> = (0..tasks.len()).collect();
+        let thresholds = vec![threshold; pet.n_types()];
+        let view = View {
+            now: 0,
+            pet: &pet,
+            tasks: &tasks,
+            batch: &batch,
+            machines: &[],
+            model: pmf::DropModel::All,
+            defer: Some(&thresholds),
+        };
+        let mut probes = 0;
+        let mut deferred = Vec::new();
+        let inferred = infer_deferrals(&view, &batch, |i| {
+            probes += 1;
+            let p = chance(tasks[i].task_type, tasks[i].deadline);
+            if p <= threshold {
+                deferred.push(i);
+                Verdict::Deferred { p }
+            } else {
+                Verdict::Chosen { m: 0, p }
+            }
+        });
+        // As the loop does: the tasks neither probed nor inferred are evaluated one by one.
+        let probed = probes;
+        for i in 0..tasks.len() {
+            let done = deferred.contains(&i) || inferred.contains(&i);
+            if !done && chance(tasks[i].task_type, tasks[i].deadline) <= threshold {
+                deferred.push(i);
+            }
+        }
+        deferred.extend(inferred);
+        deferred.sort_unstable();
+        (deferred, probed)
+    }
+
+    fn linear(task_type: usize, deadline: i64) -> f64 {
+        // Type 1 is easier: the same deadline gives it a better chance.
+        ((deadline as f64 - 100.0) / 100.0 + 0.25 * task_type as f64).clamp(0.0, 1.0)
+    }
+
+    #[test]
+    fn deferrals_by_type_and_deadline_on_a_hand_example() {
+        // Threshold 0.5: type 0 is deferred up to deadline 150, type 1 up to 125.
+        let specs = [
+            (0, 120),
+            (1, 120),
+            (0, 150),
+            (1, 130),
+            (0, 160),
+            (1, 110),
+            (0, 140),
+        ];
+        let (deferred, probes) = infer(&specs, 0.5, linear);
+        // Type 0: 120, 140 and 150 (p = 0.5, deferred, but at the threshold itself so only
+        // by its own probe); type 1: 110, 120.
+        assert_eq!(deferred, vec![0, 1, 2, 5, 6]);
+        assert!(probes <= specs.len());
+    }
+
+    #[test]
+    fn a_long_group_takes_logarithmic_probes() {
+        // 1,000 tasks of one type, all deferred but the 3 latest.
+        let specs: Vec<(usize, i64)> = (0..1000i64).map(|k| (0, 100 + k)).collect();
+        fn steep(_: usize, d: i64) -> f64 {
+            if d >= 1097 { 0.9 } else { 0.1 }
+        }
+        let (deferred, probes) = infer(&specs, 0.5, steep);
+        assert_eq!(deferred, (0..997).collect::<Vec<_>>());
+        assert!(probes <= 12, "{probes} probes");
+    }
+
+    proptest! {
+        /// Whatever the deadlines, the inferred deferrals are exactly the tasks whose own
+        /// chance is at or below the threshold.
+        #[test]
+        fn inference_equals_evaluating_every_task(
+            specs in prop::collection::vec((0usize..3, 50i64..260), 0..60),
+            threshold in 0.0f64..1.0,
+        ) {
+            let (deferred, _) = infer(&specs, threshold, linear);
+            let expected: Vec<usize> = specs
+                .iter()
+                .enumerate()
+                .filter(|&(_, &(k, d))| linear(k, d) <= threshold)
+                .map(|(i, _)| i)
+                .collect();
+            prop_assert_eq!(deferred, expected);
+        }
     }
 }

@@ -186,7 +186,6 @@ impl Machine {
         self.dirty = false;
         self.recomputations += 1;
         self.slots.clear();
-        let mut prev: Option<Pmf> = None;
         if let Some(r) = self.running {
             let spec = &tasks[r.task];
             let pct = executing_pct(
@@ -197,7 +196,6 @@ impl Machine {
                 model,
             );
             let success = pct.prob_before(spec.deadline);
-            prev = Some(pct.clone());
             self.slots.push(Slot {
                 task: r.task,
                 pct,
@@ -206,25 +204,21 @@ impl Machine {
         }
         for &t in &self.pending {
             let spec = &tasks[t];
-            let pct = match &prev {
-                Some(p) => next_pct(p, pet.pmf(spec.task_type, self.id), spec.deadline, model),
-                None => next_pct(
-                    &Pmf::point(now),
-                    pet.pmf(spec.task_type, self.id),
-                    spec.deadline,
-                    model,
-                ),
+            let pet_pmf = pet.pmf(spec.task_type, self.id);
+            // Each PCT builds on the previous slot's (no copy), or on `now` for an idle head.
+            let pct = match self.slots.last() {
+                Some(prev) => next_pct(&prev.pct, pet_pmf, spec.deadline, model),
+                None => next_pct(&Pmf::point(now), pet_pmf, spec.deadline, model),
             };
             let success = pct.prob_before(spec.deadline);
-            prev = Some(pct.clone());
             self.slots.push(Slot {
                 task: t,
                 pct,
                 success,
             });
         }
-        match &prev {
-            Some(p) => self.tail.rebuild(p),
+        match self.slots.last() {
+            Some(p) => self.tail.rebuild(&p.pct),
             None => self.tail = TailCdf::idle(now),
         }
     }

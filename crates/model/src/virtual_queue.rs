@@ -23,6 +23,8 @@ pub struct VirtualMachine {
 pub struct VirtualQueues {
     now: pmf::Tick,
     machines: Vec<VirtualMachine>,
+    /// Machines with a free slot (kept so that [`VirtualQueues::any_free`] is O(1)).
+    with_free: usize,
 }
 
 impl VirtualQueues {
@@ -36,10 +38,12 @@ impl VirtualQueues {
                 tail_pct: m.tail_pct().cloned(),
                 tail: m.tail().clone(),
             })
-            .collect();
+            .collect::<Vec<_>>();
+        let with_free = machines.iter().filter(|m| m.free > 0).count();
         VirtualQueues {
             now: view.now,
             machines,
+            with_free,
         }
     }
 
@@ -55,7 +59,7 @@ impl VirtualQueues {
 
     /// True when some machine has a free slot.
     pub fn any_free(&self) -> bool {
-        self.machines.iter().any(|m| m.free > 0)
+        self.with_free > 0
     }
 
     /// Success probability of appending `task` to machine `m` (paper eq. (1) via the fast
@@ -89,6 +93,7 @@ impl VirtualQueues {
             None => vm.tail = TailCdf::idle(self.now),
         }
         vm.tail_pct = tail_pct;
+        self.with_free = self.with_free + usize::from(free > 0) - usize::from(vm.free > 0);
         vm.free = free;
     }
 
@@ -106,6 +111,9 @@ impl VirtualQueues {
         );
         vm.tail.rebuild(&pct);
         vm.tail_pct = Some(pct);
+        if vm.free == 1 {
+            self.with_free -= 1;
+        }
         vm.free = vm.free.saturating_sub(1);
     }
 }

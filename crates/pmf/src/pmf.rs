@@ -602,7 +602,88 @@ fn gcd_all(idx: &[u32]) -> usize {
 /// `out[i + j] += a[i] * b[j]` with `b` known to be zero off multiples of `stride`: the
 /// zero terms are skipped, every other term is added in the same order as the dense loop, so
 /// the result is bit-identical to it.
+///
+/// `out` must be zeroed (as every caller's fresh buffer is): the kernel accumulates each
+/// residue class from zero and adds it in, which equals the direct loop only from zero.
 pub(crate) fn convolve_strided_into(
+    a: &[f64],
+    b: &[f64],
+    stride: usize,
+    out: &mut [f64],
+    limit: usize,
+) {
+    if stride <= 1 {
+        dense_limited(a, b, out, limit);
+        return;
+    }
+    // Split into the `stride` residue classes: on class `r`, `a`'s bins r, r+s, r+2s, ...
+    // convolve densely with `b`'s bins 0, s, 2s, ... into `out`'s bins r, r+s, ... . Each
+    // output bin receives the same products in the same order (increasing `i`) as the direct
+    // strided loop, so the result is bit-identical; the dense inner loop vectorises.
+    SCRATCH.with(|cell| {
+        let mut scratch = cell.borrow_mut();
+        let Scratch { a_r, b_s, out_r } = &mut *scratch;
+        b_s.clear();
+        b_s.extend(b.iter().step_by(stride).copied());
+        let limit = limit.min(out.len());
+        for r in 0..stride.min(a.len()) {
+            a_r.clear();
+            a_r.extend(a[r..].iter().step_by(stride).copied());
+            // `out` is zeroed: each class accumulates from zero, then is added back.
+            let lim_r = if r < limit {
+                (limit - r).div_ceil(stride)
+            } else {
+                0
+            };
+            out_r.clear();
+            out_r.resize(lim_r, 0.0);
+            for (ip, &x) in a_r.iter().enumerate() {
+                if x == 0.0 || ip >= lim_r {
+                    continue;
+                }
+                let n = (lim_r - ip).min(b_s.len());
+                for (o, &y) in out_r[ip..ip + n].iter_mut().zip(&b_s[..n]) {
+                    *o += x * y;
+                }
+            }
+            if r < limit {
+                for (o, &v) in out[r..limit].iter_mut().step_by(stride).zip(out_r.iter()) {
+                    *o += v;
+                }
+            }
+        }
+    });
+}
+
+/// The dense kernel restricted to the first `limit` output bins, outer loop over `a`.
+fn dense_limited(a: &[f64], b: &[f64], out: &mut [f64], limit: usize) {
+    let limit = limit.min(out.len());
+    for (i, &x) in a.iter().enumerate() {
+        if x == 0.0 || i >= limit {
+            continue;
+        }
+        let n = (limit - i).min(b.len());
+        for (o, &y) in out[i..i + n].iter_mut().zip(&b[..n]) {
+            *o += x * y;
+        }
+    }
+}
+
+/// Reused buffers of the strided kernel (one set per thread: no allocation once warm).
+#[derive(Default)]
+struct Scratch {
+    a_r: Vec<f64>,
+    b_s: Vec<f64>,
+    out_r: Vec<f64>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// The strided loop as first written: the reference of the residue-class kernel's tests.
+#[cfg(test)]
+pub(crate) fn convolve_strided_reference(
     a: &[f64],
     b: &[f64],
     stride: usize,
@@ -637,6 +718,52 @@ pub(crate) fn convolve_into(a: &[f64], b: &[f64], out: &mut [f64]) {
         let dst = &mut out[i..i + long.len()];
         for (o, &y) in dst.iter_mut().zip(long) {
             *o += x * y;
+        }
+    }
+}
+
+#[cfg(test)]
+mod kernel_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn strided_kernel_on_a_hand_example() {
+        // a = [1, 2, 3] (dense), b = [0.5, 0, 0.25] (stride 2): out = a * b.
+        let a = [1.0, 2.0, 3.0];
+        let b = [0.5, 0.0, 0.25];
+        let mut out = [0.0; 5];
+        convolve_strided_into(&a, &b, 2, &mut out, 5);
+        assert_eq!(out, [0.5, 1.0, 1.75, 0.5, 0.75]);
+        // Only the first 3 bins.
+        let mut out = [0.0; 5];
+        convolve_strided_into(&a, &b, 2, &mut out, 3);
+        assert_eq!(out, [0.5, 1.0, 1.75, 0.0, 0.0]);
+    }
+
+    proptest! {
+        /// The residue-class kernel is bit-identical to the direct strided loop.
+        #[test]
+        fn strided_kernel_is_bit_identical(
+            a in prop::collection::vec(prop_oneof![Just(0.0), 0.0f64..1.0], 1..40),
+            b_dense in prop::collection::vec(0.0f64..1.0, 1..20),
+            stride in 1usize..4,
+            cut in 0usize..80,
+        ) {
+            // b with non-zero bins only at multiples of the stride.
+            let mut b = vec![0.0; (b_dense.len() - 1) * stride + 1];
+            for (j, &y) in b_dense.iter().enumerate() {
+                b[j * stride] = y;
+            }
+            let len = a.len() + b.len() - 1;
+            let limit = cut.min(len);
+            let mut fast = vec![0.0; len];
+            let mut slow = vec![0.0; len];
+            convolve_strided_into(&a, &b, stride, &mut fast, limit);
+            convolve_strided_reference(&a, &b, stride, &mut slow, limit);
+            let fast_bits: Vec<u64> = fast.iter().map(|x| x.to_bits()).collect();
+            let slow_bits: Vec<u64> = slow.iter().map(|x| x.to_bits()).collect();
+            prop_assert_eq!(fast_bits, slow_bits);
         }
     }
 }

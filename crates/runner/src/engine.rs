@@ -131,6 +131,9 @@ struct Engine<'a> {
     records: Vec<Option<TaskRecord>>,
     deferrals: Vec<u32>,
     assigned_to: Vec<Option<MachineId>>,
+    /// Scratch marks of the batch queue's tasks during one mapping event (all false between
+    /// events).
+    in_batch: Vec<bool>,
     heap: BinaryHeap<Reverse<(Tick, u64, End)>>,
     seq: u64,
     misses: usize,
@@ -171,6 +174,7 @@ pub fn simulate(
         records: vec![None; tasks.len()],
         deferrals: vec![0; tasks.len()],
         assigned_to: vec![None; tasks.len()],
+        in_batch: vec![false; tasks.len()],
         heap: BinaryHeap::new(),
         seq: 0,
         misses: 0,
@@ -345,11 +349,19 @@ impl Engine<'_> {
         }
         if self.model != DropModel::None {
             for m in 0..self.machines.len() {
+                let tasks = self.tasks;
+                if !self.machines[m]
+                    .pending()
+                    .iter()
+                    .any(|&t| tasks[t].deadline <= now)
+                {
+                    continue;
+                }
                 let late: Vec<TaskId> = self.machines[m]
                     .pending()
                     .iter()
                     .copied()
-                    .filter(|&t| self.tasks[t].deadline <= now)
+                    .filter(|&t| tasks[t].deadline <= now)
                     .collect();
                 for t in late {
                     self.machines[m].remove_pending(t);
@@ -385,18 +397,22 @@ impl Engine<'_> {
                 for &t in &decision.deferred {
                     self.deferrals[t] += 1;
                 }
-                let mut leaving = vec![false; self.tasks.len()];
+                // `in_batch` marks the batch queue's tasks; a task leaving it is unmarked, so
+                // a second decision about it is recognised in O(1).
+                for &t in &self.batch {
+                    self.in_batch[t] = true;
+                }
                 for &t in &decision.discard {
-                    if self.batch.contains(&t) && !leaving[t] {
-                        leaving[t] = true;
+                    if t < self.tasks.len() && self.in_batch[t] {
+                        self.in_batch[t] = false;
                         self.settle(t, Outcome::Discarded, None, now, pruner);
                     }
                 }
                 for &(t, m) in &decision.assign {
-                    let valid = !leaving[t]
+                    let valid = t < self.tasks.len()
+                        && self.in_batch[t]
                         && m < self.machines.len()
-                        && self.machines[m].free_slots() > 0
-                        && self.batch.contains(&t);
+                        && self.machines[m].free_slots() > 0;
                     debug_assert!(valid, "{} made an invalid assignment ({t}, {m})", h.name());
                     if !valid {
                         tracing::error!(
@@ -407,11 +423,12 @@ impl Engine<'_> {
                         );
                         continue;
                     }
-                    leaving[t] = true;
+                    self.in_batch[t] = false;
                     self.machines[m].push(t);
                     self.assigned_to[t] = Some(m);
                 }
-                self.batch.retain(|&t| !leaving[t]);
+                let in_batch = &mut self.in_batch;
+                self.batch.retain(|&t| std::mem::take(&mut in_batch[t]));
                 for m in 0..self.machines.len() {
                     self.start_next(m, now, pruner);
                 }
