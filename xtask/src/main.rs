@@ -1,5 +1,6 @@
 //! Project automation. `cargo xtask reproduce-figure <id|all>` reproduces the thesis' and the
-//! paper's figures (and the neighbouring seeds' tables) from the TOML files in `experiments/`.
+//! paper's figures (and the neighbouring seeds' tables) from the TOML files in `experiments/`;
+//! `cargo xtask perf` measures the performance targets of `experiments/scale.toml`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -7,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
+mod perf;
 mod plot;
 mod reproduce;
 mod slurm;
@@ -29,6 +31,13 @@ enum Command {
         #[arg(long, default_value = "experiments")]
         experiments: PathBuf,
     },
+    /// Measure the performance targets of experiments/scale.toml (800-task trials, the scale
+    /// grid in child processes, optionally `reproduce-figure all`) and print targets vs
+    /// measured.
+    Perf(Box<perf::Args>),
+    /// One scale point of `perf`, run in a child process (prints a JSON report).
+    #[command(hide = true)]
+    PerfPoint(perf::PointArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +52,8 @@ fn main() -> ExitCode {
     let r: Result<()> = match cli.command {
         Command::ReproduceFigure(a) => reproduce::run(&a),
         Command::ListFigures { experiments } => reproduce::list(&experiments),
+        Command::Perf(a) => perf::run(&a),
+        Command::PerfPoint(a) => perf::run_point(&a),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -177,6 +177,8 @@ fn figure_ids(dir: &Path) -> Result<Vec<String>> {
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        // The scale study of `perf` lives beside the figures but is not one.
+        .filter(|id| id != crate::perf::SCALE_ID)
         .collect();
     ids.sort();
     Ok(ids)

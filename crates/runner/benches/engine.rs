@@ -1,9 +1,18 @@
-//! Criterion benchmark of whole trials: 800 tasks at 34k on the default PET.
+//! Criterion benchmarks of whole trials, one per target of issue 8 that fits a benchmark:
+//!
+//! * `trial_800_34k`: 800 tasks at 34k on the default PET (targets: PAM ≤ 5 ms, MM ≤ 2 ms);
+//! * `scale`: one PAM trial (paper's default pruner, queue size 6) of 10^4 tasks on 8 and on 64
+//!   machines, at the load per machine of 34k on 8 machines, as in `experiments/scale.toml`.
+//!
+//! The scale target itself (1,024 machines, 10^6 tasks: ≤ 120 s, ≤ 1 GiB) takes minutes per
+//! run, too slow for criterion's samples, and so does `reproduce-figure all` (≤ 60 s with 2
+//! threads): `cargo xtask perf` measures both (with `--figures` for the latter), each in a
+//! child process with its wall time and peak memory; see docs/performance.md.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use runner::{ExperimentConfig, Prepared, TrialSource};
+use runner::{ExperimentConfig, Prepared, QueueSize, TrialSource};
 
 fn trial(c: &mut Criterion) {
     let mut g = c.benchmark_group("trial_800_34k");
@@ -22,5 +31,36 @@ fn trial(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, trial);
+/// A scale point as `cargo xtask perf` builds it from `experiments/scale.toml`: arrivals per
+/// time unit in proportion to the machines (34k over 88,200 time units on 8 machines), the
+/// horizon stretched until 1.1 x `tasks` arrive in expectation; the default PET as is on 8
+/// machines, else `machines` machines drawn from it (`[workload] machines`).
+fn scale_point(machines: usize, tasks: usize) -> Prepared {
+    let per_unit = 34_000.0 / 88_200.0 * machines as f64 / 8.0;
+    let horizon = (1.1 * tasks as f64 / per_unit).max(88_200.0);
+    let mut cfg = ExperimentConfig::paper_default();
+    cfg.mapper = heuristics::HeuristicConfig::named("PAM");
+    cfg.pruner = None;
+    cfg.system.queue_size = QueueSize::Limit(6);
+    cfg.workload.rate = per_unit * horizon;
+    cfg.workload.horizon = horizon;
+    cfg.workload.tasks = tasks;
+    cfg.workload.seed = 2019;
+    cfg.workload.machines = (machines != 8).then_some(machines);
+    Prepared::new(cfg, None, TrialSource::Generated, Some(1), None).unwrap()
+}
+
+fn scale(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scale");
+    g.sample_size(10);
+    for (machines, tasks) in [(8, 10_000), (64, 10_000)] {
+        let prepared = scale_point(machines, tasks);
+        g.bench_function(format!("PAM_{machines}m_{tasks}t"), |b| {
+            b.iter(|| black_box(prepared.run_trial(0).unwrap()))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, trial, scale);
 criterion_main!(benches);

@@ -13,12 +13,23 @@
 //! pet_seed = 42         # seed of the generated PET (default: `seed`)
 //! horizon = 88200       # time units over which R tasks arrive
 //! count_variance_ratio = 0.1  # variance of each type's count, as a fraction of its mean
+//! # machines = 1024   # optional: that many machines drawn from the PET's (absent: the PET as is)
 //! ```
-//! Every field but `rate` and `seed` has the default shown. Unknown fields are errors.
+//! Every field but `rate` and `seed` has the default shown; `machines` has none. Unknown
+//! fields are errors.
 //! `"homogeneous"` is the default PET with every machine a copy of machine 0 (thesis 5.4);
 //! `{ homogeneous = k }` copies machine `k`. Relative paths are resolved against the
 //! configuration file's folder by [`WorkloadConfig::load`], and against the current folder by
 //! [`WorkloadConfig::from_toml_str`].
+//!
+//! `machines = N` (N >= 1) builds a system of N machines from the PET above: each machine is a
+//! copy of one of the PET's machines (a column of its matrix), drawn uniformly with
+//! replacement by [`Pet::draw_machines`] from the stream `(pet_seed, 0, Purpose::Machines)`
+//! (see [`crate::rng`]). The draw depends only on `pet_seed` (default `seed`), never on the
+//! trial, so every trial of an experiment runs on the same machines; the task types are
+//! unchanged. Deadlines (eq. 3.7) use the resulting PET's averages. The 12-type x 1,024-machine
+//! PET of the scale study (`experiments/scale.toml`) is `machines = 1024` on the default PET.
+//! Absent, the configuration serialises exactly as before the option existed.
 
 use std::path::{Path, PathBuf};
 
@@ -303,6 +314,10 @@ pub struct WorkloadConfig {
     /// Variance of each task type's count as a fraction of its mean (thesis 3.4.2: 0.1).
     #[serde(default = "default_count_variance_ratio")]
     pub count_variance_ratio: f64,
+    /// That many machines, each drawn uniformly with replacement from the PET's machines
+    /// ([`Pet::draw_machines`] with `pet_seed`); absent = the PET as is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machines: Option<usize>,
 }
 
 fn default_pet() -> PetSource {
@@ -374,6 +389,13 @@ impl WorkloadConfig {
         if self.trials == 0 {
             return invalid("trials", "at least 1", "0".into());
         }
+        if self.machines == Some(0) {
+            return invalid(
+                "machines",
+                "at least 1 (or no `machines` to use the PET as is)",
+                "0".into(),
+            );
+        }
         if let PetSource::Samples { bin_width, .. } = self.pet {
             if bin_width <= 0 {
                 return invalid("pet.bin_width", "a positive integer", bin_width.to_string());
@@ -410,9 +432,25 @@ impl WorkloadConfig {
         self.pet_seed.unwrap_or(self.seed)
     }
 
-    /// Builds (or reads) the PET. Errors: an unreadable or malformed file, a homogeneous
-    /// machine out of range.
+    /// Builds (or reads) the PET, then draws `machines` machines from it when given
+    /// ([`Pet::draw_machines`] with [`pet_seed`](Self::pet_seed)). Errors: an unreadable or
+    /// malformed file, a homogeneous machine out of range, `machines = 0`.
     pub fn pet(&self) -> Result<Pet, WorkloadError> {
+        let pet = self.source_pet()?;
+        match self.machines {
+            None => Ok(pet),
+            Some(0) => Err(WorkloadError::InvalidConfig {
+                file: String::new(),
+                field: "workload.machines".into(),
+                expected: "at least 1 (or no `machines` to use the PET as is)".into(),
+                found: "0".into(),
+            }),
+            Some(n) => Ok(pet.draw_machines(n, self.pet_seed())),
+        }
+    }
+
+    /// The PET of the `pet` field, before any `machines` draw.
+    fn source_pet(&self) -> Result<Pet, WorkloadError> {
         match &self.pet {
             PetSource::Default => Ok(Pet::default_pet(self.pet_seed())),
             PetSource::Homogeneous { machine } => {

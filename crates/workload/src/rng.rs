@@ -24,6 +24,8 @@ pub enum Purpose {
     Execution,
     /// Data staging times (JPDC-2016 7.1).
     Staging,
+    /// Drawing a large system's machines from a PET's machines (`[workload] machines`).
+    Machines,
     /// Anything else; distinct values give distinct streams.
     Other(u64),
 }
@@ -37,6 +39,7 @@ impl Purpose {
             Purpose::Execution => (3, 0),
             Purpose::Staging => (4, 0),
             Purpose::Other(v) => (5, v),
+            Purpose::Machines => (6, 0),
         }
     }
 }

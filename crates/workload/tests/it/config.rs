@@ -217,3 +217,82 @@ fn load_resolves_relative_paths_against_the_config_folder() {
     assert!(err.to_string().contains("absent.toml"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn machines_draws_copies_of_the_source_columns_from_the_pet_seed() {
+    let with = |extra: &str| {
+        WorkloadConfig::from_toml_str(
+            &format!("[workload]\nrate = 34000\nseed = 7\n{extra}"),
+            "m.toml",
+        )
+        .expect("valid")
+    };
+    let source = with("").pet().expect("the default PET");
+    let big = with("machines = 1024\n").pet().expect("1,024 machines");
+    assert_eq!((big.n_types(), big.n_machines()), (source.n_types(), 1024));
+    // Every machine is a copy of a source machine, named after it (`m3`, `m3#1`, ...).
+    let mut used = std::collections::BTreeSet::new();
+    for (j, name) in big.machine_names().iter().enumerate() {
+        let base = name.split('#').next().unwrap();
+        let c = source
+            .machine_names()
+            .iter()
+            .position(|n| n == base)
+            .unwrap_or_else(|| panic!("machine {j} ({name}) is not a source machine"));
+        used.insert(c);
+        for t in 0..source.n_types() {
+            assert_eq!(
+                big.pmfs()[[t, j]],
+                source.pmfs()[[t, c]],
+                "machine {j}, type {t}"
+            );
+        }
+    }
+    assert_eq!(
+        used.len(),
+        source.n_machines(),
+        "1,024 draws miss a machine"
+    );
+    // The draw depends on the seeds only: the same config gives the same machines, another
+    // pet_seed others, and the trial seed alone changes nothing once pet_seed is fixed.
+    let again = with("machines = 1024\n").pet().unwrap();
+    assert_eq!(again.machine_names(), big.machine_names());
+    let other = with("machines = 1024\npet_seed = 8\n").pet().unwrap();
+    assert_ne!(other.machine_names(), big.machine_names());
+    let fixed = |seed: u64| {
+        WorkloadConfig::from_toml_str(
+            &format!("[workload]\nrate = 1\nseed = {seed}\npet_seed = 3\nmachines = 5\n"),
+            "m.toml",
+        )
+        .unwrap()
+        .pet()
+        .unwrap()
+    };
+    assert_eq!(fixed(1).machine_names(), fixed(2).machine_names());
+    assert_eq!(fixed(1).n_machines(), 5);
+}
+
+#[test]
+fn machines_zero_is_an_error_naming_the_field() {
+    let e =
+        WorkloadConfig::from_toml_str("[workload]\nrate = 1\nseed = 1\nmachines = 0\n", "z.toml")
+            .expect_err("machines = 0 is invalid");
+    assert_eq!(e.field_name(), Some("workload.machines"), "{e}");
+    assert!(e.to_string().contains("workload.machines"), "{e}");
+}
+
+#[test]
+fn without_machines_the_configuration_serialises_as_before() {
+    let c =
+        WorkloadConfig::from_toml_str("[workload]\nrate = 34000\nseed = 1\n", "a.toml").unwrap();
+    assert_eq!(c.machines, None);
+    assert!(!toml::to_string(&c).unwrap().contains("machines"));
+    let m = WorkloadConfig::from_toml_str(
+        "[workload]\nrate = 34000\nseed = 1\nmachines = 64\n",
+        "b.toml",
+    )
+    .unwrap();
+    let text = toml::to_string(&m).unwrap();
+    assert!(text.contains("machines = 64"), "{text}");
+    assert_eq!(toml::from_str::<WorkloadConfig>(&text).unwrap(), m);
+}
