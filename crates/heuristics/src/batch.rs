@@ -175,7 +175,16 @@ pub(crate) fn run(
         let t = cands[i];
         let choice = match plan.phase1 {
             Phase1::MinCompletion => min_completion(view, plan.scope, vq, t),
-            Phase1::MaxSuccess => max_success(view, plan.scope, vq, succ, order, i, t),
+            Phase1::MaxSuccess => match max_success(view, plan.scope, vq, succ, order, i, t) {
+                Best::Machine(m) => Some(m),
+                Best::NoMachine => None,
+                // Every machine's chance is below the threshold by more than the slack.
+                Best::BelowDefer => {
+                    return Verdict::Deferred {
+                        p: f64::NEG_INFINITY,
+                    };
+                }
+            },
         };
         let Some(m) = choice else {
             return Verdict::NoMachine;
@@ -384,10 +393,28 @@ fn min_completion(
     best.map(|b| b.0)
 }
 
+/// The result of [`max_success`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Best {
+    /// The machine of highest chance.
+    Machine(MachineId),
+    /// No machine in scope.
+    NoMachine,
+    /// Deferring is on and every machine's upper bound is below the task's defer threshold
+    /// by more than the slack: the task is deferred whichever machine is best.
+    BelowDefer,
+}
+
 /// Phase 1 by maximum success probability, ties by minimum expected completion, then the
 /// lower machine index. Machines are visited by decreasing upper bound and the search stops
 /// once no remaining machine can reach the best found: the result is the one of evaluating
 /// every machine, at a fraction of the cost.
+///
+/// With deferring on, the task's defer threshold is a floor too: a task whose best chance is
+/// at or below it is deferred whichever machine that is, so machines whose bound is below
+/// it (with the slack) need no exact evaluation, and a task whose every bound is below it is
+/// [`Best::BelowDefer`] without any. This is where an oversubscribed system with many
+/// machines saves most: most candidates are hopeless, and their bounds say so.
 fn max_success(
     view: &View<'_>,
     scope: Phase1Scope,
@@ -396,10 +423,12 @@ fn max_success(
     order: &mut Vec<(f64, MachineId)>,
     i: usize,
     t: TaskId,
-) -> Option<MachineId> {
+) -> Best {
+    let defer_floor = view
+        .defer
+        .map_or(f64::NEG_INFINITY, |th| th[view.task(t).task_type]);
     // Pass 1: the tail-side bound `P(T < d - min E)` of every machine (one read of the
-    // machine's cached tail CDF); the machine where it is highest sets a floor, its exact
-    // chance.
+    // machine's cached tail CDF).
     order.clear();
     let mut top: Option<(f64, MachineId)> = None;
     for m in 0..view.machines.len() {
@@ -412,17 +441,27 @@ fn max_success(
         }
         order.push((a, m));
     }
-    // Pass 2: a machine whose bound is below the floor (with the slack) can neither beat nor
-    // tie the best; the others get the full bound, and only they are sorted and visited.
-    if let Some((_, m0)) = top {
-        let floor = succ.get(view, vq, i, t, m0);
-        order.retain_mut(|(ub, m)| {
-            if *ub + BOUND_SLACK < floor {
-                return false;
-            }
-            *ub = success_upper_bound(view, vq, t, *m);
-            *ub + BOUND_SLACK >= floor
-        });
+    let Some((a_top, m0)) = top else {
+        return Best::NoMachine;
+    };
+    if a_top + BOUND_SLACK < defer_floor {
+        return Best::BelowDefer;
+    }
+    // Pass 2: the machine of highest tail bound sets a floor, its exact chance (or the defer
+    // threshold when higher). A machine whose bound is below the floor (with the slack) can
+    // neither beat nor tie the best of a task that is not deferred; the others get the full
+    // bound, and only they are sorted and visited.
+    let floor = succ.get(view, vq, i, t, m0).max(defer_floor);
+    order.retain_mut(|(ub, m)| {
+        if *ub + BOUND_SLACK < floor {
+            return false;
+        }
+        *ub = success_upper_bound(view, vq, t, *m);
+        *ub + BOUND_SLACK >= floor
+    });
+    if order.is_empty() {
+        // Only when the floor is the threshold: m0 itself passes a floor of its own chance.
+        return Best::BelowDefer;
     }
     order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut best: Option<(MachineId, f64, f64)> = None;
@@ -442,7 +481,7 @@ fn max_success(
             best = Some((m, p, ect));
         }
     }
-    best.map(|b| b.0)
+    best.map_or(Best::NoMachine, |b| Best::Machine(b.0))
 }
 
 /// Phase-2 key, lower is better: (criterion, tie-break).
