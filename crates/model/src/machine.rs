@@ -257,7 +257,8 @@ impl Machine {
         for (&t, &ready) in self.pending.iter().zip(&self.ready) {
             let spec = &tasks[t];
             // --- staging (JPDC-2016): the task starts no earlier than its data-ready tick ---
-            if ready > Tick::MIN {
+            // (data ready by `now` change nothing: every PCT here lies after `now`)
+            if ready > now {
                 let free = prev.take().unwrap_or_else(|| Pmf::point(now));
                 prev = Some(free.at_least(ready));
             }
