@@ -552,6 +552,7 @@ mod tests {
             machines: &[],
             model: pmf::DropModel::All,
             defer: Some(&thresholds),
+            staging: None,
         };
         let mut probes = 0;
         let mut deferred = Vec::new();

@@ -91,8 +91,8 @@ impl BatchHeuristic for TwoPhase {
 /// differently and we follow JPDC):
 /// 1. pending tasks in the machine queues whose success probability is below `alpha` are
 ///    dropped (walking each queue from the head, recomputing as tasks are dropped);
-/// 2. unmapped tasks that cannot meet their deadline on any machine (even an idle one) are
-///    discarded;
+/// 2. unmapped tasks that cannot meet their deadline on any machine (even an idle one, after
+///    the minimum time to stage their input data when staging is on) are discarded;
 /// 3. per task the machine of highest success probability; per machine with a free slot the
 ///    tasks within `epsilon` of the best success probability on it; of those, the minimum
 ///    expected completion time is mapped; repeat.
@@ -136,11 +136,17 @@ impl BatchHeuristic for Moc {
             };
             let mut kept = first_pending;
             let mut culled = false;
-            for slot in &slots[first_pending..] {
+            for (slot, &ready) in slots[first_pending..].iter().zip(machine.pending_ready()) {
                 let spec = view.task(slot.task);
                 let pct = if culled {
+                    // With staging, the task starts no earlier than its data-ready tick.
+                    let start = if ready > view.now {
+                        prev.at_least(ready)
+                    } else {
+                        prev.clone()
+                    };
                     next_pct(
-                        &prev,
+                        &start,
                         view.pet.pmf(spec.task_type, m),
                         spec.deadline,
                         view.model,
@@ -164,7 +170,8 @@ impl BatchHeuristic for Moc {
                 vq.set_tail(m, tail, free);
             }
         }
-        // Step 2: discard tasks that cannot make their deadline anywhere.
+        // Step 2: discard tasks that cannot make their deadline anywhere, even with the
+        // minimum time needed to stage their input data (JPDC-2016).
         let mut cands: Vec<TaskId> = Vec::with_capacity(view.batch.len());
         for &t in view.batch {
             let spec = view.task(t);
@@ -172,7 +179,8 @@ impl BatchHeuristic for Moc {
                 .map(|m| view.pet.pmf(spec.task_type, m).min())
                 .min()
                 .unwrap_or(0);
-            if view.now + fastest >= spec.deadline {
+            let staging = view.staging.map_or(0, |st| st.min_ticks(t));
+            if view.now + staging + fastest >= spec.deadline {
                 decision.discard.push(t);
             } else {
                 cands.push(t);

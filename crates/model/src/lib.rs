@@ -6,12 +6,14 @@
 //! This crate is pure: no I/O, no clock, no randomness. The engine in `runner` owns the
 //! event loop and is the only place that mutates a [`Machine`].
 
+mod early;
 mod machine;
 mod policy;
 mod task;
 mod view;
 mod virtual_queue;
 
+pub use early::{earliest_free_slot, next_mapping_time};
 pub use machine::{Machine, Running, Slot};
 pub use policy::{BatchHeuristic, Decision, ImmediateHeuristic, NoPruner, Pruner};
 pub use task::{MachineId, Outcome, TaskId, TaskSpec};

@@ -40,6 +40,12 @@ pub struct Machine {
     limit: Option<usize>,
     running: Option<Running>,
     pending: VecDeque<TaskId>,
+    /// Data-ready tick of each pending task (JPDC-2016 staging), parallel to `pending`;
+    /// `Tick::MIN` = no staging.
+    ready: VecDeque<Tick>,
+    /// One slot beyond the limit, granted by an early mapping event (JPDC-2016 eq. 5) for the
+    /// slot expected to free soon; given back when a task leaves the machine.
+    reserved: usize,
     // --- cache, valid for `valid_at` unless `dirty` ---
     slots: Vec<Slot>,
     tail: TailCdf,
@@ -57,6 +63,8 @@ impl Machine {
             limit,
             running: None,
             pending: VecDeque::new(),
+            ready: VecDeque::new(),
+            reserved: 0,
             slots: Vec::new(),
             tail: TailCdf::idle(0),
             dirty: true,
@@ -95,9 +103,30 @@ impl Machine {
         self.len() == 0
     }
 
+    /// The limit plus a reserved slot, if one was granted ([`Machine::reserve_slot`]).
+    pub fn capacity(&self) -> Option<usize> {
+        self.limit.map(|l| l + self.reserved)
+    }
+
+    /// True while a slot beyond the limit is reserved.
+    pub fn has_reserved_slot(&self) -> bool {
+        self.reserved > 0
+    }
+
+    /// Grants one slot beyond the limit (an early mapping event, JPDC-2016 section 5) until
+    /// a task leaves the machine ([`Machine::release_reserved_slot`]).
+    pub fn reserve_slot(&mut self) {
+        self.reserved = 1;
+    }
+
+    /// Gives the reserved slot back: a task left, so the slot it was reserved for is free.
+    pub fn release_reserved_slot(&mut self) {
+        self.reserved = 0;
+    }
+
     /// Free slots (`usize::MAX` when unbounded).
     pub fn free_slots(&self) -> usize {
-        match self.limit {
+        match self.capacity() {
             Some(l) => l.saturating_sub(self.len()),
             None => usize::MAX,
         }
@@ -123,8 +152,25 @@ impl Machine {
 
     /// Appends a task to the tail of the queue. The caller checks the limit.
     pub fn push(&mut self, task: TaskId) {
+        self.push_staged(task, Tick::MIN);
+    }
+
+    /// Appends a task whose input data are ready at tick `ready` (JPDC-2016 staging): it
+    /// cannot start before, and its PCT starts from max(previous PCT, `ready`).
+    pub fn push_staged(&mut self, task: TaskId, ready: Tick) {
         self.pending.push_back(task);
+        self.ready.push_back(ready);
         self.dirty = true;
+    }
+
+    /// Data-ready ticks of the pending tasks, in queue order (`Tick::MIN` = no staging).
+    pub fn pending_ready(&self) -> &VecDeque<Tick> {
+        &self.ready
+    }
+
+    /// The data-ready tick of the head of the pending queue.
+    pub fn head_ready(&self) -> Option<Tick> {
+        self.ready.front().copied()
     }
 
     /// Starts the head of the queue at `now`, with its actual execution time.
@@ -141,6 +187,7 @@ impl Machine {
     /// Pops the head of the pending queue.
     pub fn pop_pending(&mut self) -> Option<TaskId> {
         let t = self.pending.pop_front();
+        self.ready.pop_front();
         if t.is_some() {
             self.dirty = true;
         }
@@ -151,6 +198,7 @@ impl Machine {
     pub fn finish_running(&mut self) -> Option<Running> {
         let r = self.running.take();
         if r.is_some() {
+            self.reserved = 0;
             self.dirty = true;
         }
         r
@@ -160,6 +208,8 @@ impl Machine {
     pub fn remove_pending(&mut self, task: TaskId) -> bool {
         if let Some(pos) = self.pending.iter().position(|&t| t == task) {
             self.pending.remove(pos);
+            self.ready.remove(pos);
+            self.reserved = 0;
             self.dirty = true;
             true
         } else {
@@ -202,13 +252,21 @@ impl Machine {
                 success,
             });
         }
-        for &t in &self.pending {
+        for (&t, &ready) in self.pending.iter().zip(&self.ready) {
             let spec = &tasks[t];
             let pet_pmf = pet.pmf(spec.task_type, self.id);
+            // --- staging (JPDC-2016): the task starts no earlier than its data-ready tick ---
+            // (data ready by `now` change nothing: every PCT here lies after `now`)
+            let staged = (ready > now).then(|| match self.slots.last() {
+                Some(prev) => prev.pct.at_least(ready),
+                None => Pmf::point(now).at_least(ready),
+            });
+            // --- end staging ---
             // Each PCT builds on the previous slot's (no copy), or on `now` for an idle head.
-            let pct = match self.slots.last() {
-                Some(prev) => next_pct(&prev.pct, pet_pmf, spec.deadline, model),
-                None => next_pct(&Pmf::point(now), pet_pmf, spec.deadline, model),
+            let pct = match (&staged, self.slots.last()) {
+                (Some(free), _) => next_pct(free, pet_pmf, spec.deadline, model),
+                (None, Some(prev)) => next_pct(&prev.pct, pet_pmf, spec.deadline, model),
+                (None, None) => next_pct(&Pmf::point(now), pet_pmf, spec.deadline, model),
             };
             let success = pct.prob_before(spec.deadline);
             self.slots.push(Slot {

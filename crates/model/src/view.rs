@@ -1,7 +1,7 @@
 //! The read-only view of the system that heuristics and the pruner decide on.
 
 use pmf::{DropModel, Tick};
-use workload::Pet;
+use workload::{Pet, Staging};
 
 use crate::machine::Machine;
 use crate::task::{TaskId, TaskSpec};
@@ -24,6 +24,8 @@ pub struct View<'a> {
     /// Defer thresholds per task type: a task whose best success probability is at or below
     /// its type's threshold is not mapped (`None`: deferring is off).
     pub defer: Option<&'a [f64]>,
+    /// Input-data staging of the trial (JPDC-2016), `None` when staging is off.
+    pub staging: Option<&'a Staging>,
 }
 
 impl View<'_> {

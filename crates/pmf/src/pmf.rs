@@ -558,6 +558,21 @@ impl Pmf {
         Pmf::trimmed(self.offset, masses)
     }
 
+    /// max(X, t): moves all mass below `t` up to an impulse at `t` (JPDC-2016 staging: a task
+    /// cannot start before its input data is ready at `t`). Unchanged when `t <= min()`.
+    pub fn at_least(&self, t: Tick) -> Pmf {
+        if t <= self.offset {
+            return self.clone();
+        }
+        if t >= self.max() {
+            return Pmf::point(t);
+        }
+        let k = (t - self.offset) as usize;
+        let mut masses = self.masses[k..].to_vec();
+        masses[0] = self.masses[..=k].iter().sum();
+        Pmf::trimmed(t, masses)
+    }
+
     /// Removes negligible tails: drops leading and trailing bins whose cumulative mass is at
     /// most `eps` on each side, moving the removed mass to the new end bins so that the mean
     /// stays close and the total stays 1. The CDF changes by at most `eps` at any point.

@@ -14,15 +14,28 @@
 //! 4. idle machines start the head of their queue. A task's actual execution time is the
 //!    quantile of its PET on the machine that runs it at the task's own uniform draw (common
 //!    random numbers: two heuristics on the same trial face the same luck).
+//!
+//! With input-data staging ([`JpdcOptions::staging`], JPDC-2016), each machine has a link
+//! that stages its mapped tasks' data one at a time in queue order, from the tick a task is
+//! mapped: a task's data-ready tick is `max(now, link free) + size / rate`. An idle machine
+//! whose head task's data are not ready starts it at its data-ready tick (a `DataReady`
+//! event, which is followed by a mapping event). With early mapping
+//! ([`JpdcOptions::early_mapping`], JPDC-2016 section 5) a mapping event is also scheduled
+//! at `t_map` of eq. (5), and at each mapping event a full machine whose earliest free slot
+//! `e_j` is within `t_h + t_lj` of now gets one slot beyond its limit, so the task for the
+//! slot about to appear is mapped, and its data staged, before the slot appears.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use heuristics::Mapper;
-use model::{Machine, MachineId, Outcome, Pruner, TaskId, TaskSpec, View};
+use model::{
+    Machine, MachineId, Outcome, Pruner, TaskId, TaskSpec, View, earliest_free_slot,
+    next_mapping_time,
+};
 use pmf::{DropModel, Tick};
 use serde::{Deserialize, Serialize};
-use workload::Pet;
+use workload::{Pet, Staging};
 
 /// A queue-size limit: a number of tasks counting the executing one, or unbounded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -112,6 +125,25 @@ struct End {
     task: TaskId,
 }
 
+/// What the event heap holds: a task's end (completion, or drop at its deadline), or the
+/// tick the data of a machine's head task are ready.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Event {
+    TaskEnded(End),
+    DataReady(MachineId),
+}
+
+/// The JPDC-2016 system's additions, all off by default (the thesis' system).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JpdcOptions<'a> {
+    /// Input-data staging draws of the trial; `None` = data are always ready.
+    pub staging: Option<&'a Staging>,
+    /// Mapping events before machines go idle (eqs. 3-5); batch mode only.
+    pub early_mapping: bool,
+    /// `t_h` of eq. (5): the heuristic's execution time, time units.
+    pub heuristic_time: f64,
+}
+
 /// The engine's settings for one trial.
 #[derive(Debug, Clone, Copy)]
 pub struct EngineConfig {
@@ -134,8 +166,15 @@ struct Engine<'a> {
     /// Scratch marks of the batch queue's tasks during one mapping event (all false between
     /// events).
     in_batch: Vec<bool>,
-    heap: BinaryHeap<Reverse<(Tick, u64, End)>>,
+    heap: BinaryHeap<Reverse<(Tick, u64, Event)>>,
     seq: u64,
+    jpdc: JpdcOptions<'a>,
+    /// Per machine, the tick its staging link is free (staging only).
+    link_free: Vec<Tick>,
+    /// Per machine, the tick of its pending `DataReady` event.
+    waiting: Vec<Option<Tick>>,
+    /// The next early mapping event (eq. 5).
+    next_map: Option<Tick>,
     misses: usize,
     busy: Vec<Tick>,
     wasted: Vec<Tick>,
@@ -157,6 +196,36 @@ pub fn simulate(
     mapper: &mut Mapper,
     pruner: &mut dyn Pruner,
 ) -> TrialRecord {
+    simulate_jpdc(
+        pet,
+        tasks,
+        luck,
+        config,
+        JpdcOptions::default(),
+        mapper,
+        pruner,
+    )
+}
+
+/// [`simulate`] with the JPDC-2016 additions: input-data staging and early mapping events.
+///
+/// # Panics
+/// As [`simulate`], and when the staging draws do not cover every task and machine.
+pub fn simulate_jpdc(
+    pet: &Pet,
+    tasks: &[TaskSpec],
+    luck: &[f64],
+    config: EngineConfig,
+    jpdc: JpdcOptions<'_>,
+    mapper: &mut Mapper,
+    pruner: &mut dyn Pruner,
+) -> TrialRecord {
+    if let Some(st) = jpdc.staging {
+        assert!(
+            st.sizes_mb().len() >= tasks.len() && st.rates_gbps().len() >= pet.n_machines(),
+            "staging draws for every task and machine"
+        );
+    }
     assert_eq!(tasks.len(), luck.len(), "one uniform draw per task");
     let limit = if mapper.is_immediate() {
         None
@@ -177,6 +246,10 @@ pub fn simulate(
         in_batch: vec![false; tasks.len()],
         heap: BinaryHeap::new(),
         seq: 0,
+        jpdc,
+        link_free: vec![Tick::MIN; m],
+        waiting: vec![None; m],
+        next_map: None,
         misses: 0,
         busy: vec![0; m],
         wasted: vec![0; m],
@@ -189,6 +262,10 @@ pub fn simulate(
     loop {
         let t_arr = tasks.get(next_arrival).map(|t| t.arrival);
         let t_end = e.heap.peek().map(|Reverse((t, _, _))| *t);
+        let t_end = match (t_end, e.next_map) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let now = match (t_arr, t_end) {
             (None, None) => break,
             (Some(a), None) => a,
@@ -197,15 +274,30 @@ pub fn simulate(
         };
         last = now;
         let mut trigger = false;
-        while let Some(&Reverse((t, _, end))) = e.heap.peek() {
+        while let Some(&Reverse((t, _, event))) = e.heap.peek() {
             if t != now {
                 break;
             }
             e.heap.pop();
-            if e.machines[end.machine].running().map(|r| r.task) == Some(end.task) {
-                e.finish_running(end.machine, now, pruner);
-                trigger = true;
+            match event {
+                Event::TaskEnded(end) => {
+                    if e.machines[end.machine].running().map(|r| r.task) == Some(end.task) {
+                        e.finish_running(end.machine, now, pruner);
+                        trigger = true;
+                    }
+                }
+                Event::DataReady(m) => {
+                    if e.waiting[m] == Some(now) {
+                        e.waiting[m] = None;
+                    }
+                    e.start_next(m, now, pruner);
+                    trigger = true;
+                }
             }
+        }
+        if e.next_map == Some(now) {
+            e.next_map = None;
+            trigger = true;
         }
         while next_arrival < tasks.len() && tasks[next_arrival].arrival == now {
             debug_assert_eq!(tasks[next_arrival].id, next_arrival);
@@ -295,11 +387,36 @@ impl Engine<'_> {
     /// deadline has passed, unless nothing is ever dropped).
     fn start_next(&mut self, m: MachineId, now: Tick, pruner: &mut dyn Pruner) {
         while self.machines[m].is_idle() {
+            // --- staging: an idle machine waits for its head task's data (JPDC-2016) ---
+            if let (Some(&t), Some(ready)) = (
+                self.machines[m].pending().front(),
+                self.machines[m].head_ready(),
+            ) {
+                let deadline = self.tasks[t].deadline;
+                let expired = self.model != DropModel::None && deadline <= now;
+                if ready > now && !expired {
+                    // Wake up when the data arrive, or at the deadline when the task would
+                    // be dropped before they do.
+                    let at = if self.model == DropModel::None {
+                        ready
+                    } else {
+                        ready.min(deadline)
+                    };
+                    if self.waiting[m] != Some(at) {
+                        self.waiting[m] = Some(at);
+                        self.seq += 1;
+                        self.heap.push(Reverse((at, self.seq, Event::DataReady(m))));
+                    }
+                    return;
+                }
+            }
+            // --- end staging ---
             let Some(t) = self.machines[m].pop_pending() else {
                 return;
             };
             let spec = self.tasks[t];
             if self.model != DropModel::None && spec.deadline <= now {
+                self.machines[m].release_reserved_slot();
                 self.settle(t, Outcome::ExpiredPending, Some(m), now, pruner);
                 continue;
             }
@@ -319,10 +436,10 @@ impl Engine<'_> {
             self.heap.push(Reverse((
                 at,
                 self.seq,
-                End {
+                Event::TaskEnded(End {
                     machine: m,
                     task: t,
-                },
+                }),
             )));
         }
     }
@@ -384,7 +501,11 @@ impl Engine<'_> {
         // 3. Mapping.
         match mapper {
             Mapper::Batch(h) => {
+                if self.jpdc.early_mapping {
+                    self.reserve_slots(now);
+                }
                 if self.batch.is_empty() || self.machines.iter().all(|m| m.free_slots() == 0) {
+                    self.schedule_early_mapping(now);
                     self.check_invariants();
                     return;
                 }
@@ -424,7 +545,7 @@ impl Engine<'_> {
                         continue;
                     }
                     self.in_batch[t] = false;
-                    self.machines[m].push(t);
+                    self.push_task(m, t, now);
                     self.assigned_to[t] = Some(m);
                 }
                 let in_batch = &mut self.in_batch;
@@ -432,6 +553,7 @@ impl Engine<'_> {
                 for m in 0..self.machines.len() {
                     self.start_next(m, now, pruner);
                 }
+                self.schedule_early_mapping(now);
             }
             Mapper::Immediate(h) => {
                 let batch = std::mem::take(&mut self.batch);
@@ -442,7 +564,7 @@ impl Engine<'_> {
                         h.choose(&view, t)
                     };
                     let m = m.min(self.machines.len() - 1);
-                    self.machines[m].push(t);
+                    self.push_task(m, t, now);
                     self.assigned_to[t] = Some(m);
                     self.start_next(m, now, pruner);
                 }
@@ -460,6 +582,86 @@ impl Engine<'_> {
             machines: &self.machines,
             model: self.model,
             defer,
+            staging: self.jpdc.staging,
+        }
+    }
+
+    /// Appends `t` to machine `m`'s queue; with staging, its data go over the machine's link
+    /// after the data of the tasks mapped before it.
+    fn push_task(&mut self, m: MachineId, t: TaskId, now: Tick) {
+        match self.jpdc.staging {
+            Some(st) => {
+                let ready = self.link_free[m].max(now) + st.ticks(t, m);
+                self.link_free[m] = ready;
+                self.machines[m].push_staged(t, ready);
+            }
+            None => self.machines[m].push(t),
+        }
+    }
+
+    /// `t_lj` of eq. (3) for every machine: the largest unmapped input staged to it.
+    fn worst_staging(&self) -> Vec<f64> {
+        let n = self.machines.len();
+        match self.jpdc.staging {
+            Some(st) => {
+                let s = self
+                    .batch
+                    .iter()
+                    .map(|&t| st.sizes_mb()[t])
+                    .fold(0.0, f64::max);
+                (0..n).map(|m| st.units_for(s, m)).collect()
+            }
+            None => vec![0.0; n],
+        }
+    }
+
+    /// Full machines, without a reserved slot yet, whose earliest free slot `e_j` (eq. 4)
+    /// lies at most `t_h + t_lj` ahead; `None` in the list for the others.
+    fn early_candidates(&self) -> Vec<Option<f64>> {
+        self.machines
+            .iter()
+            .map(|mc| {
+                if mc.limit().is_none() || mc.free_slots() > 0 || mc.has_reserved_slot() {
+                    None
+                } else {
+                    earliest_free_slot(mc, self.tasks, self.model)
+                }
+            })
+            .collect()
+    }
+
+    /// Early mapping (JPDC-2016 section 5): at this mapping event, a full machine whose
+    /// `e_j - (t_h + t_lj)` has come gets a slot for the task that will follow.
+    fn reserve_slots(&mut self, now: Tick) {
+        if self.batch.is_empty() {
+            return;
+        }
+        let worst = self.worst_staging();
+        let e = self.early_candidates();
+        for (m, e) in e.into_iter().enumerate() {
+            if let Some(e) = e {
+                if e - (self.jpdc.heuristic_time + worst[m]) <= now as f64 {
+                    self.machines[m].reserve_slot();
+                }
+            }
+        }
+    }
+
+    /// Schedules the next early mapping event at `t_map` of eq. (5) (the next tick when that
+    /// time has passed), if anything waits in the batch queue.
+    fn schedule_early_mapping(&mut self, now: Tick) {
+        if !self.jpdc.early_mapping {
+            return;
+        }
+        self.next_map = None;
+        if self.batch.is_empty() {
+            return;
+        }
+        self.refresh(now);
+        let worst = self.worst_staging();
+        let e = self.early_candidates();
+        if let Some(t) = next_mapping_time(&e, &worst, self.jpdc.heuristic_time) {
+            self.next_map = Some((t.floor() as Tick).max(now + 1));
         }
     }
 
@@ -505,7 +707,7 @@ impl Engine<'_> {
             );
         }
         for m in &self.machines {
-            if let Some(l) = m.limit() {
+            if let Some(l) = m.capacity() {
                 assert!(m.len() <= l, "machine {} holds {} > {l}", m.id(), m.len());
             }
             for t in m.tasks() {

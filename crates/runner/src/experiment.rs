@@ -35,9 +35,9 @@ use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use workload::rng::{Purpose, stream};
-use workload::{Pet, PetSource, Trial, WorkloadConfig};
+use workload::{Pet, PetSource, Staging, StagingConfig, Trial, WorkloadConfig};
 
-use crate::engine::{EngineConfig, QueueSize, TrialRecord, simulate};
+use crate::engine::{EngineConfig, JpdcOptions, QueueSize, TrialRecord, simulate_jpdc};
 use crate::error::RunError;
 use crate::metrics::{Counting, Estimate, Pricing, TrialMetrics};
 use crate::variants::resolve;
@@ -65,6 +65,22 @@ pub struct SystemConfig {
     pub prices: Option<Vec<f64>>,
     /// Time units per hour, for cost.
     pub hour: f64,
+    /// Mapping events before machines go idle (JPDC-2016 section 5, eqs. 3-5).
+    #[serde(skip_serializing_if = "is_false")]
+    pub early_mapping: bool,
+    /// `t_h` of JPDC-2016 eq. (5): the heuristic's execution time in time units (only with
+    /// `early_mapping`). A configured value: a measured one would make results depend on
+    /// the host.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub heuristic_time: f64,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 impl Default for SystemConfig {
@@ -76,6 +92,8 @@ impl Default for SystemConfig {
             skip_last: 100,
             prices: None,
             hour: 3600.0,
+            early_mapping: false,
+            heuristic_time: 0.0,
         }
     }
 }
@@ -105,6 +123,12 @@ impl SystemConfig {
         if !(self.hour.is_finite() && self.hour > 0.0) {
             return Err(format!("system.hour must be positive, got {}", self.hour));
         }
+        if !(self.heuristic_time.is_finite() && self.heuristic_time >= 0.0) {
+            return Err(format!(
+                "system.heuristic_time: expected a number of time units >= 0, found {}",
+                self.heuristic_time
+            ));
+        }
         if let Some(p) = &self.prices {
             if let Some(bad) = p.iter().find(|x| !(x.is_finite() && **x >= 0.0)) {
                 return Err(format!("system.prices must be finite and >= 0, got {bad}"));
@@ -131,6 +155,9 @@ pub struct ExperimentConfig {
     /// The pruner; absent = the paper's defaults for PAM and its variants, none for the rest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pruner: Option<PrunerConfig>,
+    /// Input-data staging (JPDC-2016); absent = data are always ready (the thesis).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub staging: Option<StagingConfig>,
 }
 
 fn default_name() -> String {
@@ -153,6 +180,7 @@ impl ExperimentConfig {
             mapper: HeuristicConfig::named("PAM"),
             // PAM without a [pruner] table uses the paper's defaults.
             pruner: None,
+            staging: None,
         }
     }
 
@@ -188,6 +216,9 @@ impl ExperimentConfig {
     pub fn validate(&self) -> Result<(), String> {
         self.workload.validate().map_err(|e| e.to_string())?;
         self.system.validate()?;
+        if let Some(st) = &self.staging {
+            st.validate().map_err(|e| e.to_string())?;
+        }
         let (h, p) = resolve(&self.mapper, self.pruner.as_ref());
         p.validate().map_err(|e| e.to_string())?;
         heuristics::build(&h, self.system.drop_model).map_err(|e| e.to_string())?;
@@ -320,10 +351,24 @@ impl Prepared {
         (0..n).map(|_| rng.random::<f64>()).collect()
     }
 
+    /// The staging draws of trial `k` (`None` without a `[staging]` table): streams
+    /// `(seed, k, Staging)`.
+    pub fn trial_staging(&self, k: u64, n: usize) -> Result<Option<Staging>, RunError> {
+        self.config
+            .staging
+            .as_ref()
+            .map(|st| {
+                st.draw(self.seed, k, n, self.pet.n_machines())
+                    .map_err(RunError::Workload)
+            })
+            .transpose()
+    }
+
     /// Runs trial `k`.
     pub fn run_trial(&self, k: u64) -> Result<(TrialRecord, TrialMetrics), RunError> {
         let tasks = self.trial_tasks(k);
         let luck = self.trial_luck(k, tasks.len());
+        let staging = self.trial_staging(k, tasks.len())?;
         let (h, p) = self.config.resolved();
         let mut mapper = heuristics::build(&h, self.config.system.drop_model)
             .map_err(|e| RunError::Input(e.to_string()))?;
@@ -335,13 +380,18 @@ impl Prepared {
             heuristic = mapper.name(),
             "trial"
         );
-        let record = simulate(
+        let record = simulate_jpdc(
             &self.pet,
             &tasks,
             &luck,
             EngineConfig {
                 queue_size: self.config.system.queue_size,
                 drop_model: self.config.system.drop_model,
+            },
+            JpdcOptions {
+                staging: staging.as_ref(),
+                early_mapping: self.config.system.early_mapping,
+                heuristic_time: self.config.system.heuristic_time,
             },
             &mut mapper,
             &mut pruner,

@@ -18,7 +18,9 @@ pub mod metrics;
 pub mod sweep;
 pub mod variants;
 
-pub use engine::{EngineConfig, QueueSize, TaskRecord, TrialRecord, simulate};
+pub use engine::{
+    EngineConfig, JpdcOptions, QueueSize, TaskRecord, TrialRecord, simulate, simulate_jpdc,
+};
 pub use error::RunError;
 pub use experiment::{ExperimentConfig, Prepared, Summary, SystemConfig, TrialSource, summarise};
 pub use metrics::{Counting, Estimate, TrialMetrics};

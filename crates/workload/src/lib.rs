@@ -61,6 +61,7 @@ mod error;
 pub mod io;
 mod pet;
 pub mod rng;
+mod staging;
 
 pub use arrivals::{
     ArrivalSpec, BurstParams, MAX_BURST_INTERVALS, PAPER_HORIZON, PAPER_TASKS, Pattern, Task,
@@ -70,3 +71,4 @@ pub use config::{PatternName, PetSource, WorkloadConfig};
 pub use error::WorkloadError;
 pub use pet::{PAPER_MACHINES, PUBLISHED_MEANS, Pet, defaults};
 pub use pmf::{Pmf, Tick};
+pub use staging::{Staging, StagingConfig};

@@ -274,3 +274,26 @@ fn gather_and_trim_by_hand() {
     assert_pmf_eq(&t, &pmf(&[(2, 0.501), (3, 0.499)]), EPS);
     assert_eq!(p.trim_tails(0.0), p);
 }
+
+#[test]
+fn staging_moves_mass_below_the_ready_tick_up_to_it() {
+    // prev = 5:0.1 6:0.2 7:0.3 8:0.2 9:0.2; data ready at 7: the task starts at max(C, 7),
+    // so 5, 6 and 7 gather at 7 (0.1 + 0.2 + 0.3 = 0.6), 8 and 9 stay.
+    let got = prev().at_least(7);
+    check_pmf(&got);
+    assert_pmf_eq(&got, &pmf(&[(7, 0.6), (8, 0.2), (9, 0.2)]), EPS);
+    // Ready before the support: unchanged; at or after its end: a point at the ready tick.
+    assert_eq!(prev().at_least(5), prev());
+    assert_eq!(prev().at_least(-3), prev());
+    assert_eq!(prev().at_least(9), Pmf::point(9));
+    assert_eq!(prev().at_least(12), Pmf::point(12));
+    // Then the PET: the completion of a task whose data arrive at 7 behind prev, no drops:
+    //   7 (0.6) + 1..3 -> 8:0.30 9:0.18 10:0.12; 8 (0.2) -> 9:0.10 10:0.06 11:0.04;
+    //   9 (0.2) -> 10:0.10 11:0.06 12:0.04  => 8:0.30 9:0.28 10:0.28 11:0.10 12:0.04
+    let c = next_pct(&got, &pet(), 100, DropModel::None);
+    assert_pmf_eq(
+        &c,
+        &pmf(&[(8, 0.30), (9, 0.28), (10, 0.28), (11, 0.10), (12, 0.04)]),
+        EPS,
+    );
+}

@@ -156,9 +156,9 @@ fn execution_times_follow_the_common_random_number() {
 }
 
 /// PET point times per (type, machine), tasks as (type, arrival, slack), and luck per task.
-type Case = (Vec<Vec<i64>>, Vec<(usize, i64, i64)>, Vec<f64>);
+pub(crate) type Case = (Vec<Vec<i64>>, Vec<(usize, i64, i64)>, Vec<f64>);
 
-fn random_case() -> impl Strategy<Value = Case> {
+pub(crate) fn random_case() -> impl Strategy<Value = Case> {
     let pet = prop::collection::vec(prop::collection::vec(1i64..40, 3), 2);
     let tasks = prop::collection::vec((0usize..2, 0i64..200, 1i64..150), 1..60);
     (pet, tasks).prop_flat_map(|(p, t)| {
@@ -167,7 +167,7 @@ fn random_case() -> impl Strategy<Value = Case> {
     })
 }
 
-fn build_case(p: &[Vec<i64>], t: &[(usize, i64, i64)]) -> (Pet, Vec<TaskSpec>) {
+pub(crate) fn build_case(p: &[Vec<i64>], t: &[(usize, i64, i64)]) -> (Pet, Vec<TaskSpec>) {
     // Spread each PET entry over a few ticks so that success probabilities are fractional.
     let pmfs = Array2::from_shape_fn((2, 3), |(ty, m)| {
         Pmf::new(p[ty][m], vec![0.25, 0.5, 0.25]).unwrap()

@@ -103,3 +103,62 @@ const MM_PIN: f64 = 14.0;
 const MOC_PIN: f64 = 22.5;
 const MSD_PIN: f64 = 12.0;
 const MR_PIN: f64 = 9.5;
+
+const JPDC: &str = "[workload]\nrate = 1200\nhorizon = 10000\ntasks = 400\npattern = \"bursty\"\nseed = 3\ntrials = 2\n[system]\nqueue_size = 2\ndrop_model = \"pending\"\n[mapper]\nname = \"MOC\"\n";
+
+#[test]
+fn staging_and_early_mapping_are_read_and_checked() {
+    let text = format!("{JPDC}[staging]\nmean_size_mb = 1024.0\nrate_gbps = 0.68\n",).replace(
+        "[mapper]",
+        "early_mapping = true\nheuristic_time = 2.0\n[mapper]",
+    );
+    let cfg = ExperimentConfig::from_toml_str(&text, "exp.toml", None).unwrap();
+    let st = cfg.staging.clone().unwrap();
+    assert_eq!(
+        (st.mean_size_mb, st.size_variance, st.rate_cv),
+        (1024.0, 0.1, 0.1)
+    );
+    assert!(cfg.system.early_mapping);
+    assert_eq!(cfg.system.heuristic_time, 2.0);
+    // Off by default.
+    let plain = ExperimentConfig::from_toml_str(JPDC, "exp.toml", None).unwrap();
+    assert!(plain.staging.is_none() && !plain.system.early_mapping);
+    // Errors name the field.
+    for (bad, field) in [
+        ("[staging]\nrate_gbps = 0.0\n", "staging.rate_gbps"),
+        ("[staging]\nmean_size_mb = -1.0\n", "staging.mean_size_mb"),
+        (
+            "[staging]\nseconds_per_unit = 0.0\n",
+            "staging.seconds_per_unit",
+        ),
+        ("[staging]\nrate = 1.0\n", "rate"),
+    ] {
+        let e = ExperimentConfig::from_toml_str(&format!("{JPDC}{bad}"), "exp.toml", None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(field), "{field}: {e}");
+    }
+    let bad = JPDC.replace("[mapper]", "heuristic_time = -1.0\n[mapper]");
+    let e = ExperimentConfig::from_toml_str(&bad, "exp.toml", None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("system.heuristic_time"), "{e}");
+}
+
+#[test]
+fn large_inputs_lower_robustness_and_the_draws_are_reproducible() {
+    let run = |text: &str| {
+        let cfg = ExperimentConfig::from_toml_str(text, "exp.toml", None).unwrap();
+        let p = Prepared::new(cfg, None, TrialSource::Generated, None, None).unwrap();
+        let m = p.run(1, &|| {}).unwrap();
+        Summary::new(&p, &m).robustness_mean
+    };
+    let none = run(JPDC);
+    let small = run(&format!("{JPDC}[staging]\nmean_size_mb = 8.0\n"));
+    let huge = run(&format!("{JPDC}[staging]\nmean_size_mb = 8192.0\n"));
+    assert!(huge < small && small <= none, "{none} {small} {huge}");
+    assert_eq!(
+        huge,
+        run(&format!("{JPDC}[staging]\nmean_size_mb = 8192.0\n"))
+    );
+}
