@@ -457,6 +457,15 @@ fn max_success(
             return false;
         }
         *ub = success_upper_bound(view, vq, t, *m);
+        if *ub + BOUND_SLACK < floor {
+            return false;
+        }
+        // The segment bound: a few more reads, far tighter on wide PETs.
+        let spec = view.task(t);
+        let seg = vq.machines()[*m]
+            .tail
+            .append_success_bound(view.pet.pmf(spec.task_type, *m), spec.deadline);
+        *ub = ub.min(seg);
         *ub + BOUND_SLACK >= floor
     });
     if order.is_empty() {

@@ -55,7 +55,7 @@ pub use cdf::TailCdf;
 pub use error::PmfError;
 pub use histogram::{BinValue, from_samples};
 pub use pct::{DropModel, executing_pct, next_pct};
-pub use pmf::{Normalised, Pmf, Tick};
+pub use pmf::{Normalised, Pmf, SEGMENTS, Tick};
 pub use robustness::{
     Executing, Pending, Position, drop_probability, evaluate_queue, success_probability,
 };

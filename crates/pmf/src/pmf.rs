@@ -35,7 +35,14 @@ struct Caches {
     /// The largest `g` such that every non-zero bin index is a multiple of `g` (2 on the
     /// paper's 2-unit grid): loops over this PMF may step by `g`.
     stride: usize,
+    /// The non-zero bins cut into at most [`SEGMENTS`] runs of consecutive non-zero bins:
+    /// (first bin of the run, its mass), in bin order; for the segment bound of
+    /// [`crate::TailCdf::append_success_bound`].
+    segments: Vec<(u32, f64)>,
 }
+
+/// Number of runs of [`Pmf::segments`].
+pub const SEGMENTS: usize = 8;
 
 impl PartialEq for Pmf {
     fn eq(&self, other: &Self) -> bool {
@@ -268,10 +275,16 @@ impl Pmf {
                 })
                 .collect();
             let stride = gcd_all(&nonzero);
+            let per = nonzero.len().div_ceil(SEGMENTS).max(1);
+            let segments = nonzero
+                .chunks(per)
+                .map(|run| (run[0], run.iter().map(|&k| self.masses[k as usize]).sum()))
+                .collect();
             Caches {
                 nonzero,
                 cum,
                 stride,
+                segments,
             }
         })
     }
@@ -279,6 +292,11 @@ impl Pmf {
     /// Every non-zero bin index is a multiple of this (1 for a dense PMF, 2 on a 2-tick grid).
     pub fn stride(&self) -> usize {
         self.caches().stride
+    }
+
+    /// The non-zero bins in at most [`SEGMENTS`] runs: (first bin index, mass of the run).
+    pub fn segments(&self) -> &[(u32, f64)] {
+        &self.caches().segments
     }
 
     /// Indices (into [`Pmf::masses`]) of the bins with non-zero mass.

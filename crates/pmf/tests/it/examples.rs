@@ -171,6 +171,21 @@ fn fast_query_matches_hand_value() {
 }
 
 #[test]
+fn segment_bound_by_hand() {
+    // A 3-bin PET has one bin per run: the bound is the exact chance.
+    let t = TailCdf::new(&prev());
+    assert!((t.append_success_bound(&pet(), 9) - 0.41).abs() < EPS);
+    // A 16-bin PET (1..=16, 1/16 each) in 8 runs of 2 bins {1,2}, {3,4}, ...: run j starts at
+    // 2j+1 with mass 1/8. Behind an idle machine at 0, deadline 6: exact P(E < 6) = 5/16;
+    // bound = 1/8 * (F(5-1) + F(5-3) + F(5-5)) = 3/8 (runs starting at 1, 3, 5 see F = 1).
+    let wide = pmf(&(1..=16).map(|k| (k, 1.0 / 16.0)).collect::<Vec<_>>());
+    assert_eq!(wide.segments().len(), 8);
+    let idle = TailCdf::idle(0);
+    assert!((idle.append_success(&wide, 6) - 5.0 / 16.0).abs() < EPS);
+    assert!((idle.append_success_bound(&wide, 6) - 3.0 / 8.0).abs() < EPS);
+}
+
+#[test]
 fn statistics_by_hand() {
     let p = pmf(&[(1, 0.5), (2, 0.3), (3, 0.2)]);
     assert!((p.mean() - 1.7).abs() < EPS);

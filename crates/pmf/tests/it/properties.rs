@@ -100,6 +100,17 @@ proptest! {
     }
 
     #[test]
+    fn segment_bound_never_falls_below_the_chance(a in arb_pmf(40), e in arb_pet(60),
+                                                   d in -10i64..200) {
+        let t = TailCdf::new(&a);
+        let exact = t.append_success(&e, d);
+        let bound = t.append_success_bound(&e, d);
+        prop_assert!(bound >= exact - 1e-12, "bound {} < exact {}", bound, exact);
+        // And it is never looser than the tail half of the old bound, F_T(d - 1 - min E).
+        prop_assert!(bound <= t.at(d - 1 - e.min()) + 1e-12);
+    }
+
+    #[test]
     fn fast_query_equals_full_computation(a in arb_pmf(40), e in arb_pet(40), d in -10i64..200,
                                           model in arb_model()) {
         let full = next_pct(&a, &e, d, model).prob_before(d);
