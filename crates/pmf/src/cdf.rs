@@ -36,16 +36,28 @@ impl TailCdf {
     pub fn rebuild(&mut self, pmf: &Pmf) {
         self.offset = pmf.offset();
         self.cum.clear();
+        // One pass for the CDF and the mean, one for the variance: the same operations in the
+        // same order as `Pmf::mean` and `Pmf::variance`, so the same bits.
         let mut acc = 0.0;
-        for &m in pmf.masses() {
+        let mut s = 0.0;
+        for (k, &m) in pmf.masses().iter().enumerate() {
             acc += m;
             self.cum.push(acc.min(1.0));
+            s += m * k as f64;
         }
         if let Some(last) = self.cum.last_mut() {
             *last = 1.0;
         }
-        self.mean = pmf.mean();
-        self.variance = pmf.variance();
+        self.mean = pmf.offset() as f64 + s;
+        let mu = self.mean - pmf.offset() as f64;
+        let mut v = 0.0;
+        for (k, &m) in pmf.masses().iter().enumerate() {
+            let d = k as f64 - mu;
+            v += m * d * d;
+        }
+        self.variance = v.max(0.0);
+        debug_assert_eq!(self.mean.to_bits(), pmf.mean().to_bits());
+        debug_assert_eq!(self.variance.to_bits(), pmf.variance().to_bits());
     }
 
     /// P(X <= t).
