@@ -73,6 +73,40 @@ pub struct Pet {
     etc: Array2<f64>,
     avg_type: Vec<f64>,
     avg_all: f64,
+    /// Per machine, the first machine whose column of PMFs is identical (itself when none
+    /// before it is): [`Pet::pmf`] answers from that column, so a system built from copies of
+    /// a few machines (`[workload] machines = N`) reads a few PMFs, not N, on its hot path.
+    canonical: Vec<usize>,
+}
+
+/// Per machine, the first machine with an identical column (bit for bit).
+fn canonical_columns(pmfs: &Array2<Pmf>) -> Vec<usize> {
+    use std::collections::HashMap;
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let (n_types, n_machines) = pmfs.dim();
+    let mut seen: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut canonical = Vec::with_capacity(n_machines);
+    for m in 0..n_machines {
+        let mut h = DefaultHasher::new();
+        for t in 0..n_types {
+            let p = &pmfs[[t, m]];
+            p.offset().hash(&mut h);
+            p.masses().len().hash(&mut h);
+            for x in p.masses() {
+                x.to_bits().hash(&mut h);
+            }
+        }
+        let bucket = seen.entry(h.finish()).or_default();
+        let same = |c: usize| (0..n_types).all(|t| pmfs[[t, c]] == pmfs[[t, m]]);
+        match bucket.iter().copied().find(|&c| same(c)) {
+            Some(c) => canonical.push(c),
+            None => {
+                bucket.push(m);
+                canonical.push(m);
+            }
+        }
+    }
+    canonical
 }
 
 impl Pet {
@@ -122,6 +156,7 @@ impl Pet {
             .map(|row| row.iter().sum::<f64>() / n_machines)
             .collect();
         let avg_all = avg_type.iter().sum::<f64>() / avg_type.len() as f64;
+        let canonical = canonical_columns(&pmfs);
         Pet {
             pmfs,
             type_names,
@@ -129,6 +164,7 @@ impl Pet {
             etc,
             avg_type,
             avg_all,
+            canonical,
         }
     }
 
@@ -147,7 +183,7 @@ impl Pet {
     /// # Panics
     /// On an index out of range (a programming error: indices come from this PET's shape).
     pub fn pmf(&self, task_type: usize, machine: usize) -> &Pmf {
-        &self.pmfs[[task_type, machine]]
+        &self.pmfs[[task_type, self.canonical[machine]]]
     }
 
     /// The whole matrix of PMFs, task types x machines.

@@ -146,3 +146,24 @@ fn from_means_rejects_bad_means_and_bin_widths() {
     ));
     assert!(Pet::from_means(&Array2::from_elem((1, 1), -3.0), 2, 1).is_err());
 }
+
+#[test]
+fn copies_of_a_machine_share_one_column_on_the_hot_path() {
+    let pet = Pet::default_pet(3);
+    // Columns 2, 0, 2, 5, 0: machines 2 and 4 are copies of machines 0 and 1 of the new PET.
+    let sel = pet.select_machines(&[2, 0, 2, 5, 0]);
+    for t in 0..sel.n_types() {
+        for m in 0..sel.n_machines() {
+            // The same values as the matrix...
+            assert_eq!(sel.pmf(t, m), &sel.pmfs()[[t, m]]);
+        }
+        // ...and, for copies, the same object as the first copy.
+        assert!(std::ptr::eq(sel.pmf(t, 2), sel.pmf(t, 0)));
+        assert!(std::ptr::eq(sel.pmf(t, 4), sel.pmf(t, 1)));
+        assert!(!std::ptr::eq(sel.pmf(t, 3), sel.pmf(t, 0)));
+    }
+    // Distinct machines answer from their own column.
+    for m in 0..pet.n_machines() {
+        assert!(std::ptr::eq(pet.pmf(0, m), &pet.pmfs()[[0, m]]));
+    }
+}
