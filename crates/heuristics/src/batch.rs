@@ -204,17 +204,15 @@ pub(crate) fn run(
         infer_deferrals(view, cands, |i| {
             let v = phase1(i, vq, &mut succ, &mut order);
             valid[i] = true;
-            match v {
-                Verdict::NoMachine => alive[i] = false,
-                Verdict::Deferred { .. } => {
-                    alive[i] = false;
-                    decision.deferred.push(cands[i]);
-                }
-                Verdict::Chosen { m, p } => {
-                    best_m[i] = m;
-                    best_p[i] = p;
-                }
-            }
+            record(
+                v,
+                i,
+                cands[i],
+                &mut alive,
+                &mut best_m,
+                &mut best_p,
+                decision,
+            );
             v
         })
         .into_iter()
@@ -236,17 +234,16 @@ pub(crate) fn run(
                 continue;
             }
             valid[i] = true;
-            match phase1(i, vq, &mut succ, &mut order) {
-                Verdict::NoMachine => alive[i] = false,
-                Verdict::Deferred { .. } => {
-                    alive[i] = false;
-                    decision.deferred.push(cands[i]);
-                }
-                Verdict::Chosen { m, p } => {
-                    best_m[i] = m;
-                    best_p[i] = p;
-                }
-            }
+            let v = phase1(i, vq, &mut succ, &mut order);
+            record(
+                v,
+                i,
+                cands[i],
+                &mut alive,
+                &mut best_m,
+                &mut best_p,
+                decision,
+            );
         }
         live.retain(|&i| alive[i]);
         if let Phase2::Shortlist { .. } = plan.phase2 {
@@ -301,6 +298,30 @@ enum Verdict {
     Deferred { p: f64 },
     /// Its phase-1 machine and its chance there.
     Chosen { m: MachineId, p: f64 },
+}
+
+/// Applies candidate `i`'s (task `t`'s) phase-1 verdict: out of play (no machine, or deferred)
+/// or its machine and chance recorded.
+fn record(
+    v: Verdict,
+    i: usize,
+    t: TaskId,
+    alive: &mut [bool],
+    best_m: &mut [MachineId],
+    best_p: &mut [f64],
+    decision: &mut Decision,
+) {
+    match v {
+        Verdict::NoMachine => alive[i] = false,
+        Verdict::Deferred { .. } => {
+            alive[i] = false;
+            decision.deferred.push(t);
+        }
+        Verdict::Chosen { m, p } => {
+            best_m[i] = m;
+            best_p[i] = p;
+        }
+    }
 }
 
 /// Margin below the defer threshold at which a probe's verdict is extended to the tasks of its
