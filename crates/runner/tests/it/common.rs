@@ -1,9 +1,37 @@
 //! Helpers shared by the engine and heuristic scenarios.
 
-use model::TaskSpec;
+use heuristics::{HeuristicConfig, build};
+use model::{NoPruner, TaskSpec};
 use ndarray::Array2;
-use pmf::Pmf;
+use pmf::{DropModel, Pmf};
+use runner::{EngineConfig, JpdcOptions, QueueSize, TrialRecord, simulate_jpdc};
 use workload::Pet;
+
+/// One trial of heuristic `h` with no pruner, every task's luck at the median, queue limit
+/// `queue`, and the JPDC-2016 options `jpdc` (default: the thesis' system).
+pub fn run_case(
+    pet: &Pet,
+    tasks: &[TaskSpec],
+    queue: usize,
+    model: DropModel,
+    h: &str,
+    jpdc: JpdcOptions<'_>,
+) -> TrialRecord {
+    let mut mapper = build(&HeuristicConfig::named(h), model).unwrap();
+    let luck = vec![0.5; tasks.len()];
+    simulate_jpdc(
+        pet,
+        tasks,
+        &luck,
+        EngineConfig {
+            queue_size: QueueSize::Limit(queue),
+            drop_model: model,
+        },
+        jpdc,
+        &mut mapper,
+        &mut NoPruner,
+    )
+}
 
 /// A PET from one PMF per (type, machine); rows are task types.
 pub fn pet_of(pmfs: Vec<Vec<Pmf>>) -> Pet {

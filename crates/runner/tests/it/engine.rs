@@ -2,29 +2,17 @@
 
 use heuristics::{HeuristicConfig, Mapper, build};
 
-use crate::common::{point_pet, task};
+use crate::common::{point_pet, run_case, task};
 use model::{NoPruner, Outcome, TaskSpec};
 use ndarray::Array2;
 use pmf::{DropModel, Pmf};
 use proptest::prelude::*;
 use pruner::{ProbabilisticPruner, PrunerConfig};
-use runner::{EngineConfig, QueueSize, TrialRecord, simulate};
+use runner::{EngineConfig, JpdcOptions, QueueSize, TrialRecord, simulate};
 use workload::Pet;
 
 fn run(pet: &Pet, tasks: &[TaskSpec], queue: usize, model: DropModel, h: &str) -> TrialRecord {
-    let mut mapper = build(&HeuristicConfig::named(h), model).unwrap();
-    let luck = vec![0.5; tasks.len()];
-    simulate(
-        pet,
-        tasks,
-        &luck,
-        EngineConfig {
-            queue_size: QueueSize::Limit(queue),
-            drop_model: model,
-        },
-        &mut mapper,
-        &mut NoPruner,
-    )
+    run_case(pet, tasks, queue, model, h, JpdcOptions::default())
 }
 
 fn outcomes(r: &TrialRecord) -> Vec<Outcome> {

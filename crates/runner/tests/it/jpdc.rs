@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use runner::{EngineConfig, JpdcOptions, QueueSize, TrialRecord, simulate, simulate_jpdc};
 use workload::{Pet, Staging};
 
-use crate::common::{pet_of, point_pet, task};
+use crate::common::{pet_of, point_pet, run_case, task};
 use crate::engine::{build_case, random_case};
 
 /// Staging where a task of `size` "MB" takes exactly `size` ticks on a machine: 0.008 Gbps
@@ -23,20 +23,7 @@ fn run_jpdc(
     model: DropModel,
     jpdc: JpdcOptions<'_>,
 ) -> TrialRecord {
-    let mut mapper = build(&HeuristicConfig::named("MM"), model).unwrap();
-    let luck = vec![0.5; tasks.len()];
-    simulate_jpdc(
-        pet,
-        tasks,
-        &luck,
-        EngineConfig {
-            queue_size: QueueSize::Limit(queue),
-            drop_model: model,
-        },
-        jpdc,
-        &mut mapper,
-        &mut NoPruner,
-    )
+    run_case(pet, tasks, queue, model, "MM", jpdc)
 }
 
 fn ends(r: &TrialRecord) -> Vec<i64> {
