@@ -124,20 +124,24 @@ impl SuccessCache {
 /// one of evaluating every machine.
 const BOUND_SLACK: f64 = 1e-9;
 
-/// The tail half of [`success_upper_bound`]: `P(T + E < d) <= P(T < d - min E)`.
+/// The tail half of [`success_upper_bound`]: `P(T + E < d) <= P(T < d - min E)`. On a machine
+/// whose PCTs are not computed yet, an earlier tail of the same queue scaled by its factor
+/// ([`VirtualQueues::bound_tail`]) bounds it without computing them.
 fn tail_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: MachineId) -> f64 {
     let spec = view.task(t);
     let pet = view.pet.pmf(spec.task_type, m);
-    vq.machines()[m].tail.at(spec.deadline - 1 - pet.min())
+    let (tail, f) = vq.bound_tail(view, m);
+    f * tail.at(spec.deadline - 1 - pet.min())
 }
 
 /// An O(1) upper bound on the success probability of appending `t` to machine `m`:
-/// `P(T + E < d) <= min(P(T < d - min E), P(E < d - min T))`.
+/// `P(T + E < d) <= min(P(T < d - min E), P(E < d - min T))`. An earlier tail's support
+/// starts no later than the current one's, so its `min T` keeps the second term a bound.
 fn success_upper_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: MachineId) -> f64 {
     let spec = view.task(t);
     let pet = view.pet.pmf(spec.task_type, m);
-    let tail = &vq.machines()[m].tail;
-    let a = tail.at(spec.deadline - 1 - pet.min());
+    let (tail, f) = vq.bound_tail(view, m);
+    let a = f * tail.at(spec.deadline - 1 - pet.min());
     let k = spec.deadline - tail.min() - pet.offset();
     let b = pet.mass_below_bin(k.max(0) as usize);
     a.min(b)
@@ -395,24 +399,43 @@ fn infer_deferrals(
 }
 
 /// Phase 1 by minimum expected completion time (ties: the lower machine index).
+///
+/// Machines whose tail is known exactly come first; a machine whose PCTs are not computed
+/// yet is computed only when a lower bound on its expected completion (its earlier tail's,
+/// [`VirtualQueues::tail_mean_lower`]) can still tie or beat the best so far, with a slack
+/// far above rounding error. The choice is the one of evaluating every machine.
 fn min_completion(
     view: &View<'_>,
     scope: Phase1Scope,
     vq: &VirtualQueues,
     t: TaskId,
 ) -> Option<MachineId> {
-    let mut best: Option<(MachineId, f64)> = None;
-    for m in 0..view.machines.len() {
-        if scope == Phase1Scope::FreeMachines && vq.free(m) == 0 {
-            continue;
-        }
+    let spec = view.task(t);
+    let in_scope = |m: MachineId| scope == Phase1Scope::AllMachines || vq.free(m) > 0;
+    let mut best: Option<(f64, MachineId)> = None;
+    let consider = |m: MachineId, best: &mut Option<(f64, MachineId)>| {
         let ect = vq.expected_completion(view, m, t);
-        if best.is_none_or(|(_, b)| ect < b) {
-            best = Some((m, ect));
+        if best.is_none_or(|(b, bm)| ect < b || (ect == b && m < bm)) {
+            *best = Some((ect, m));
         }
+    };
+    for m in (0..view.machines.len()).filter(|&m| in_scope(m) && vq.is_exact(m)) {
+        consider(m, &mut best);
     }
-    best.map(|b| b.0)
+    for m in (0..view.machines.len()).filter(|&m| in_scope(m) && !vq.is_exact(m)) {
+        if let Some((b, _)) = best {
+            let lower = vq.tail_mean_lower(view, m) + view.pet.mean(spec.task_type, m);
+            if lower > b + MEAN_SLACK * b.abs().max(1.0) {
+                continue;
+            }
+        }
+        consider(m, &mut best);
+    }
+    best.map(|b| b.1)
 }
+
+/// Relative slack when skipping a machine by a lower bound on its expected completion.
+const MEAN_SLACK: f64 = 1e-9;
 
 /// The result of [`max_success`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -483,9 +506,8 @@ fn max_success(
         }
         // The segment bound: a few more reads, far tighter on wide PETs.
         let spec = view.task(t);
-        let seg = vq.machines()[*m]
-            .tail
-            .append_success_bound(view.pet.pmf(spec.task_type, *m), spec.deadline);
+        let (tail, f) = vq.bound_tail(view, *m);
+        let seg = f * tail.append_success_bound(view.pet.pmf(spec.task_type, *m), spec.deadline);
         *ub = ub.min(seg);
         *ub + BOUND_SLACK >= floor
     });

@@ -6,8 +6,7 @@ use model::{ImmediateHeuristic, MachineId, TaskId, View};
 /// Expected completion of appending `t` to machine `m`: E[tail PCT] + E[PET].
 fn ect(view: &View<'_>, m: MachineId, t: TaskId) -> f64 {
     let ty = view.task(t).task_type;
-    view.machines[m]
-        .tail()
+    view.tail(m)
         .append_expected_completion(view.pet.mean(ty, m))
 }
 
@@ -56,7 +55,7 @@ impl ImmediateHeuristic for Fcfs {
         if let Some(m) = view.machines.iter().position(|m| m.is_empty()) {
             return m;
         }
-        argmin(0..view.machines.len(), |m| view.machines[m].tail().mean())
+        argmin(0..view.machines.len(), |m| view.tail(m).mean())
     }
 }
 
@@ -129,8 +128,7 @@ impl ImmediateHeuristic for MaxRobust {
         let succ: Vec<f64> = cands
             .iter()
             .map(|&m| {
-                view.machines[m]
-                    .tail()
+                view.tail(m)
                     .append_success(view.pet.pmf(spec.task_type, m), spec.deadline)
             })
             .collect();
@@ -141,7 +139,7 @@ impl ImmediateHeuristic for MaxRobust {
             .filter(|&(_, &s)| s >= best - self.epsilon)
             .map(|(&m, _)| m);
         argmin(near, |m| {
-            view.machines[m].tail().variance() + view.pet.pmf(spec.task_type, m).variance()
+            view.tail(m).variance() + view.pet.pmf(spec.task_type, m).variance()
         })
     }
 }

@@ -125,7 +125,7 @@ impl BatchHeuristic for Moc {
         let mut vq = VirtualQueues::from_view(view);
         // Step 1: cull pending tasks below alpha.
         for (m, machine) in view.machines.iter().enumerate() {
-            let slots = machine.slots();
+            let slots = view.slots(m);
             let first_pending = usize::from(machine.running().is_some());
             if slots.len() <= first_pending {
                 continue;

@@ -8,17 +8,23 @@
 //! (`t_h`) and for the largest unmapped input to be staged (`t_lj`, eq. 3).
 
 use pmf::DropModel;
+use workload::Pet;
 
 use crate::machine::Machine;
 use crate::task::TaskSpec;
 
-/// `e_j` of eq. (4) from the machine's cached PCTs (fresh at the current tick): the minimum
+/// `e_j` of eq. (4) from the machine's PCTs at its tick (computed if they were not yet): the minimum
 /// of E[C(executing)] and the deadlines of the queued tasks that may be dropped. `None` for
 /// an empty machine (no slot will appear: they are all free).
-pub fn earliest_free_slot(machine: &Machine, tasks: &[TaskSpec], model: DropModel) -> Option<f64> {
+pub fn earliest_free_slot(
+    machine: &Machine,
+    tasks: &[TaskSpec],
+    pet: &Pet,
+    model: DropModel,
+) -> Option<f64> {
     let mut e: Option<f64> = None;
     let mut take = |x: f64| e = Some(e.map_or(x, |v: f64| v.min(x)));
-    let slots = machine.slots();
+    let slots = machine.cache(tasks, pet, model).slots();
     if let (Some(r), Some(first)) = (machine.running(), slots.first()) {
         take(first.pct.mean());
         if model == DropModel::All {

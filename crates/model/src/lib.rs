@@ -14,7 +14,7 @@ mod view;
 mod virtual_queue;
 
 pub use early::{earliest_free_slot, next_mapping_time};
-pub use machine::{Machine, Running, Slot};
+pub use machine::{Cache, Machine, Running, Slot, Stale};
 pub use policy::{BatchHeuristic, Decision, ImmediateHeuristic, NoPruner, Pruner};
 pub use task::{MachineId, Outcome, TaskId, TaskSpec};
 pub use view::View;

@@ -1,6 +1,7 @@
 //! A machine: at most one executing task, a FCFS queue of pending tasks, and the cached
 //! completion-time PMFs of everything in it.
 
+use std::cell::{Cell, OnceCell};
 use std::collections::VecDeque;
 
 use pmf::{DropModel, Pmf, TailCdf, Tick, executing_pct, next_pct};
@@ -46,13 +47,16 @@ pub struct Machine {
     /// One slot beyond the limit, granted by an early mapping event (JPDC-2016 eq. 5) for the
     /// slot expected to free soon; given back when a task leaves the machine.
     reserved: usize,
-    // --- cache, valid for `valid_at` unless `dirty` ---
-    slots: Vec<Slot>,
-    tail: TailCdf,
-    dirty: bool,
-    valid_at: Tick,
+    // --- cache of PCTs ---
+    /// The tick the machine is at ([`Machine::advance`]).
+    now: Tick,
+    /// The PCTs at `now`, computed on first use ([`Machine::cache`]).
+    current: OnceCell<Cache>,
+    /// The last cache computed for this same queue at an earlier tick, kept while `current`
+    /// is empty: its values bound the current ones ([`Machine::stale`]).
+    last: Option<Cache>,
     /// Number of PCT recomputations (a performance counter).
-    recomputations: u64,
+    recomputations: Cell<u64>,
 }
 
 impl Machine {
@@ -65,11 +69,10 @@ impl Machine {
             pending: VecDeque::new(),
             ready: VecDeque::new(),
             reserved: 0,
-            slots: Vec::new(),
-            tail: TailCdf::idle(0),
-            dirty: true,
-            valid_at: Tick::MIN,
-            recomputations: 0,
+            now: Tick::MIN,
+            current: OnceCell::new(),
+            last: None,
+            recomputations: Cell::new(0),
         }
     }
 
@@ -147,7 +150,7 @@ impl Machine {
 
     /// How many times the PCTs were recomputed.
     pub fn recomputations(&self) -> u64 {
-        self.recomputations
+        self.recomputations.get()
     }
 
     /// Appends a task to the tail of the queue. The caller checks the limit.
@@ -160,7 +163,39 @@ impl Machine {
     pub fn push_staged(&mut self, task: TaskId, ready: Tick) {
         self.pending.push_back(task);
         self.ready.push_back(ready);
-        self.dirty = true;
+        self.changed();
+    }
+
+    /// Appends a task (data ready at `ready`, `Tick::MIN` without staging) and, when the
+    /// PCTs at the machine's tick are computed, extends them by the new slot instead of
+    /// dropping them: the same computation, in the same order, that computing the whole
+    /// queue would do, so the same values, for one convolution instead of a chain.
+    pub fn append(
+        &mut self,
+        task: TaskId,
+        ready: Tick,
+        tasks: &[TaskSpec],
+        pet: &Pet,
+        model: DropModel,
+    ) {
+        let Some(mut cache) = self.current.take() else {
+            self.push_staged(task, ready);
+            return;
+        };
+        self.push_staged(task, ready);
+        let slot = pending_slot(
+            cache.slots.last(),
+            task,
+            ready,
+            self.now,
+            self.id,
+            tasks,
+            pet,
+            model,
+        );
+        cache.tail.rebuild(&slot.pct);
+        cache.slots.push(slot);
+        let _ = self.current.set(cache);
     }
 
     /// Data-ready ticks of the pending tasks, in queue order (`Tick::MIN` = no staging).
@@ -181,7 +216,7 @@ impl Machine {
             start: now,
             end: now + exec_time,
         });
-        self.dirty = true;
+        self.changed();
     }
 
     /// Pops the head of the pending queue.
@@ -189,7 +224,7 @@ impl Machine {
         let t = self.pending.pop_front();
         self.ready.pop_front();
         if t.is_some() {
-            self.dirty = true;
+            self.changed();
         }
         t
     }
@@ -199,7 +234,7 @@ impl Machine {
         let r = self.running.take();
         if r.is_some() {
             self.reserved = 0;
-            self.dirty = true;
+            self.changed();
         }
         r
     }
@@ -210,94 +245,266 @@ impl Machine {
             self.pending.remove(pos);
             self.ready.remove(pos);
             self.reserved = 0;
-            self.dirty = true;
+            self.changed();
             true
         } else {
             false
         }
     }
 
-    /// Brings the cached PCTs up to date at `now`. Only a machine whose queue changed, or
-    /// whose executing task's PCT had mass at or before `now` (so conditioning on the task
-    /// not having ended changes it), is recomputed.
+    /// Marks the cache stale (after an outside change).
+    pub fn invalidate(&mut self) {
+        self.changed();
+    }
+
+    /// The queue changed: neither cache describes it any more.
+    fn changed(&mut self) {
+        self.current.take();
+        self.last = None;
+    }
+
+    /// Moves the machine to tick `now` (the engine calls this at every mapping event, before
+    /// anything reads the cache). Nothing is computed here: the PCTs are computed when first
+    /// read ([`Machine::cache`]). A cache whose executing PCT has no mass at or before `now`
+    /// stays as it is (conditioning on the task not having ended changes nothing); any other
+    /// one is kept aside, for bounds, until the queue changes ([`Machine::stale`]).
+    pub fn advance(&mut self, now: Tick) {
+        if now == self.now {
+            return;
+        }
+        self.now = now;
+        if self.running.is_none() {
+            // An idle machine's tail is `now` itself.
+            self.current.take();
+            self.last = None;
+            return;
+        }
+        if let Some(c) = self.current.take() {
+            self.last = Some(c);
+        }
+        // A kept-aside cache whose executing PCT lies wholly after `now` is the exact one.
+        if self
+            .last
+            .as_ref()
+            .is_some_and(|c| c.slots.first().is_some_and(|s| s.pct.min() > now))
+        {
+            if let Some(c) = self.last.take() {
+                let _ = self.current.set(c);
+            }
+        }
+    }
+
+    /// The tick the machine is at.
+    pub fn now(&self) -> Tick {
+        self.now
+    }
+
+    /// Moves to `now` and computes the PCTs at once (the eager form of [`Machine::advance`]
+    /// followed by [`Machine::cache`]).
     pub fn refresh(&mut self, now: Tick, tasks: &[TaskSpec], pet: &Pet, model: DropModel) {
-        if !self.dirty && self.valid_at == now {
-            return;
+        self.advance(now);
+        let _ = self.cache(tasks, pet, model);
+    }
+
+    /// The PCTs of every queued task at the machine's tick, computed on first use and kept
+    /// until the machine moves on or its queue changes. The values are the same whenever
+    /// they are computed: every input is fixed for the tick.
+    pub fn cache(&self, tasks: &[TaskSpec], pet: &Pet, model: DropModel) -> &Cache {
+        self.current.get_or_init(|| self.compute(tasks, pet, model))
+    }
+
+    /// True when the PCTs at the machine's tick are computed.
+    pub fn is_computed(&self) -> bool {
+        self.current.get().is_some()
+    }
+
+    /// An earlier cache of the same queue, with the factor that turns its values into bounds
+    /// on the current ones, when the current PCTs are not computed yet. `None` when they
+    /// are, or when no such bound holds (the queue changed, the machine is idle, or, when
+    /// executing tasks are dropped, the executing task's deadline has come).
+    ///
+    /// Why it bounds: every PCT in the queue is a positive linear image of the executing
+    /// task's unconditioned completion-time measure restricted to after the tick (each later
+    /// task maps a start time to a completion time, dropping included), divided by that
+    /// measure's mass `Z(t)`. From tick `t0` to `t1 > t0` the restricted measure only loses
+    /// mass, so, with `r = Z(t0) / Z(t1) >= 1`, every CDF value and every success
+    /// probability `s` obeys `s1 <= r * s0` and `1 - s1 <= r * (1 - s0)`. When nothing or
+    /// everything may be dropped, a later start never gives an earlier completion, so
+    /// `s1 <= s0`, `F1 <= F0` and `E1 >= E0` too ([`Stale`]).
+    pub fn stale(&self, tasks: &[TaskSpec], pet: &Pet, model: DropModel) -> Option<Stale<'_>> {
+        if self.current.get().is_some() {
+            return None;
         }
-        // An idle machine's tail is `now` itself; an executing PCT changes only when some of
-        // its mass (at or before `now`) is no longer possible.
-        let stale = self.dirty
-            || self.running.is_none()
-            || self.slots.first().is_none_or(|s| s.pct.min() <= now);
-        self.valid_at = now;
-        if !stale {
-            return;
+        let (c, r) = (self.last.as_ref()?, self.running?);
+        let spec = &tasks[r.task];
+        if model == DropModel::All && spec.deadline <= self.now {
+            return None;
         }
-        self.dirty = false;
-        self.recomputations += 1;
-        self.slots.clear();
+        let z1 = survival(pet.pmf(spec.task_type, self.id), r.start, self.now);
+        if !(z1 >= MIN_SURVIVAL && c.z.is_finite() && c.z > 0.0) {
+            return None;
+        }
+        // A hair above the ratio, against rounding in the two sums.
+        let ratio = (c.z / z1).max(1.0) * (1.0 + 1e-12);
+        Some(Stale {
+            cache: c,
+            ratio,
+            monotone: model != DropModel::Pending,
+        })
+    }
+
+    fn compute(&self, tasks: &[TaskSpec], pet: &Pet, model: DropModel) -> Cache {
+        let now = self.now;
+        self.recomputations.set(self.recomputations.get() + 1);
+        let mut slots: Vec<Slot> = Vec::with_capacity(self.len());
+        let mut z = 1.0;
         if let Some(r) = self.running {
             let spec = &tasks[r.task];
-            let pct = executing_pct(
-                pet.pmf(spec.task_type, self.id),
-                r.start,
-                now,
-                spec.deadline,
-                model,
-            );
+            let pet_pmf = pet.pmf(spec.task_type, self.id);
+            z = survival(pet_pmf, r.start, now);
+            let pct = executing_pct(pet_pmf, r.start, now, spec.deadline, model);
             let success = pct.prob_before(spec.deadline);
-            self.slots.push(Slot {
+            slots.push(Slot {
                 task: r.task,
                 pct,
                 success,
             });
         }
         for (&t, &ready) in self.pending.iter().zip(&self.ready) {
-            let spec = &tasks[t];
-            let pet_pmf = pet.pmf(spec.task_type, self.id);
-            // --- staging (JPDC-2016): the task starts no earlier than its data-ready tick ---
-            // (data ready by `now` change nothing: every PCT here lies after `now`)
-            let staged = (ready > now).then(|| match self.slots.last() {
-                Some(prev) => prev.pct.at_least(ready),
-                None => Pmf::point(now).at_least(ready),
-            });
-            // --- end staging ---
-            // Each PCT builds on the previous slot's (no copy), or on `now` for an idle head.
-            let pct = match (&staged, self.slots.last()) {
-                (Some(free), _) => next_pct(free, pet_pmf, spec.deadline, model),
-                (None, Some(prev)) => next_pct(&prev.pct, pet_pmf, spec.deadline, model),
-                (None, None) => next_pct(&Pmf::point(now), pet_pmf, spec.deadline, model),
-            };
-            let success = pct.prob_before(spec.deadline);
-            self.slots.push(Slot {
-                task: t,
-                pct,
-                success,
-            });
+            let slot = pending_slot(slots.last(), t, ready, now, self.id, tasks, pet, model);
+            slots.push(slot);
         }
-        match self.slots.last() {
-            Some(p) => self.tail.rebuild(&p.pct),
-            None => self.tail = TailCdf::idle(now),
+        let tail = match slots.last() {
+            Some(p) => TailCdf::new(&p.pct),
+            None => TailCdf::idle(now),
+        };
+        Cache {
+            slots,
+            tail,
+            at: now,
+            z,
         }
     }
+}
 
-    /// The cached queue positions, executing first. Valid after [`Machine::refresh`].
+/// The slot of pending task `t` (data ready at `ready`) queued behind `prev` (`None`: first
+/// in an idle machine's queue), at tick `now`.
+#[allow(clippy::too_many_arguments)]
+fn pending_slot(
+    prev: Option<&Slot>,
+    t: TaskId,
+    ready: Tick,
+    now: Tick,
+    machine: MachineId,
+    tasks: &[TaskSpec],
+    pet: &Pet,
+    model: DropModel,
+) -> Slot {
+    let spec = &tasks[t];
+    let pet_pmf = pet.pmf(spec.task_type, machine);
+    // --- staging (JPDC-2016): the task starts no earlier than its data-ready tick ---
+    // (data ready by `now` change nothing: every PCT here lies after `now`)
+    let staged = (ready > now).then(|| match prev {
+        Some(prev) => prev.pct.at_least(ready),
+        None => Pmf::point(now).at_least(ready),
+    });
+    // --- end staging ---
+    // Each PCT builds on the previous slot's (no copy), or on `now` for an idle head.
+    let pct = match (&staged, prev) {
+        (Some(free), _) => next_pct(free, pet_pmf, spec.deadline, model),
+        (None, Some(prev)) => next_pct(&prev.pct, pet_pmf, spec.deadline, model),
+        (None, None) => next_pct(&Pmf::point(now), pet_pmf, spec.deadline, model),
+    };
+    let success = pct.prob_before(spec.deadline);
+    Slot {
+        task: t,
+        pct,
+        success,
+    }
+}
+
+/// Below this survival probability of the executing task, [`Machine::stale`] gives no
+/// bound (its ratio would amplify rounding).
+const MIN_SURVIVAL: f64 = 1e-6;
+
+/// `Z(now) = P(start + E > now)`, the unconditioned mass of the executing task's completion
+/// after `now`, from the PET's cached cumulative sums (O(1)).
+fn survival(pet: &Pmf, start: Tick, now: Tick) -> f64 {
+    let total = pet.mass_below_bin(pet.len());
+    let k = (now + 1 - start - pet.offset()).max(0);
+    let k = usize::try_from(k).unwrap_or(usize::MAX);
+    (total - pet.mass_below_bin(k)).max(0.0)
+}
+
+/// The PCTs of one machine queue at one tick.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    slots: Vec<Slot>,
+    tail: TailCdf,
+    /// The tick they were computed at.
+    at: Tick,
+    /// `Z(at)` of the executing task (see [`Machine::stale`]); 1 when idle.
+    z: f64,
+}
+
+impl Cache {
+    /// The queue positions, executing first.
     pub fn slots(&self) -> &[Slot] {
         &self.slots
     }
 
-    /// The cached tail CDF: when the machine is expected to be free for a new task.
+    /// The tail CDF: when the machine is expected to be free for a new task.
     pub fn tail(&self) -> &TailCdf {
         &self.tail
     }
 
-    /// The tail PCT itself (`None` for an empty machine, whose tail is `now`).
+    /// The tail PCT itself (`None` for an empty machine, whose tail is the tick itself).
     pub fn tail_pct(&self) -> Option<&Pmf> {
         self.slots.last().map(|s| &s.pct)
     }
 
-    /// Marks the cache stale (after an outside change).
-    pub fn invalidate(&mut self) {
-        self.dirty = true;
+    /// The tick the PCTs were computed at.
+    pub fn at(&self) -> Tick {
+        self.at
+    }
+}
+
+/// An earlier cache of a machine's unchanged queue and how its values bound the current
+/// ones ([`Machine::stale`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Stale<'a> {
+    /// The earlier cache.
+    pub cache: &'a Cache,
+    /// `r = Z(t0) / Z(t1) >= 1`.
+    pub ratio: f64,
+    /// True when a later start never gives an earlier completion (nothing or everything
+    /// may be dropped): then the earlier values bound the current ones directly.
+    pub monotone: bool,
+}
+
+impl Stale<'_> {
+    /// The factor `f` with `current <= f * earlier` for success probabilities and CDF values.
+    pub fn upper_factor(&self) -> f64 {
+        if self.monotone { 1.0 } else { self.ratio }
+    }
+
+    /// A lower bound on the current success probability of slot `k`:
+    /// `1 - r * (1 - s0)`.
+    pub fn success_lower(&self, k: usize) -> f64 {
+        1.0 - self.ratio * (1.0 - self.cache.slots[k].success)
+    }
+
+    /// An upper bound on the current expected tail, in every dropping model:
+    /// `E1 <= E0 + (r - 1) (E0 - min T0)`. The mass lost from `t0` to `t1`, `Z(t0) - Z(t1)`,
+    /// lay nowhere before the earlier tail's first tick.
+    pub fn tail_mean_upper(&self) -> f64 {
+        let tail = &self.cache.tail;
+        let e0 = tail.mean();
+        e0 + (self.ratio - 1.0) * (e0 - tail.min() as f64).max(0.0)
+    }
+
+    /// A lower bound on the current expected tail (`E1 >= E0`), when one holds.
+    pub fn tail_mean_lower(&self) -> Option<f64> {
+        self.monotone.then(|| self.cache.tail.mean())
     }
 }

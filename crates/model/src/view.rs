@@ -1,12 +1,13 @@
 //! The read-only view of the system that heuristics and the pruner decide on.
 
-use pmf::{DropModel, Tick};
+use pmf::{DropModel, Pmf, TailCdf, Tick};
 use workload::{Pet, Staging};
 
-use crate::machine::Machine;
-use crate::task::{TaskId, TaskSpec};
+use crate::machine::{Cache, Machine, Slot, Stale};
+use crate::task::{MachineId, TaskId, TaskSpec};
 
-/// A snapshot of the system at a mapping event. Machines' PCT caches are fresh at `now`.
+/// A snapshot of the system at a mapping event. Machines are at `now`; their PCTs are
+/// computed on first read ([`View::cache`]).
 #[derive(Debug, Clone, Copy)]
 pub struct View<'a> {
     /// The current tick.
@@ -28,7 +29,36 @@ pub struct View<'a> {
     pub staging: Option<&'a Staging>,
 }
 
-impl View<'_> {
+impl<'a> View<'a> {
+    /// Machine `m`'s PCTs at `now`, computed on first use.
+    pub fn cache(&self, m: MachineId) -> &'a Cache {
+        let machine: &'a Machine = &self.machines[m];
+        debug_assert_eq!(machine.now(), self.now, "machine {m} was not advanced");
+        machine.cache(self.tasks, self.pet, self.model)
+    }
+
+    /// Machine `m`'s queue positions at `now`, executing first.
+    pub fn slots(&self, m: MachineId) -> &'a [Slot] {
+        self.cache(m).slots()
+    }
+
+    /// Machine `m`'s tail CDF at `now`.
+    pub fn tail(&self, m: MachineId) -> &'a TailCdf {
+        self.cache(m).tail()
+    }
+
+    /// Machine `m`'s tail PCT at `now` (`None` when it is empty).
+    pub fn tail_pct(&self, m: MachineId) -> Option<&'a Pmf> {
+        self.cache(m).tail_pct()
+    }
+
+    /// Bounds from machine `m`'s earlier cache while its PCTs at `now` are not computed
+    /// ([`Machine::stale`]).
+    pub fn stale(&self, m: MachineId) -> Option<Stale<'a>> {
+        let machine: &'a Machine = &self.machines[m];
+        machine.stale(self.tasks, self.pet, self.model)
+    }
+
     /// The spec of a task.
     pub fn task(&self, id: TaskId) -> &TaskSpec {
         &self.tasks[id]

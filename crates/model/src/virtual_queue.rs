@@ -2,24 +2,31 @@
 //! provisional assignment the chosen machine's tail changes, so only its candidates need
 //! re-evaluating.
 
-use std::borrow::Cow;
-
 use pmf::{Pmf, TailCdf, next_pct};
 
+use crate::machine::{Machine, Stale};
 use crate::task::{MachineId, TaskId};
 use crate::view::View;
 
-/// One machine's tail in the virtual queues: borrowed from the machine's cache until a
-/// provisional assignment changes it (with 1,024 machines, copying every tail at every
-/// mapping event would cost more than the event itself).
+/// One machine in the virtual queues: read from the machine's cache (computed on first use)
+/// until a provisional assignment changes its tail; from then on a copy of its own.
 #[derive(Debug, Clone)]
 pub struct VirtualMachine<'a> {
     /// Free slots left (`usize::MAX` when unbounded).
     pub free: usize,
-    /// The tail PCT, `None` while the machine is idle and empty (its tail is `now`).
-    pub tail_pct: Option<Cow<'a, Pmf>>,
-    /// The cached CDF of the tail, for the fast append query.
-    pub tail: Cow<'a, TailCdf>,
+    machine: &'a Machine,
+    /// The machine's earlier PCTs, when its current ones were not computed at the start of
+    /// the event (read once: the bound is used many times).
+    stale: Option<Stale<'a>>,
+    own: Option<OwnTail>,
+}
+
+/// A tail changed by the heuristic.
+#[derive(Debug, Clone)]
+struct OwnTail {
+    /// `None` while the machine is idle and empty (its tail is `now`).
+    pct: Option<Pmf>,
+    cdf: TailCdf,
 }
 
 /// The virtual queues of one mapping event.
@@ -32,15 +39,16 @@ pub struct VirtualQueues<'a> {
 }
 
 impl<'a> VirtualQueues<'a> {
-    /// The tails of the view's machines (borrowed, copied on the first change).
+    /// The view's machines as they are (nothing is copied or computed).
     pub fn from_view(view: &View<'a>) -> Self {
         let machines = view
             .machines
             .iter()
             .map(|m| VirtualMachine {
                 free: m.free_slots(),
-                tail_pct: m.tail_pct().map(Cow::Borrowed),
-                tail: Cow::Borrowed(m.tail()),
+                machine: m,
+                stale: m.stale(view.tasks, view.pet, view.model),
+                own: None,
             })
             .collect::<Vec<_>>();
         let with_free = machines.iter().filter(|m| m.free > 0).count();
@@ -66,37 +74,96 @@ impl<'a> VirtualQueues<'a> {
         self.with_free > 0
     }
 
+    /// Machine `m`'s tail CDF (the machine's PCTs are computed if they were not yet).
+    pub fn tail(&self, view: &View<'_>, m: MachineId) -> &TailCdf {
+        let vm = &self.machines[m];
+        match &vm.own {
+            Some(o) => &o.cdf,
+            None => vm.machine.cache(view.tasks, view.pet, view.model).tail(),
+        }
+    }
+
+    /// Machine `m`'s tail PCT (`None` while it is idle and empty).
+    pub fn tail_pct(&self, view: &View<'_>, m: MachineId) -> Option<&Pmf> {
+        let vm = &self.machines[m];
+        match &vm.own {
+            Some(o) => o.pct.as_ref(),
+            None => vm
+                .machine
+                .cache(view.tasks, view.pet, view.model)
+                .tail_pct(),
+        }
+    }
+
+    /// A tail CDF and a factor `f` such that every success probability or CDF value at `now`
+    /// is at most `f` times the one read from that CDF: the exact tail with `f = 1` when it
+    /// is computed, else an earlier one of the same queue ([`Machine::stale`]), which costs
+    /// nothing to read. Computes the tail when neither exists.
+    pub fn bound_tail(&self, view: &View<'_>, m: MachineId) -> (&TailCdf, f64) {
+        match self.usable_stale(m) {
+            Some(st) => (st.cache.tail(), st.upper_factor()),
+            None => (self.tail(view, m), 1.0),
+        }
+    }
+
+    /// A lower bound on machine `m`'s expected tail: exact when computed, else the earlier
+    /// tail's when that bounds it ([`Machine::stale`]); computes the tail otherwise.
+    pub fn tail_mean_lower(&self, view: &View<'_>, m: MachineId) -> f64 {
+        match self.usable_stale(m).and_then(|st| st.tail_mean_lower()) {
+            Some(mean) => mean,
+            None => self.tail(view, m).mean(),
+        }
+    }
+
+    /// The earlier PCTs of machine `m` while its tail is neither changed here nor computed.
+    fn usable_stale(&self, m: MachineId) -> Option<&Stale<'a>> {
+        let vm = &self.machines[m];
+        if vm.own.is_some() || vm.machine.is_computed() {
+            return None;
+        }
+        vm.stale.as_ref()
+    }
+
+    /// True when machine `m`'s tail is known exactly without computing anything.
+    pub fn is_exact(&self, m: MachineId) -> bool {
+        let vm = &self.machines[m];
+        vm.own.is_some() || vm.machine.is_computed()
+    }
+
     /// Success probability of appending `task` to machine `m` (paper eq. (1) via the fast
     /// query).
     pub fn success(&self, view: &View<'_>, m: MachineId, task: TaskId) -> f64 {
         let spec = view.task(task);
-        self.machines[m]
-            .tail
+        self.tail(view, m)
             .append_success(view.pet.pmf(spec.task_type, m), spec.deadline)
     }
 
     /// Expected completion time of appending `task` to machine `m`: E[tail] + E[PET].
     pub fn expected_completion(&self, view: &View<'_>, m: MachineId, task: TaskId) -> f64 {
         let spec = view.task(task);
-        self.machines[m]
-            .tail
+        self.tail(view, m)
             .append_expected_completion(view.pet.mean(spec.task_type, m))
     }
 
     /// Variance of the completion time of appending `task` to machine `m` (independent sum).
     pub fn completion_variance(&self, view: &View<'_>, m: MachineId, task: TaskId) -> f64 {
         let spec = view.task(task);
-        self.machines[m].tail.variance() + view.pet.pmf(spec.task_type, m).variance()
+        self.tail(view, m).variance() + view.pet.pmf(spec.task_type, m).variance()
     }
 
     /// Replaces machine `m`'s tail, e.g. after a heuristic culled tasks from its queue.
     pub fn set_tail(&mut self, m: MachineId, tail_pct: Option<Pmf>, free: usize) {
+        let now = self.now;
         let vm = &mut self.machines[m];
-        match &tail_pct {
-            Some(p) => rebuild(&mut vm.tail, p),
-            None => vm.tail = Cow::Owned(TailCdf::idle(self.now)),
-        }
-        vm.tail_pct = tail_pct.map(Cow::Owned);
+        let cdf = match (&tail_pct, vm.own.take()) {
+            (Some(p), Some(mut o)) => {
+                o.cdf.rebuild(p);
+                o.cdf
+            }
+            (Some(p), None) => TailCdf::new(p),
+            (None, _) => TailCdf::idle(now),
+        };
+        vm.own = Some(OwnTail { pct: tail_pct, cdf });
         self.with_free = self.with_free + usize::from(free > 0) - usize::from(vm.free > 0);
         vm.free = free;
     }
@@ -105,30 +172,35 @@ impl<'a> VirtualQueues<'a> {
     /// the view's dropping model.
     pub fn assign(&mut self, view: &View<'_>, m: MachineId, task: TaskId) {
         let spec = view.task(task);
-        let vm = &mut self.machines[m];
-        let prev = vm
-            .tail_pct
-            .take()
-            .unwrap_or_else(|| Cow::Owned(Pmf::point(self.now)));
+        let point;
+        let prev = match self.tail_pct(view, m) {
+            Some(p) => p,
+            None => {
+                point = Pmf::point(self.now);
+                &point
+            }
+        };
         let pct = next_pct(
-            &prev,
+            prev,
             view.pet.pmf(spec.task_type, m),
             spec.deadline,
             view.model,
         );
-        rebuild(&mut vm.tail, &pct);
-        vm.tail_pct = Some(Cow::Owned(pct));
+        let vm = &mut self.machines[m];
+        let cdf = match vm.own.take() {
+            Some(mut o) => {
+                o.cdf.rebuild(&pct);
+                o.cdf
+            }
+            None => TailCdf::new(&pct),
+        };
+        vm.own = Some(OwnTail {
+            pct: Some(pct),
+            cdf,
+        });
         if vm.free == 1 {
             self.with_free -= 1;
         }
         vm.free = vm.free.saturating_sub(1);
-    }
-}
-
-/// Re-caches `tail` from `pmf`, reusing its buffer when it is already a copy.
-fn rebuild(tail: &mut Cow<'_, TailCdf>, pmf: &Pmf) {
-    match tail {
-        Cow::Owned(t) => t.rebuild(pmf),
-        Cow::Borrowed(_) => *tail = Cow::Owned(TailCdf::new(pmf)),
     }
 }

@@ -17,7 +17,10 @@ pub struct TailCdf {
 impl TailCdf {
     /// Caches the CDF of `pmf`.
     pub fn new(pmf: &Pmf) -> Self {
-        let mut t = TailCdf::default();
+        let mut t = TailCdf {
+            cum: Vec::with_capacity(pmf.len()),
+            ..TailCdf::default()
+        };
         t.rebuild(pmf);
         t
     }

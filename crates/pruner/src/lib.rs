@@ -45,6 +45,10 @@ pub use thresholds::{Sufferage, drop_threshold, dynamic_offset};
 use model::{TaskId, View};
 use pmf::{DropModel, Tick};
 
+/// Margin by which a bound must clear a drop threshold for the walk to be skipped; far above
+/// rounding error, so that skipping never changes a decision.
+const DROP_SLACK: f64 = 1e-9;
+
 /// The pruner of the papers, configured by [`PrunerConfig`].
 #[derive(Debug, Clone)]
 pub struct ProbabilisticPruner {
@@ -140,6 +144,25 @@ impl ProbabilisticPruner {
         }
     }
 
+    /// True when machine `m`'s PCTs at `view.now` are not computed yet and its earlier ones
+    /// prove that no task in its queue is at or below its drop threshold: the lower bound
+    /// `1 - r (1 - s0)` of [`model::Stale::success_lower`] clears every threshold by
+    /// [`DROP_SLACK`]. The walk would then drop nothing, so it is skipped, and the PCTs are
+    /// not computed. Only with uniform thresholds (no per-task offset, which needs the PCT).
+    fn clear_by_bounds(&self, view: &View<'_>, m: usize) -> bool {
+        if self.config.dynamic_weight > 0.0 {
+            return false;
+        }
+        let Some(stale) = view.stale(m) else {
+            return false;
+        };
+        stale.cache.slots().iter().enumerate().all(|(k, slot)| {
+            let suff = self.sufferage.value(view.task(slot.task).task_type);
+            let threshold = drop_threshold(self.config.drop_threshold, suff, 0.0);
+            stale.success_lower(k) > threshold + DROP_SLACK
+        })
+    }
+
     fn update_defer(&mut self) {
         let base = self.config.defer_threshold.unwrap_or(0.0);
         self.defer = (0..self.sufferage.values().len())
@@ -161,6 +184,9 @@ impl model::Pruner for ProbabilisticPruner {
         let mut out = Vec::new();
         let mut queue = Vec::new();
         for (m, machine) in view.machines.iter().enumerate() {
+            if self.clear_by_bounds(view, m) {
+                continue;
+            }
             queue.clear();
             let ids: Vec<TaskId> = machine.tasks().collect();
             for (i, &t) in ids.iter().enumerate() {
@@ -178,7 +204,7 @@ impl model::Pruner for ProbabilisticPruner {
                 });
             }
             // Until the first drop, the walk's PCTs are the machine's cached ones.
-            let cached: Vec<&pmf::Pmf> = machine.slots().iter().map(|s| &s.pct).collect();
+            let cached: Vec<&pmf::Pmf> = view.slots(m).iter().map(|s| &s.pct).collect();
             let cached = if cached.len() == queue.len() {
                 Some(cached)
             } else {

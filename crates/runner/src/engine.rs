@@ -444,9 +444,12 @@ impl Engine<'_> {
         }
     }
 
-    fn refresh(&mut self, now: Tick) {
+    /// Moves every machine to `now`. Nothing is computed here: a machine's PCTs are computed
+    /// when a heuristic or the pruner first reads them, and the pruner's and heuristics'
+    /// bounds often make that unnecessary ([`model::Machine::stale`]).
+    fn advance(&mut self, now: Tick) {
         for machine in &mut self.machines {
-            machine.refresh(now, self.tasks, self.pet, self.model);
+            machine.advance(now);
         }
     }
 
@@ -488,7 +491,7 @@ impl Engine<'_> {
         }
         // 2. The pruner.
         let engaged = pruner.observe(std::mem::take(&mut self.misses));
-        self.refresh(now);
+        self.advance(now);
         if engaged {
             self.engaged_events += 1;
             let drops = {
@@ -496,7 +499,7 @@ impl Engine<'_> {
                 pruner.select_drops(&view)
             };
             self.apply_drops(&drops, now, pruner);
-            self.refresh(now);
+            self.advance(now);
         }
         // 3. Mapping.
         match mapper {
@@ -558,7 +561,7 @@ impl Engine<'_> {
             Mapper::Immediate(h) => {
                 let batch = std::mem::take(&mut self.batch);
                 for t in batch {
-                    self.refresh(now);
+                    self.advance(now);
                     let m = {
                         let view = self.view(now, None);
                         h.choose(&view, t)
@@ -589,13 +592,20 @@ impl Engine<'_> {
     /// Appends `t` to machine `m`'s queue; with staging, its data go over the machine's link
     /// after the data of the tasks mapped before it.
     fn push_task(&mut self, m: MachineId, t: TaskId, now: Tick) {
-        match self.jpdc.staging {
+        let ready = match self.jpdc.staging {
             Some(st) => {
                 let ready = self.link_free[m].max(now) + st.ticks(t, m);
                 self.link_free[m] = ready;
-                self.machines[m].push_staged(t, ready);
+                ready
             }
-            None => self.machines[m].push(t),
+            None => Tick::MIN,
+        };
+        let machine = &mut self.machines[m];
+        if machine.is_idle() {
+            // It starts the task at once: its PCTs change anyway.
+            machine.push_staged(t, ready);
+        } else {
+            machine.append(t, ready, self.tasks, self.pet, self.model);
         }
     }
 
@@ -624,7 +634,7 @@ impl Engine<'_> {
                 if mc.limit().is_none() || mc.free_slots() > 0 || mc.has_reserved_slot() {
                     None
                 } else {
-                    earliest_free_slot(mc, self.tasks, self.model)
+                    earliest_free_slot(mc, self.tasks, self.pet, self.model)
                 }
             })
             .collect()
@@ -657,7 +667,7 @@ impl Engine<'_> {
         if self.batch.is_empty() {
             return;
         }
-        self.refresh(now);
+        self.advance(now);
         let worst = self.worst_staging();
         let e = self.early_candidates();
         if let Some(t) = next_mapping_time(&e, &worst, self.jpdc.heuristic_time) {

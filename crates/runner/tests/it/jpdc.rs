@@ -56,18 +56,29 @@ fn the_pct_of_a_staged_task_starts_at_its_data_ready_tick() {
     // Task 2's data are ready at 4, before task 1 ends: it runs 10..13.
     m.push_staged(2, 4);
     m.refresh(0, &tasks, &pet, DropModel::All);
-    let pcts: Vec<&Pmf> = m.slots().iter().map(|s| &s.pct).collect();
+    let pcts: Vec<&Pmf> = m
+        .cache(&tasks, &pet, DropModel::All)
+        .slots()
+        .iter()
+        .map(|s| &s.pct)
+        .collect();
     assert_eq!(pcts, vec![&Pmf::point(5), &Pmf::point(10), &Pmf::point(13)]);
     // An idle machine: the head waits for its data (ready at 7) from now = 2.
     let mut idle = Machine::new(0, None);
     idle.push_staged(1, 7);
     idle.refresh(2, &tasks, &pet, DropModel::All);
-    assert_eq!(idle.slots()[0].pct, Pmf::point(10));
+    assert_eq!(
+        idle.cache(&tasks, &pet, DropModel::All).slots()[0].pct,
+        Pmf::point(10)
+    );
     // `push` is `push_staged` with no ready tick.
     let mut plain = Machine::new(0, None);
     plain.push(1);
     plain.refresh(2, &tasks, &pet, DropModel::All);
-    assert_eq!(plain.slots()[0].pct, Pmf::point(5));
+    assert_eq!(
+        plain.cache(&tasks, &pet, DropModel::All).slots()[0].pct,
+        Pmf::point(5)
+    );
 }
 
 #[test]
@@ -117,7 +128,7 @@ fn earliest_free_slot_follows_eq_4_in_each_scenario() {
     let e = |model| {
         let mut m = m.clone();
         m.refresh(0, &tasks, &pet, model);
-        earliest_free_slot(&m, &tasks, model)
+        earliest_free_slot(&m, &tasks, &pet, model)
     };
     // All: the executing task's deadline 3 is the first free slot.
     assert_eq!(e(DropModel::All), Some(3.0));
@@ -128,7 +139,10 @@ fn earliest_free_slot_follows_eq_4_in_each_scenario() {
     // An empty machine has no e_j.
     let mut empty = Machine::new(0, Some(2));
     empty.refresh(0, &tasks, &pet, DropModel::All);
-    assert_eq!(earliest_free_slot(&empty, &tasks, DropModel::All), None);
+    assert_eq!(
+        earliest_free_slot(&empty, &tasks, &pet, DropModel::All),
+        None
+    );
 }
 
 #[test]

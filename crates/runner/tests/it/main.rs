@@ -1,5 +1,6 @@
 //! Integration tests of the engine and the experiment runner.
 
+mod cache;
 mod common;
 mod engine;
 mod experiment;

@@ -1,0 +1,187 @@
+//! The lazy PCT cache of a machine: the bounds its earlier PCTs give on the current ones
+//! (`Machine::stale`), and appending to a computed cache (`Machine::append`).
+
+use model::{Machine, TaskSpec};
+use pmf::{DropModel, Pmf, Tick};
+use proptest::prelude::*;
+use workload::Pet;
+
+use crate::common::{pet_of, task};
+
+/// A PET of wide, uneven PMFs so that conditioning moves things.
+fn wide_pet(shapes: &[(i64, Vec<f64>)]) -> Pet {
+    let pmf = |k: usize| {
+        let (off, w) = &shapes[k % shapes.len()];
+        Pmf::from_weights(*off, w.clone()).unwrap()
+    };
+    pet_of(vec![vec![pmf(0), pmf(1)], vec![pmf(2), pmf(3)]])
+}
+
+fn shapes() -> impl Strategy<Value = Vec<(i64, Vec<f64>)>> {
+    prop::collection::vec(
+        (1i64..6, prop::collection::vec(0.0f64..1.0, 2..14)).prop_map(|(o, mut w)| {
+            w[0] += 0.01;
+            (o, w)
+        }),
+        4,
+    )
+}
+
+fn models() -> impl Strategy<Value = DropModel> {
+    prop_oneof![
+        Just(DropModel::None),
+        Just(DropModel::Pending),
+        Just(DropModel::All)
+    ]
+}
+
+/// A machine executing task 0 since tick 0, with `queue` pending (type, deadline) behind it.
+fn machine(queue: &[(usize, i64)], exec_deadline: i64) -> (Machine, Vec<TaskSpec>) {
+    let mut tasks = vec![task(0, 0, 0, exec_deadline)];
+    let mut m = Machine::new(1, None);
+    m.start(0, 0, 1_000);
+    for (i, &(ty, d)) in queue.iter().enumerate() {
+        tasks.push(task(i + 1, ty, 0, d));
+        m.push(i + 1);
+    }
+    (m, tasks)
+}
+
+const EPS: f64 = 1e-12;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Every bound of `Machine::stale` holds against the PCTs computed at the later tick.
+    #[test]
+    fn stale_pcts_bound_the_current_ones(
+        sh in shapes(),
+        queue in prop::collection::vec((0usize..2, 1i64..120), 0..5),
+        exec_deadline in 8i64..80,
+        t0 in 0i64..6,
+        dt in 1i64..8,
+        model in models(),
+    ) {
+        let pet = wide_pet(&sh);
+        let (mut m, tasks) = machine(&queue, exec_deadline);
+        m.refresh(t0, &tasks, &pet, model);
+        let old = m.cache(&tasks, &pet, model).clone();
+        let t1 = t0 + dt;
+        m.advance(t1);
+        let Some(stale) = m.stale(&tasks, &pet, model) else {
+            // No bound: the cache carried over exactly, or the bound does not apply.
+            return Ok(());
+        };
+        prop_assert_eq!(stale.cache.slots().len(), old.slots().len());
+        prop_assert!(stale.ratio >= 1.0);
+        let mut fresh = m.clone();
+        fresh.refresh(t1, &tasks, &pet, model);
+        let new = fresh.cache(&tasks, &pet, model);
+        for (k, (s0, s1)) in old.slots().iter().zip(new.slots()).enumerate() {
+            prop_assert!(stale.success_lower(k) <= s1.success + EPS,
+                "slot {}: lower {} > {}", k, stale.success_lower(k), s1.success);
+            prop_assert!(s1.success <= stale.ratio * s0.success + EPS);
+            if stale.monotone {
+                prop_assert!(s1.success <= s0.success + EPS);
+            }
+        }
+        let f = stale.upper_factor();
+        let (tail0, tail1) = (old.tail(), new.tail());
+        prop_assert!(tail0.min() <= tail1.min());
+        for x in tail0.min() - 2..=tail0.max() + 2 {
+            prop_assert!(tail1.at(x) <= f * tail0.at(x) + EPS, "CDF at {}", x);
+        }
+        if let Some(lower) = stale.tail_mean_lower() {
+            prop_assert!(lower <= tail1.mean() + 1e-9);
+        }
+        prop_assert!(tail1.mean() <= stale.tail_mean_upper() + 1e-9);
+        // Appending the same task to both keeps the bound: the append query too.
+        let probe = pet.pmf(1, 1);
+        for d in [t1 + 5, t1 + 40, t1 + 120] {
+            let a1 = tail1.append_success(probe, d);
+            prop_assert!(a1 <= f * tail0.append_success(probe, d) + EPS);
+            prop_assert!(a1 <= f * tail0.append_success_bound(probe, d) + EPS);
+        }
+    }
+
+    /// Appending to a computed cache gives exactly the PCTs of computing the whole queue.
+    #[test]
+    fn appending_extends_the_cache_bit_for_bit(
+        sh in shapes(),
+        queue in prop::collection::vec((0usize..2, 1i64..120), 0..5),
+        extra in (0usize..2, 1i64..150),
+        ready in prop::option::of(0i64..40),
+        now in 0i64..15,
+        model in models(),
+    ) {
+        let pet = wide_pet(&sh);
+        let (mut m, mut tasks) = machine(&queue, 60);
+        let id = tasks.len();
+        tasks.push(task(id, extra.0, 0, extra.1));
+        let ready: Tick = ready.unwrap_or(Tick::MIN);
+        let mut whole = m.clone();
+        m.refresh(now, &tasks, &pet, model);
+        m.append(id, ready, &tasks, &pet, model);
+        prop_assert!(m.is_computed());
+        whole.push_staged(id, ready);
+        whole.refresh(now, &tasks, &pet, model);
+        let (a, b) = (m.cache(&tasks, &pet, model), whole.cache(&tasks, &pet, model));
+        prop_assert_eq!(a.slots(), b.slots());
+        prop_assert_eq!(a.tail(), b.tail());
+    }
+}
+
+#[test]
+fn a_cache_whose_executing_pct_lies_after_the_tick_carries_over() {
+    // Executing since 0 with a PET on 10..=11: nothing can end before tick 10.
+    let pet = pet_of(vec![vec![Pmf::new(10, vec![0.5, 0.5]).unwrap()]]);
+    let tasks = [task(0, 0, 0, 100), task(1, 0, 0, 100)];
+    let mut m = Machine::new(0, None);
+    m.start(0, 0, 10);
+    m.push(1);
+    m.refresh(0, &tasks, &pet, DropModel::All);
+    assert_eq!(m.recomputations(), 1);
+    m.advance(9);
+    assert!(
+        m.is_computed(),
+        "no mass at or before 9: the PCTs stay exact"
+    );
+    m.advance(10);
+    assert!(!m.is_computed());
+    let stale = m.stale(&tasks, &pet, DropModel::All).unwrap();
+    // Half the executing task's mass (tick 10) is gone: Z(0) = 1, Z(10) = 0.5, r = 2.
+    assert!((stale.ratio - 2.0).abs() < 1e-9);
+    assert_eq!(
+        m.cache(&tasks, &pet, DropModel::All).slots()[0].pct,
+        Pmf::point(11)
+    );
+    assert_eq!(m.recomputations(), 2);
+    // A change of the queue leaves no bound behind.
+    m.advance(11);
+    m.push(1);
+    assert!(m.stale(&tasks, &pet, DropModel::All).is_none());
+}
+
+#[test]
+fn the_pruner_lower_bound_is_one_minus_r_times_the_failure() {
+    // Executing since 0, PET uniform on 1..=4, deadline 100; a pending task behind it.
+    let pet = pet_of(vec![vec![Pmf::new(1, vec![0.25; 4]).unwrap()]]);
+    let tasks = [task(0, 0, 0, 100), task(1, 0, 0, 5)];
+    let mut m = Machine::new(0, None);
+    m.start(0, 0, 4);
+    m.push(1);
+    m.refresh(0, &tasks, &pet, DropModel::None);
+    // At 0 the pending task completes at 2..=8; P(< 5) = P(sum of two uniforms on 1..=4 < 5)
+    // = 6/16.
+    let s0 = m.cache(&tasks, &pet, DropModel::None).slots()[1].success;
+    assert!((s0 - 6.0 / 16.0).abs() < 1e-12);
+    m.advance(2);
+    let stale = m.stale(&tasks, &pet, DropModel::None).unwrap();
+    // Z(0) = 1, Z(2) = 0.5: r = 2, lower bound 1 - 2 * 10/16 < 0 (vacuous), upper 2 * 6/16.
+    assert!((stale.ratio - 2.0).abs() < 1e-9);
+    assert!((stale.success_lower(1) - (1.0 - 2.0 * 10.0 / 16.0)).abs() < 1e-9);
+    // Exactly: the executing task ends at 3 or 4, the pending one at 4..=8: P(< 5) = 1/8.
+    let exact = m.cache(&tasks, &pet, DropModel::None).slots()[1].success;
+    assert!((exact - 1.0 / 8.0).abs() < 1e-12);
+    assert!(exact <= s0);
+}
