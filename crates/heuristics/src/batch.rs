@@ -10,6 +10,7 @@
 //! free slot or no candidate is left.
 
 use model::{Decision, MachineId, TaskId, View, VirtualQueues};
+use pmf::Tick;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
@@ -171,15 +172,39 @@ pub(crate) fn run(
     // only makes the assigned machine worse, so no other task's best machine can change.
     let mut valid = vec![false; n];
     let needs_p = view.defer.is_some() || matches!(plan.phase2, Phase2::Shortlist { .. });
+    // With many machines, MaxSuccess scans only those that can finish the task in time.
+    let all_machines: Vec<MachineId> = (0..m_count).collect();
+    let mut indexes =
+        (plan.phase1 == Phase1::MaxSuccess && m_count >= INDEX_MIN_MACHINES).then(Indexes::default);
+    // MinCompletion's choice depends on the task's type only (expected execution times and
+    // the machines' tails), so it is found once per type and kept until its machine changes.
+    let mut by_type: Vec<Option<Option<MachineId>>> = match plan.phase1 {
+        Phase1::MinCompletion => vec![None; view.pet.n_types()],
+        Phase1::MaxSuccess => Vec::new(),
+    };
     let phase1 = |i: usize,
                   vq: &VirtualQueues,
                   succ: &mut SuccessCache,
-                  order: &mut Vec<(f64, MachineId)>|
+                  order: &mut Vec<(f64, MachineId)>,
+                  by_type: &mut Vec<Option<Option<MachineId>>>,
+                  indexes: &mut Option<Indexes>|
      -> Verdict {
         let t = cands[i];
         let choice = match plan.phase1 {
-            Phase1::MinCompletion => min_completion(view, plan.scope, vq, t),
-            Phase1::MaxSuccess => match max_success(view, plan.scope, vq, succ, order, i, t) {
+            Phase1::MinCompletion => {
+                let k = view.task(t).task_type;
+                *by_type[k].get_or_insert_with(|| min_completion(view, plan.scope, vq, t, !needs_p))
+            }
+            Phase1::MaxSuccess => match max_success_indexed(
+                view,
+                plan.scope,
+                vq,
+                succ,
+                order,
+                (&all_machines, indexes.as_mut()),
+                i,
+                t,
+            ) {
                 Best::Machine(m) => Some(m),
                 Best::NoMachine => None,
                 // Every machine's chance is below the threshold by more than the slack.
@@ -206,7 +231,7 @@ pub(crate) fn run(
     };
     if view.defer.is_some() && vq.any_free() {
         infer_deferrals(view, cands, |i| {
-            let v = phase1(i, vq, &mut succ, &mut order);
+            let v = phase1(i, vq, &mut succ, &mut order, &mut by_type, &mut indexes);
             valid[i] = true;
             record(
                 v,
@@ -238,7 +263,7 @@ pub(crate) fn run(
                 continue;
             }
             valid[i] = true;
-            let v = phase1(i, vq, &mut succ, &mut order);
+            let v = phase1(i, vq, &mut succ, &mut order, &mut by_type, &mut indexes);
             record(
                 v,
                 i,
@@ -285,6 +310,11 @@ pub(crate) fn run(
         decision.assign.push((t, m));
         alive[i] = false;
         succ.invalidate_machine(m);
+        for choice in &mut by_type {
+            if *choice == Some(Some(m)) {
+                *choice = None;
+            }
+        }
         for &k in &live {
             if best_m[k] == m {
                 valid[k] = false;
@@ -348,11 +378,18 @@ fn infer_deferrals(
     cands: &[TaskId],
     mut evaluate: impl FnMut(usize) -> Verdict,
 ) -> Vec<usize> {
-    let mut by_type: Vec<usize> = (0..cands.len()).collect();
-    by_type.sort_by_key(|&i| {
-        let spec = view.task(cands[i]);
-        (spec.task_type, spec.deadline, i)
-    });
+    // Keys read once; they are unique (the index is one), so an unstable sort gives the one
+    // order.
+    let mut keyed: Vec<(usize, Tick, usize)> = cands
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| {
+            let spec = view.task(t);
+            (spec.task_type, spec.deadline, i)
+        })
+        .collect();
+    keyed.sort_unstable();
+    let by_type: Vec<usize> = keyed.into_iter().map(|k| k.2).collect();
     let mut inferred = Vec::new();
     let mut start = 0;
     while start < by_type.len() {
@@ -400,15 +437,23 @@ fn infer_deferrals(
 
 /// Phase 1 by minimum expected completion time (ties: the lower machine index).
 ///
-/// Machines whose tail is known exactly come first; a machine whose PCTs are not computed
-/// yet is computed only when a lower bound on its expected completion (its earlier tail's,
-/// [`VirtualQueues::tail_mean_lower`]) can still tie or beat the best so far, with a slack
-/// far above rounding error. The choice is the one of evaluating every machine.
+/// Machines whose tail is known exactly come first, then the other free machines, then the
+/// other full ones. A machine whose PCTs are not computed yet is computed only when bounds on
+/// its expected completion from its earlier PCTs ([`VirtualQueues::tail_mean_bounds`]) leave
+/// the comparison open, with a slack far above rounding error:
+/// * a lower bound above the best so far: it cannot win or tie;
+/// * with `any_full_will_do`, a full machine whose upper bound is below the best so far: the
+///   winner is a full machine (every free one was settled before). Which one does not matter
+///   when nothing but its being full is read (no chance is needed): the task waits either
+///   way, and a full machine is never assigned to in this event.
+///
+/// The outcome is the one of evaluating every machine.
 fn min_completion(
     view: &View<'_>,
     scope: Phase1Scope,
     vq: &VirtualQueues,
     t: TaskId,
+    any_full_will_do: bool,
 ) -> Option<MachineId> {
     let spec = view.task(t);
     let in_scope = |m: MachineId| scope == Phase1Scope::AllMachines || vq.free(m) > 0;
@@ -419,14 +464,22 @@ fn min_completion(
             *best = Some((ect, m));
         }
     };
-    for m in (0..view.machines.len()).filter(|&m| in_scope(m) && vq.is_exact(m)) {
+    let n = view.machines.len();
+    for m in (0..n).filter(|&m| in_scope(m) && vq.is_exact(m)) {
         consider(m, &mut best);
     }
-    for m in (0..view.machines.len()).filter(|&m| in_scope(m) && !vq.is_exact(m)) {
-        if let Some((b, _)) = best {
-            let lower = vq.tail_mean_lower(view, m) + view.pet.mean(spec.task_type, m);
-            if lower > b + MEAN_SLACK * b.abs().max(1.0) {
+    let pending = |full: bool| {
+        (0..n).filter(move |&m| in_scope(m) && !vq.is_exact(m) && (vq.free(m) == 0) == full)
+    };
+    for m in pending(false).chain(pending(true)) {
+        if let (Some((b, _)), Some((lower, upper))) = (best, vq.tail_mean_bounds(m)) {
+            let pet_mean = view.pet.mean(spec.task_type, m);
+            let slack = MEAN_SLACK * b.abs().max(1.0);
+            if lower.is_some_and(|l| l + pet_mean > b + slack) {
                 continue;
+            }
+            if any_full_will_do && vq.free(m) == 0 && upper + pet_mean < b - slack {
+                return Some(m);
             }
         }
         consider(m, &mut best);
@@ -436,6 +489,132 @@ fn min_completion(
 
 /// Relative slack when skipping a machine by a lower bound on its expected completion.
 const MEAN_SLACK: f64 = 1e-9;
+
+/// Machine count from which [`max_success_indexed`] narrows its scan with a
+/// [`MachineIndex`] (below it, building the index costs more than the scan it saves).
+const INDEX_MIN_MACHINES: usize = 64;
+
+/// The machines of one mapping event grouped by identical PET column
+/// ([`workload::Pet::canonical`]), each group sorted by a key such that machine `m` passes
+/// `level` for a task of type `k` and deadline `d` only if `key_m <= d - 1 - min E_km`:
+/// * `level` 0: the key is (a lower bound on) the first tick of the tail, so the machines
+///   left out give the task a chance of exactly 0;
+/// * `level` `q > 0`: the key is the first tick where the tail's CDF, times its bound factor
+///   ([`VirtualQueues::bound_tail`]), reaches `q` less twice [`BOUND_SLACK`], so the
+///   machines left out have a tail bound, hence a chance, below `q - BOUND_SLACK`.
+///
+/// Within a group `min E_km` is one number, so the machines that pass are a prefix. The keys
+/// stay valid through the event: a provisional assignment only delays a tail, which raises
+/// its key, and a key too low only lets a machine through.
+struct MachineIndex {
+    level: f64,
+    groups: Vec<(MachineId, Vec<(Tick, MachineId)>)>,
+}
+
+impl MachineIndex {
+    fn build(view: &View<'_>, vq: &VirtualQueues, level: f64) -> Self {
+        let mut slot: Vec<usize> = vec![usize::MAX; view.machines.len()];
+        let mut groups: Vec<(MachineId, Vec<(Tick, MachineId)>)> = Vec::new();
+        for m in 0..view.machines.len() {
+            let key = if level <= 0.0 {
+                vq.tail_min_lower(m)
+            } else {
+                let (tail, f) = vq.bound_tail(view, m);
+                match tail.first_reaching((level - 2.0 * BOUND_SLACK) / f) {
+                    Some(x) => x,
+                    None => continue, // below the level whatever the deadline
+                }
+            };
+            let c = view.pet.canonical(m);
+            if slot[c] == usize::MAX {
+                slot[c] = groups.len();
+                groups.push((c, Vec::new()));
+            }
+            groups[slot[c]].1.push((key, m));
+        }
+        for (_, g) in &mut groups {
+            g.sort_unstable();
+        }
+        MachineIndex { level, groups }
+    }
+
+    /// The machines that pass for a task of type `k` and deadline `deadline`, into `out`.
+    fn candidates(&self, view: &View<'_>, k: usize, deadline: Tick, out: &mut Vec<MachineId>) {
+        out.clear();
+        for (c, g) in &self.groups {
+            let x = deadline - 1 - view.pet.pmf(k, *c).min();
+            let end = g.partition_point(|&(key, _)| key <= x);
+            out.extend(g[..end].iter().map(|&(_, m)| m));
+        }
+    }
+}
+
+/// The indexes of one event, one per level, built on first use.
+#[derive(Default)]
+struct Indexes {
+    built: Vec<MachineIndex>,
+    scratch: Vec<MachineId>,
+}
+
+impl Indexes {
+    fn get(&mut self, view: &View<'_>, vq: &VirtualQueues, level: f64) -> usize {
+        match self.built.iter().position(|ix| ix.level == level) {
+            Some(k) => k,
+            None => {
+                self.built.push(MachineIndex::build(view, vq, level));
+                self.built.len() - 1
+            }
+        }
+    }
+}
+
+/// [`max_success`] over the machines an index leaves, when there are many machines. With
+/// deferring on (threshold `q`), the index at level `q`: every machine left out has a
+/// chance below `q - BOUND_SLACK`, so a best machine at or above that is the global best,
+/// and a best below it (or none) means every chance is below it: the task is deferred with
+/// the margin whichever machine is best ([`Best::BelowDefer`], as the full scan would find).
+/// Without deferring, the index at level 0: the machines left out have a chance of 0, so a
+/// best machine of positive chance is the global best. In every other case the full scan
+/// decides. The outcome is the one of the full scan.
+#[allow(clippy::too_many_arguments)]
+fn max_success_indexed(
+    view: &View<'_>,
+    scope: Phase1Scope,
+    vq: &VirtualQueues,
+    succ: &mut SuccessCache,
+    order: &mut Vec<(f64, MachineId)>,
+    (all, indexes): (&[MachineId], Option<&mut Indexes>),
+    i: usize,
+    t: TaskId,
+) -> Best {
+    let Some(ix) = indexes else {
+        return max_success(view, scope, vq, succ, order, all, i, t);
+    };
+    let spec = view.task(t);
+    let q = view.defer.map_or(0.0, |th| th[spec.task_type]);
+    let level = if q > 2.0 * BOUND_SLACK { q } else { 0.0 };
+    let k = ix.get(view, vq, level);
+    let mut scratch = std::mem::take(&mut ix.scratch);
+    ix.built[k].candidates(view, spec.task_type, spec.deadline, &mut scratch);
+    let narrowed = max_success(view, scope, vq, succ, order, &scratch, i, t);
+    ix.scratch = scratch;
+    let in_scope = scope == Phase1Scope::AllMachines || vq.any_free();
+    match narrowed {
+        Best::BelowDefer => return Best::BelowDefer,
+        Best::Machine(m) => {
+            let p = succ.get(view, vq, i, t, m);
+            if level > 0.0 && p >= q - BOUND_SLACK || level == 0.0 && p > 0.0 {
+                return Best::Machine(m);
+            }
+            if level > 0.0 && p < q - BOUND_SLACK {
+                return Best::BelowDefer;
+            }
+        }
+        Best::NoMachine if level > 0.0 && in_scope => return Best::BelowDefer,
+        Best::NoMachine => {}
+    }
+    max_success(view, scope, vq, succ, order, all, i, t)
+}
 
 /// The result of [`max_success`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -465,6 +644,7 @@ fn max_success(
     vq: &VirtualQueues,
     succ: &mut SuccessCache,
     order: &mut Vec<(f64, MachineId)>,
+    machines: &[MachineId],
     i: usize,
     t: TaskId,
 ) -> Best {
@@ -475,7 +655,7 @@ fn max_success(
     // machine's cached tail CDF).
     order.clear();
     let mut top: Option<(f64, MachineId)> = None;
-    for m in 0..view.machines.len() {
+    for &m in machines {
         if scope == Phase1Scope::FreeMachines && vq.free(m) == 0 {
             continue;
         }
@@ -515,7 +695,8 @@ fn max_success(
         // Only when the floor is the threshold: m0 itself passes a floor of its own chance.
         return Best::BelowDefer;
     }
-    order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    // Machine ids are unique: the unstable sort gives the one order.
+    order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut best: Option<(MachineId, f64, f64)> = None;
     for &(ub, m) in order.iter() {
         if let Some((_, p, _)) = best {
@@ -683,6 +864,91 @@ mod tests {
                 .map(|(i, _)| i)
                 .collect();
             prop_assert_eq!(deferred, expected);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// With many machines, the indexed phase 1 answers exactly as the full scan, before
+        /// and after provisional assignments, on exact and on earlier (stale) tails.
+        #[test]
+        fn indexed_phase1_equals_the_full_scan(
+            seed in 0u64..1_000,
+            queues in prop::collection::vec((0usize..12, 0usize..4, 0i64..150), 80),
+            cands in prop::collection::vec((0usize..12, 1i64..1_500), 1..40),
+            defer in prop_oneof![Just(None), Just(Some(0.5)), Just(Some(0.9)), Just(Some(1e-10))],
+            free_scope in any::<bool>(),
+            model in prop_oneof![Just(pmf::DropModel::All), Just(pmf::DropModel::Pending)],
+            assigns in prop::collection::vec(0usize..80, 0..4),
+        ) {
+            use model::Machine;
+            let pet = Pet::default_pet(1).draw_machines(80, seed);
+            let mut tasks: Vec<TaskSpec> = Vec::new();
+            let mut spec = |task_type: usize, deadline: i64| {
+                tasks.push(TaskSpec { id: tasks.len(), task_type, arrival: 0, deadline });
+                tasks.len() - 1
+            };
+            let mut machines: Vec<Machine> = Vec::new();
+            let mut plan = Vec::new();
+            for (m, &(ty, len, dl)) in queues.iter().enumerate() {
+                let mut mc = Machine::new(m, Some(4));
+                if len > 0 {
+                    let t = spec(ty, 100 + dl * 4);
+                    mc.start(-(dl % 40), t, 1_000);
+                    for k in 1..len {
+                        let t = spec((ty + k) % 12, 200 + dl * 3 + 90 * k as i64);
+                        mc.push(t);
+                    }
+                }
+                plan.push(mc);
+            }
+            let ids: Vec<TaskId> = cands.iter().map(|&(ty, d)| spec(ty, d)).collect();
+            // Half the machines computed at 0 and left stale at 20, half computed at 20.
+            for (m, mut mc) in plan.into_iter().enumerate() {
+                if m % 2 == 0 {
+                    mc.refresh(0, &tasks, &pet, model);
+                    mc.advance(20);
+                } else {
+                    mc.refresh(20, &tasks, &pet, model);
+                }
+                machines.push(mc);
+            }
+            let thresholds = defer.map(|q| vec![q; pet.n_types()]);
+            let view = View {
+                now: 20,
+                pet: &pet,
+                tasks: &tasks,
+                batch: &ids,
+                machines: &machines,
+                model,
+                defer: thresholds.as_deref(),
+                staging: None,
+            };
+            let scope = if free_scope { Phase1Scope::FreeMachines } else { Phase1Scope::AllMachines };
+            let mut vq = VirtualQueues::from_view(&view);
+            let all: Vec<MachineId> = (0..machines.len()).collect();
+            let mut indexes = Indexes::default();
+            let mut order = Vec::new();
+            let mut check = |vq: &VirtualQueues, indexes: &mut Indexes| {
+                let mut succ = SuccessCache::new(ids.len(), machines.len());
+                for (i, &t) in ids.iter().enumerate() {
+                    let full = max_success(&view, scope, vq, &mut succ, &mut order, &all, i, t);
+                    let fast = max_success_indexed(
+                        &view, scope, vq, &mut succ, &mut order, (&all, Some(&mut *indexes)), i, t,
+                    );
+                    prop_assert_eq!(full, fast, "candidate {}", i);
+                }
+                Ok(())
+            };
+            check(&vq, &mut indexes)?;
+            // The indexes built before provisional assignments stay valid after them.
+            for &m in &assigns {
+                if vq.free(m) > 0 {
+                    vq.assign(&view, m, ids[0]);
+                }
+            }
+            check(&vq, &mut indexes)?;
         }
     }
 }

@@ -18,6 +18,9 @@ pub struct VirtualMachine<'a> {
     /// The machine's earlier PCTs, when its current ones were not computed at the start of
     /// the event (read once: the bound is used many times).
     stale: Option<Stale<'a>>,
+    /// What [`VirtualQueues::bound_tail`] reads while the tail is unchanged: the exact tail
+    /// when computed at the start of the event, else the earlier one with its factor.
+    bound: Option<(&'a TailCdf, f64)>,
     own: Option<OwnTail>,
 }
 
@@ -44,11 +47,20 @@ impl<'a> VirtualQueues<'a> {
         let machines = view
             .machines
             .iter()
-            .map(|m| VirtualMachine {
-                free: m.free_slots(),
-                machine: m,
-                stale: m.stale(view.tasks, view.pet, view.model),
-                own: None,
+            .map(|m| {
+                let stale = m.stale(view.tasks, view.pet, view.model);
+                let bound = match (m.is_computed(), &stale) {
+                    (true, _) => Some((m.cache(view.tasks, view.pet, view.model).tail(), 1.0)),
+                    (false, Some(st)) => Some((st.cache.tail(), st.upper_factor())),
+                    (false, None) => None,
+                };
+                VirtualMachine {
+                    free: m.free_slots(),
+                    machine: m,
+                    stale,
+                    bound,
+                    own: None,
+                }
             })
             .collect::<Vec<_>>();
         let with_free = machines.iter().filter(|m| m.free > 0).count();
@@ -97,11 +109,18 @@ impl<'a> VirtualQueues<'a> {
 
     /// A tail CDF and a factor `f` such that every success probability or CDF value at `now`
     /// is at most `f` times the one read from that CDF: the exact tail with `f = 1` when it
-    /// is computed, else an earlier one of the same queue ([`Machine::stale`]), which costs
-    /// nothing to read. Computes the tail when neither exists.
+    /// was computed at the start of the event or changed since, else an earlier one of the
+    /// same queue ([`Machine::stale`]), which costs nothing to read (kept even once the
+    /// exact one is computed: still a bound, and one branch less on this hot path). Computes
+    /// the tail when neither exists.
+    #[inline]
     pub fn bound_tail(&self, view: &View<'_>, m: MachineId) -> (&TailCdf, f64) {
-        match self.usable_stale(m) {
-            Some(st) => (st.cache.tail(), st.upper_factor()),
+        let vm = &self.machines[m];
+        if let Some(o) = &vm.own {
+            return (&o.cdf, 1.0);
+        }
+        match vm.bound {
+            Some(b) => b,
             None => (self.tail(view, m), 1.0),
         }
     }
@@ -115,6 +134,14 @@ impl<'a> VirtualQueues<'a> {
         }
     }
 
+    /// Bounds `(lower, upper)` on machine `m`'s expected tail from its earlier PCTs, while its
+    /// current ones are neither computed nor changed here ([`Machine::stale`]); `None` when
+    /// there are none (the tail is then known exactly or must be computed).
+    pub fn tail_mean_bounds(&self, m: MachineId) -> Option<(Option<f64>, f64)> {
+        self.usable_stale(m)
+            .map(|st| (st.tail_mean_lower(), st.tail_mean_upper()))
+    }
+
     /// The earlier PCTs of machine `m` while its tail is neither changed here nor computed.
     fn usable_stale(&self, m: MachineId) -> Option<&Stale<'a>> {
         let vm = &self.machines[m];
@@ -122,6 +149,18 @@ impl<'a> VirtualQueues<'a> {
             return None;
         }
         vm.stale.as_ref()
+    }
+
+    /// A lower bound on the first tick of machine `m`'s tail, without computing anything:
+    /// the tail's own when known, an earlier tail's (whose support starts no later), or the
+    /// tick itself (nothing completes before it).
+    pub fn tail_min_lower(&self, m: MachineId) -> pmf::Tick {
+        let vm = &self.machines[m];
+        match (&vm.own, vm.bound) {
+            (Some(o), _) => o.cdf.min(),
+            (None, Some((tail, _))) => tail.min(),
+            (None, None) => self.now,
+        }
     }
 
     /// True when machine `m`'s tail is known exactly without computing anything.

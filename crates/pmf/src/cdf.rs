@@ -77,6 +77,16 @@ impl TailCdf {
         }
     }
 
+    /// The first tick `t` with `P(X <= t) >= level` (a quantile); `None` when the CDF never
+    /// reaches `level` (above 1). O(log support).
+    pub fn first_reaching(&self, level: f64) -> Option<Tick> {
+        if level <= 0.0 {
+            return Some(self.offset);
+        }
+        let k = self.cum.partition_point(|&c| c < level);
+        (k < self.cum.len()).then(|| self.offset + k as Tick)
+    }
+
     /// First tick of the tail's support.
     pub fn min(&self) -> Tick {
         self.offset

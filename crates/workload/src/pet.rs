@@ -186,6 +186,15 @@ impl Pet {
         &self.pmfs[[task_type, self.canonical[machine]]]
     }
 
+    /// The first machine whose column of PMFs is identical to `machine`'s (itself when none
+    /// before it is): machines with the same canonical machine are interchangeable copies.
+    ///
+    /// # Panics
+    /// On an index out of range.
+    pub fn canonical(&self, machine: usize) -> usize {
+        self.canonical[machine]
+    }
+
     /// The whole matrix of PMFs, task types x machines.
     pub fn pmfs(&self) -> &Array2<Pmf> {
         &self.pmfs
