@@ -940,7 +940,7 @@ mod tests {
                 for (i, &t) in ids.iter().enumerate() {
                     // A best machine below the threshold by the slack is a deferral with the
                     // margin, which is what `BelowDefer` says without naming the machine.
-                    let mut settle = |b: Best, succ: &mut SuccessCache| match (b, defer) {
+                    let settle = |b: Best, succ: &mut SuccessCache| match (b, defer) {
                         (Best::Machine(m), Some(q))
                             if succ.get(&view, vq, i, t, m) < q - BOUND_SLACK =>
                         {
