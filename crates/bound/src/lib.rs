@@ -30,6 +30,7 @@
 //! assert_eq!(b.trivial, 3);
 //! ```
 
+mod capacity;
 mod cheap;
 mod error;
 mod exact;
