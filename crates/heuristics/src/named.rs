@@ -125,18 +125,32 @@ impl BatchHeuristic for Moc {
         let mut vq = VirtualQueues::from_view(view);
         // Step 1: cull pending tasks below alpha.
         for (m, machine) in view.machines.iter().enumerate() {
-            let slots = view.slots(m);
             let first_pending = usize::from(machine.running().is_some());
-            if slots.len() <= first_pending {
+            if machine.len() <= first_pending {
                 continue;
             }
-            let mut prev: Pmf = match machine.running() {
-                Some(_) => slots[0].pct.clone(),
-                None => Pmf::point(view.now),
+            // An earlier cache of the queue that keeps every pending task above alpha (its
+            // lower bound `1 - r (1 - s0)`, with a slack far above rounding) culls nothing:
+            // the machine's PCTs are not computed.
+            if view.stale(m).is_some_and(|st| {
+                (first_pending..machine.len()).all(|k| st.success_lower(k) >= self.alpha + 1e-9)
+            }) {
+                continue;
+            }
+            let slots = view.slots(m);
+            // Until the first cull every task's chance is its slot's (no PCT is copied).
+            let Some(first) = (first_pending..slots.len()).find(|&k| slots[k].success < self.alpha)
+            else {
+                continue;
             };
-            let mut kept = first_pending;
+            let mut prev: Pmf = match first {
+                0 => Pmf::point(view.now),
+                k => slots[k - 1].pct.clone(),
+            };
+            let mut kept = first;
             let mut culled = false;
-            for (slot, &ready) in slots[first_pending..].iter().zip(machine.pending_ready()) {
+            let ready = machine.pending_ready().iter().skip(first - first_pending);
+            for (slot, &ready) in slots[first..].iter().zip(ready) {
                 let spec = view.task(slot.task);
                 let pct = if culled {
                     // With staging, the task starts no earlier than its data-ready tick.
