@@ -692,16 +692,20 @@ mod tests {
         assert_eq!(s.lp.to_bits(), 4.0f64.to_bits());
     }
 
-    #[test]
-    fn the_fractional_knapsack_on_one_machine() {
-        // Window [0, 9], times 4, 4, 4: two fit, a quarter of the third.
-        let inst = Instance::new(
+    /// One machine, window [0, 9], three tasks of 4 ticks: two fit, a quarter of the third.
+    fn three_fours() -> Instance {
+        Instance::new(
             vec![0; 3],
             vec![10; 3],
             ndarray::array![[4], [4], [4]],
             0..3,
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn the_fractional_knapsack_on_one_machine() {
+        let inst = three_fours();
         let s = solve_with(&inst, Rules::default()).unwrap();
         assert!((s.lp - 2.25).abs() < 1e-12, "{s:?}");
         assert!(s.pivots > 0);
@@ -732,13 +736,7 @@ mod tests {
 
     #[test]
     fn gives_up_when_out_of_pivots() {
-        let inst = Instance::new(
-            vec![0; 3],
-            vec![10; 3],
-            ndarray::array![[4], [4], [4]],
-            0..3,
-        )
-        .unwrap();
+        let inst = three_fours();
         let rules = Rules {
             max_pivots: 0,
             ..Rules::default()
