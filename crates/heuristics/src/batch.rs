@@ -178,6 +178,12 @@ pub(crate) fn run(
         (plan.phase1 == Phase1::MaxSuccess && m_count >= INDEX_MIN_MACHINES).then(Indexes::default);
     // MinCompletion's choice depends on the task's type only (expected execution times and
     // the machines' tails), so it is found once per type and kept until its machine changes.
+    // Kept searches pay off with many machines; with few, a new search costs about as much.
+    let mut memo = match plan.phase1 {
+        Phase1::MaxSuccess if m_count >= INDEX_MIN_MACHINES => Memo::new(n),
+        Phase1::MaxSuccess => Memo::default(),
+        Phase1::MinCompletion => Memo::default(),
+    };
     let mut by_type: Vec<Option<Option<MachineId>>> = match plan.phase1 {
         Phase1::MinCompletion => vec![None; view.pet.n_types()],
         Phase1::MaxSuccess => Vec::new(),
@@ -187,7 +193,8 @@ pub(crate) fn run(
                   succ: &mut SuccessCache,
                   order: &mut Vec<(f64, MachineId)>,
                   by_type: &mut Vec<Option<Option<MachineId>>>,
-                  indexes: &mut Option<Indexes>|
+                  indexes: &mut Option<Indexes>,
+                  memo: &mut Memo|
      -> Verdict {
         let t = cands[i];
         let choice = match plan.phase1 {
@@ -195,16 +202,26 @@ pub(crate) fn run(
                 let k = view.task(t).task_type;
                 *by_type[k].get_or_insert_with(|| min_completion(view, plan.scope, vq, t, !needs_p))
             }
-            Phase1::MaxSuccess => match max_success_indexed(
-                view,
-                plan.scope,
-                vq,
-                succ,
-                order,
-                (&all_machines, indexes.as_mut()),
-                i,
-                t,
-            ) {
+            Phase1::MaxSuccess => match memo
+                .reevaluate(view, plan.scope, vq, succ, (i, t))
+                .unwrap_or_else(|| {
+                    let (mut kept, mut cap) = ((0, f64::NAN), f64::NEG_INFINITY);
+                    let best = max_success_indexed(
+                        view,
+                        plan.scope,
+                        vq,
+                        succ,
+                        order,
+                        (&all_machines, indexes.as_mut()),
+                        (i, t),
+                        (&mut kept, &mut cap),
+                    );
+                    match best {
+                        Best::Machine(_) => memo.keep(i, order, kept, cap),
+                        _ => memo.forget(i),
+                    }
+                    best
+                }) {
                 Best::Machine(m) => Some(m),
                 Best::NoMachine => None,
                 // Every machine's chance is below the threshold by more than the slack.
@@ -231,7 +248,15 @@ pub(crate) fn run(
     };
     if view.defer.is_some() && vq.any_free() {
         infer_deferrals(view, cands, |i| {
-            let v = phase1(i, vq, &mut succ, &mut order, &mut by_type, &mut indexes);
+            let v = phase1(
+                i,
+                vq,
+                &mut succ,
+                &mut order,
+                &mut by_type,
+                &mut indexes,
+                &mut memo,
+            );
             valid[i] = true;
             record(
                 v,
@@ -263,7 +288,15 @@ pub(crate) fn run(
                 continue;
             }
             valid[i] = true;
-            let v = phase1(i, vq, &mut succ, &mut order, &mut by_type, &mut indexes);
+            let v = phase1(
+                i,
+                vq,
+                &mut succ,
+                &mut order,
+                &mut by_type,
+                &mut indexes,
+                &mut memo,
+            );
             record(
                 v,
                 i,
@@ -509,12 +542,17 @@ const INDEX_MIN_MACHINES: usize = 64;
 struct MachineIndex {
     level: f64,
     groups: Vec<(MachineId, Vec<(Tick, MachineId)>)>,
+    /// Each machine's key, `Tick::MAX` for a machine left out at every deadline.
+    keys: Vec<Tick>,
+    /// The position in `groups` of each PET column's group (`usize::MAX`: none).
+    slot: Vec<usize>,
 }
 
 impl MachineIndex {
     fn build(view: &View<'_>, vq: &VirtualQueues, level: f64) -> Self {
         let mut slot: Vec<usize> = vec![usize::MAX; view.machines.len()];
         let mut groups: Vec<(MachineId, Vec<(Tick, MachineId)>)> = Vec::new();
+        let mut keys = vec![Tick::MAX; view.machines.len()];
         for m in 0..view.machines.len() {
             let key = if level <= 0.0 {
                 vq.tail_min_lower(m)
@@ -525,6 +563,7 @@ impl MachineIndex {
                     None => continue, // below the level whatever the deadline
                 }
             };
+            keys[m] = key;
             let c = view.pet.canonical(m);
             if slot[c] == usize::MAX {
                 slot[c] = groups.len();
@@ -535,18 +574,87 @@ impl MachineIndex {
         for (_, g) in &mut groups {
             g.sort_unstable();
         }
-        MachineIndex { level, groups }
-    }
-
-    /// The machines that pass for a task of type `k` and deadline `deadline`, into `out`.
-    fn candidates(&self, view: &View<'_>, k: usize, deadline: Tick, out: &mut Vec<MachineId>) {
-        out.clear();
-        for (c, g) in &self.groups {
-            let x = deadline - 1 - view.pet.pmf(k, *c).min();
-            let end = g.partition_point(|&(key, _)| key <= x);
-            out.extend(g[..end].iter().map(|&(_, m)| m));
+        MachineIndex {
+            level,
+            groups,
+            keys,
+            slot,
         }
     }
+}
+
+/// The machines of one group that can reach both `level` (the index `by_level`) and `floor`
+/// (through the level-0 index `by_start`, keyed by a lower bound on the tail's first tick),
+/// for a task of type `k` and deadline `deadline`, appended to `out`.
+///
+/// A machine whose tail starts at `s` or later gives the task a chance of at most
+/// `P(E < deadline - s)`, below `floor - BOUND_SLACK` once `s` is past the group's cut: the
+/// machines of the level-0 order past it cannot reach the floor, and those of the level
+/// order past `deadline - 1 - min E` cannot reach the level. Of the two prefixes, the shorter
+/// is walked and filtered by the other's keys, so that the machines left out are not read.
+fn narrow_group(
+    view: &View<'_>,
+    (by_start, by_level): (&MachineIndex, &MachineIndex),
+    group: usize,
+    (k, deadline): (usize, Tick),
+    floor: f64,
+    out: &mut Vec<MachineId>,
+) {
+    let (c, starts) = &by_start.groups[group];
+    let pet = view.pet.pmf(k, *c);
+    let y = deadline - 1 - pet.min();
+    let x = match first_bin_reaching(pet, floor - BOUND_SLACK) {
+        Some(bin) => (deadline - pet.offset() - bin as Tick).min(y),
+        None => return,
+    };
+    let n0 = starts.partition_point(|&(key, _)| key <= x);
+    if std::ptr::eq(by_start, by_level) {
+        out.extend(starts[..n0].iter().map(|&(_, m)| m));
+        return;
+    }
+    let levels = match by_level.slot[*c] {
+        usize::MAX => &[][..],
+        at => &by_level.groups[at].1[..],
+    };
+    let nq = levels.partition_point(|&(key, _)| key <= y);
+    if n0 <= nq {
+        out.extend(
+            starts[..n0]
+                .iter()
+                .filter(|&&(_, m)| by_level.keys[m] <= y)
+                .map(|&(_, m)| m),
+        );
+    } else {
+        out.extend(
+            levels[..nq]
+                .iter()
+                .filter(|&&(_, m)| by_start.keys[m] <= x)
+                .map(|&(_, m)| m),
+        );
+    }
+}
+
+/// The smallest `k` with `P(E < offset + k) = mass_below_bin(k) >= p` (0 when `p <= 0`),
+/// `None` when no bin reaches it.
+fn first_bin_reaching(pet: &pmf::Pmf, p: f64) -> Option<usize> {
+    if p <= 0.0 {
+        return Some(0);
+    }
+    let n = pet.len();
+    if pet.mass_below_bin(n) < p {
+        return None;
+    }
+    // `mass_below_bin` is a running sum of non-negative masses: non-decreasing in `k`.
+    let (mut lo, mut hi) = (1, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pet.mass_below_bin(mid) >= p {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    Some(lo)
 }
 
 /// The indexes of one event, one per level, built on first use.
@@ -554,6 +662,7 @@ impl MachineIndex {
 struct Indexes {
     built: Vec<MachineIndex>,
     scratch: Vec<MachineId>,
+    heads: Vec<(f64, MachineId)>,
 }
 
 impl Indexes {
@@ -566,7 +675,48 @@ impl Indexes {
             }
         }
     }
+
+    /// A floor for task `t`: the exact chance of a machine in scope, the best of a few
+    /// candidates (the first machines in scope of each group's level-0 order, index `k0`,
+    /// tried by decreasing upper bound); `-inf` when none is in scope.
+    #[allow(clippy::too_many_arguments)]
+    fn floor(
+        &mut self,
+        view: &View<'_>,
+        scope: Phase1Scope,
+        vq: &VirtualQueues,
+        succ: &mut SuccessCache,
+        k0: usize,
+        i: usize,
+        t: TaskId,
+    ) -> f64 {
+        self.heads.clear();
+        for (_, g) in &self.built[k0].groups {
+            let head = g
+                .iter()
+                .take(HEAD_WALK)
+                .find(|&&(_, m)| scope == Phase1Scope::AllMachines || vq.free(m) > 0);
+            if let Some(&(_, m)) = head {
+                self.heads.push((success_upper_bound(view, vq, t, m), m));
+            }
+        }
+        self.heads
+            .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        let mut floor = f64::NEG_INFINITY;
+        for &(ub, m) in self.heads.iter().take(HEAD_EXACT) {
+            if ub <= floor {
+                break;
+            }
+            floor = floor.max(succ.get(view, vq, i, t, m));
+        }
+        floor
+    }
 }
+
+/// Machines of a group's level-0 order looked at for a head in scope.
+const HEAD_WALK: usize = 8;
+/// Heads whose exact chance may be computed for the floor.
+const HEAD_EXACT: usize = 3;
 
 /// [`max_success`] over the machines an index leaves, when there are many machines. With
 /// deferring on (threshold `q`), the index at level `q`: every machine left out has a
@@ -576,7 +726,12 @@ impl Indexes {
 /// best machine gets, `Deferred` with a chance at or below the threshold less the slack).
 /// Without deferring, the index at level 0: the machines left out have a chance of 0, so a
 /// best machine of positive chance is the global best. In every other case the full scan
-/// decides. The outcome is the one of the full scan.
+/// decides.
+///
+/// The index is narrowed further by a floor, the exact chance of one machine in scope
+/// ([`Indexes::floor`]): the machines whose tail starts too late to reach it
+/// ([`narrow_group`]) are strictly worse than the best, so they are left out too. The
+/// outcome is the one of the full scan.
 #[allow(clippy::too_many_arguments)]
 fn max_success_indexed(
     view: &View<'_>,
@@ -585,19 +740,36 @@ fn max_success_indexed(
     succ: &mut SuccessCache,
     order: &mut Vec<(f64, MachineId)>,
     (all, indexes): (&[MachineId], Option<&mut Indexes>),
-    i: usize,
-    t: TaskId,
+    (i, t): (usize, TaskId),
+    (kept_out, cap_out): (&mut (usize, f64), &mut f64),
 ) -> Best {
+    *cap_out = f64::NEG_INFINITY;
     let Some(ix) = indexes else {
-        return max_success(view, scope, vq, succ, order, all, i, t);
+        return max_success(view, scope, vq, succ, order, all, (i, t), kept_out);
     };
     let spec = view.task(t);
     let q = view.defer.map_or(0.0, |th| th[spec.task_type]);
     let level = if q > 2.0 * BOUND_SLACK { q } else { 0.0 };
     let k = ix.get(view, vq, level);
+    let k0 = ix.get(view, vq, 0.0);
+    // With deferring on, at most the threshold: the machines it leaves out are then below
+    // the threshold too, which lets [`Memo`] settle deferrals.
+    let floor = ix
+        .floor(view, scope, vq, succ, k0, i, t)
+        .min(if level > 0.0 { q } else { f64::INFINITY });
     let mut scratch = std::mem::take(&mut ix.scratch);
-    ix.built[k].candidates(view, spec.task_type, spec.deadline, &mut scratch);
-    let narrowed = max_success(view, scope, vq, succ, order, &scratch, i, t);
+    scratch.clear();
+    for g in 0..ix.built[k0].groups.len() {
+        narrow_group(
+            view,
+            (&ix.built[k0], &ix.built[k]),
+            g,
+            (spec.task_type, spec.deadline),
+            floor,
+            &mut scratch,
+        );
+    }
+    let narrowed = max_success(view, scope, vq, succ, order, &scratch, (i, t), kept_out);
     ix.scratch = scratch;
     let in_scope = scope == Phase1Scope::AllMachines || vq.any_free();
     match narrowed {
@@ -605,6 +777,21 @@ fn max_success_indexed(
         Best::Machine(m) => {
             let p = succ.get(view, vq, i, t, m);
             if level > 0.0 && p >= q - BOUND_SLACK || level == 0.0 && p > 0.0 {
+                // Every machine the narrowing left out has a bound below one of these less
+                // the slack: the floor of `narrow_group` (when it left any out),
+                // `q - BOUND_SLACK` (level q: below `q - 2 BOUND_SLACK`), `2 BOUND_SLACK`
+                // (level 0: a chance of 0).
+                let cap = if level > 0.0 {
+                    q - BOUND_SLACK
+                } else {
+                    2.0 * BOUND_SLACK
+                };
+                let narrowing = if floor - BOUND_SLACK > 0.0 {
+                    floor
+                } else {
+                    f64::NEG_INFINITY
+                };
+                *cap_out = cap.max(narrowing);
                 return Best::Machine(m);
             }
             if level > 0.0 && p < q - BOUND_SLACK {
@@ -614,7 +801,8 @@ fn max_success_indexed(
         Best::NoMachine if level > 0.0 && in_scope => return Best::BelowDefer,
         Best::NoMachine => {}
     }
-    max_success(view, scope, vq, succ, order, all, i, t)
+    *cap_out = f64::NEG_INFINITY;
+    max_success(view, scope, vq, succ, order, all, (i, t), kept_out)
 }
 
 /// The result of [`max_success`].
@@ -646,9 +834,10 @@ fn max_success(
     succ: &mut SuccessCache,
     order: &mut Vec<(f64, MachineId)>,
     machines: &[MachineId],
-    i: usize,
-    t: TaskId,
+    (i, t): (usize, TaskId),
+    kept_out: &mut (usize, f64),
 ) -> Best {
+    *kept_out = (0, f64::NAN);
     let defer_floor = view
         .defer
         .map_or(f64::NEG_INFINITY, |th| th[view.task(t).task_type]);
@@ -675,47 +864,186 @@ fn max_success(
     // Pass 2: the machine of highest tail bound sets a floor, its exact chance (or the defer
     // threshold when higher). A machine whose bound is below the floor (with the slack) can
     // neither beat nor tie the best of a task that is not deferred; the others get the full
-    // bound, and only they are sorted and visited.
+    // bound, and only those still reaching the floor are sorted and visited. The machines
+    // below it stay in `order`, after them, with their bounds, for [`Memo`].
     let floor = succ.get(view, vq, i, t, m0).max(defer_floor);
-    order.retain_mut(|(ub, m)| {
-        if *ub + BOUND_SLACK < floor {
-            return false;
+    let mut kept = 0;
+    for j in 0..order.len() {
+        let (a, m) = order[j];
+        if a + BOUND_SLACK < floor {
+            continue;
         }
-        *ub = success_upper_bound(view, vq, t, *m);
-        if *ub + BOUND_SLACK < floor {
-            return false;
+        let ub = full_bound(view, vq, t, m);
+        order[j].0 = ub;
+        if ub + BOUND_SLACK >= floor {
+            order.swap(kept, j);
+            kept += 1;
         }
-        // The segment bound: a few more reads, far tighter on wide PETs.
-        let spec = view.task(t);
-        let (tail, f) = vq.bound_tail(view, *m);
-        let seg = f * tail.append_success_bound(view.pet.pmf(spec.task_type, *m), spec.deadline);
-        *ub = ub.min(seg);
-        *ub + BOUND_SLACK >= floor
-    });
-    if order.is_empty() {
+    }
+    if kept == 0 {
         // Only when the floor is the threshold: m0 itself passes a floor of its own chance.
         return Best::BelowDefer;
     }
     // Machine ids are unique: the unstable sort gives the one order.
-    order.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    order[..kept].sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    *kept_out = (kept, floor);
+    best_of(view, scope, vq, succ, &order[..kept], (i, t))
+        .map_or(Best::NoMachine, |b| Best::Machine(b.0))
+}
+
+/// The O(1) bound of [`success_upper_bound`] and the segment bound, the lower of the two:
+/// a few more reads than the first, far tighter on wide PETs.
+fn full_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: MachineId) -> f64 {
+    let spec = view.task(t);
+    let ub = success_upper_bound(view, vq, t, m);
+    let (tail, f) = vq.bound_tail(view, m);
+    let seg = f * tail.append_success_bound(view.pet.pmf(spec.task_type, m), spec.deadline);
+    ub.min(seg)
+}
+
+/// The best machine of `order` (sorted by decreasing upper bound), its chance and expected
+/// completion: visited in that order until no remaining bound can reach the best chance
+/// found (with the slack); ties by minimum expected completion, then the lower machine
+/// index. Machines out of `scope` are skipped.
+fn best_of(
+    view: &View<'_>,
+    scope: Phase1Scope,
+    vq: &VirtualQueues,
+    succ: &mut SuccessCache,
+    order: &[(f64, MachineId)],
+    (i, t): (usize, TaskId),
+) -> Option<(MachineId, f64, f64)> {
     let mut best: Option<(MachineId, f64, f64)> = None;
-    for &(ub, m) in order.iter() {
+    for &(ub, m) in order {
         if let Some((_, p, _)) = best {
             if ub + BOUND_SLACK < p {
                 break;
             }
         }
+        if scope == Phase1Scope::FreeMachines && vq.free(m) == 0 {
+            continue;
+        }
         let p = succ.get(view, vq, i, t, m);
         let ect = vq.expected_completion(view, m, t);
-        let better = match best {
-            None => true,
-            Some((bm, bp, be)) => p > bp || (p == bp && (ect < be || (ect == be && m < bm))),
-        };
-        if better {
+        if better(best, (m, p, ect)) {
             best = Some((m, p, ect));
         }
     }
-    best.map_or(Best::NoMachine, |b| Best::Machine(b.0))
+    best
+}
+
+/// Phase 1's order on (machine, chance, expected completion): higher chance, then lower
+/// expected completion, then lower machine index.
+fn better(best: Option<(MachineId, f64, f64)>, (m, p, ect): (MachineId, f64, f64)) -> bool {
+    match best {
+        None => true,
+        Some((bm, bp, be)) => p > bp || (p == bp && (ect < be || (ect == be && m < bm))),
+    }
+}
+
+/// Phase-1 searches of this event kept for their re-evaluation (thesis 7.2.7's memoisation,
+/// within a mapping event).
+///
+/// When a task's chosen machine receives a provisional assignment, its choice must be found
+/// again, but the search it came from still holds: a machine only loses chance through
+/// assignments, so the upper bounds found then stay upper bounds. A search is kept as its
+/// machines with their bounds (the `kept` ones, which reached its floor `f`, first, sorted
+/// by decreasing bound) and `cap`: every machine not kept at all has a bound below
+/// `cap - BOUND_SLACK`. Re-evaluation visits the sorted part with the current chances
+/// (cached unless the machine changed, [`SuccessCache`]); when the best chance found is
+/// below `f`, the rest whose bound reaches it get their current full bound and are visited
+/// too. When the best chance is at least `cap`, every machine left out is strictly worse
+/// and the answer is the one of a new search; otherwise a new search is made and kept.
+#[derive(Default)]
+struct Memo {
+    arena: Vec<(f64, MachineId)>,
+    /// Per candidate: `(start, end, kept, f, cap)` in `arena`; `start == end`: none.
+    searches: Vec<(usize, usize, usize, f64, f64)>,
+    scratch: Vec<(f64, MachineId)>,
+}
+
+impl Memo {
+    fn new(n: usize) -> Self {
+        Memo {
+            arena: Vec::new(),
+            searches: vec![(0, 0, 0, f64::NAN, f64::NAN); n],
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Keeps candidate `i`'s search (`order`, of which the first `kept` reached `floor`).
+    fn keep(
+        &mut self,
+        i: usize,
+        order: &[(f64, MachineId)],
+        (kept, floor): (usize, f64),
+        cap: f64,
+    ) {
+        if self.searches.is_empty() {
+            return; // off
+        }
+        let start = self.arena.len();
+        self.arena.extend_from_slice(order);
+        self.searches[i] = (start, self.arena.len(), kept, floor, cap);
+    }
+
+    fn forget(&mut self, i: usize) {
+        if let Some(s) = self.searches.get_mut(i) {
+            *s = (0, 0, 0, f64::NAN, f64::NAN);
+        }
+    }
+
+    /// The answer for candidate `i` from its kept search, when that settles it: its best
+    /// machine, or [`Best::BelowDefer`].
+    fn reevaluate(
+        &mut self,
+        view: &View<'_>,
+        scope: Phase1Scope,
+        vq: &VirtualQueues,
+        succ: &mut SuccessCache,
+        (i, t): (usize, TaskId),
+    ) -> Option<Best> {
+        let &(start, end, kept, floor, cap) = self.searches.get(i)?;
+        if start == end {
+            return None;
+        }
+        let mut best = best_of(
+            view,
+            scope,
+            vq,
+            succ,
+            &self.arena[start..start + kept],
+            (i, t),
+        );
+        let reach = best.map_or(f64::NEG_INFINITY, |b| b.1);
+        if reach < floor {
+            // The machines below the floor whose bound reaches the best chance found.
+            self.scratch.clear();
+            self.scratch.extend(
+                self.arena[start + kept..end]
+                    .iter()
+                    .filter(|&&(ub, _)| ub + BOUND_SLACK >= reach),
+            );
+            self.scratch
+                .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            if let Some(b) = best_of(view, scope, vq, succ, &self.scratch, (i, t)) {
+                if better(best, b) {
+                    best = Some(b);
+                }
+            }
+        }
+        let (m, p, _) = best?;
+        if p >= cap {
+            return Some(Best::Machine(m));
+        }
+        // Deferred with the margin: every machine kept is below `q - BOUND_SLACK` (visited,
+        // or a bound below the best chance), and those left out are below `cap`, at most
+        // `q` ([`max_success_indexed`]).
+        let q = view
+            .defer
+            .map_or(f64::NEG_INFINITY, |th| th[view.task(t).task_type]);
+        (cap <= q && p < q - BOUND_SLACK).then_some(Best::BelowDefer)
+    }
 }
 
 /// Phase-2 key, lower is better: (criterion, tie-break).
@@ -869,7 +1197,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(24))]
+        #![proptest_config(ProptestConfig::with_cases(96))]
 
         /// With many machines, the indexed phase 1 answers as the full scan (a deferral with
         /// the margin being one answer, whichever machine is best), before and after
@@ -881,10 +1209,10 @@ mod tests {
             queues in prop::collection::vec((0usize..12, 0usize..4, 0i64..150), 80),
             limit in 1usize..5,
             cands in prop::collection::vec((0usize..12, 1i64..1_500), 1..40),
-            defer in prop_oneof![Just(None), Just(Some(0.5)), Just(Some(0.9)), Just(Some(1e-10))],
+            defer in prop_oneof![2 => Just(None), 1 => Just(Some(0.5)), 1 => Just(Some(0.9)), 1 => Just(Some(1e-10))],
             free_scope in any::<bool>(),
             model in prop_oneof![Just(pmf::DropModel::All), Just(pmf::DropModel::Pending)],
-            assigns in prop::collection::vec(0usize..80, 0..4),
+            assigns in prop::collection::vec(0usize..80, 0..6),
         ) {
             use model::Machine;
             let pet = Pet::default_pet(1).draw_machines(80, seed);
@@ -935,7 +1263,17 @@ mod tests {
             let all: Vec<MachineId> = (0..machines.len()).collect();
             let mut indexes = Indexes::default();
             let mut order = Vec::new();
-            let mut check = |vq: &VirtualQueues, indexes: &mut Indexes| {
+            // Searches kept before the assignments, from the indexed and the full scan, with
+            // the success cache of the event (invalidated per assigned machine, as `run`).
+            let mut memos = [Memo::new(ids.len()), Memo::new(ids.len())];
+            let mut event_succ = SuccessCache::new(ids.len(), machines.len());
+            let mut chosen = Vec::new();
+            let mut check = |vq: &VirtualQueues,
+                             indexes: &mut Indexes,
+                             memos: &mut [Memo; 2],
+                             event_succ: &mut SuccessCache,
+                             chosen: &mut Vec<MachineId>,
+                             first: bool| {
                 let mut succ = SuccessCache::new(ids.len(), machines.len());
                 for (i, &t) in ids.iter().enumerate() {
                     // A best machine below the threshold by the slack is a deferral with the
@@ -948,24 +1286,50 @@ mod tests {
                         }
                         _ => b,
                     };
-                    let full = max_success(&view, scope, vq, &mut succ, &mut order, &all, i, t);
+                    let mut kept = (0, f64::NAN);
+                    let full = max_success(&view, scope, vq, &mut succ, &mut order, &all, (i, t), &mut kept);
+                    if first && matches!(full, Best::Machine(_)) {
+                        memos[1].keep(i, &order, kept, f64::NEG_INFINITY);
+                    }
                     let full = settle(full, &mut succ);
+                    let mut cap = f64::NEG_INFINITY;
                     let fast = max_success_indexed(
-                        &view, scope, vq, &mut succ, &mut order, (&all, Some(&mut *indexes)), i, t,
+                        &view, scope, vq, event_succ, &mut order, (&all, Some(&mut *indexes)),
+                        (i, t), (&mut kept, &mut cap),
                     );
-                    let fast = settle(fast, &mut succ);
+                    if first && matches!(fast, Best::Machine(_)) {
+                        memos[0].keep(i, &order, kept, cap);
+                    }
+                    let fast = settle(fast, event_succ);
                     prop_assert_eq!(full, fast, "candidate {}", i);
+                    if let Best::Machine(m) = full {
+                        chosen.push(m);
+                    }
+                    if !first {
+                        for memo in memos.iter_mut() {
+                            if let Some(b) = memo.reevaluate(&view, scope, vq, event_succ, (i, t)) {
+                                prop_assert_eq!(full, settle(b, event_succ), "kept search {}", i);
+                            }
+                        }
+                    }
                 }
                 Ok(())
             };
-            check(&vq, &mut indexes)?;
-            // The indexes built before provisional assignments stay valid after them.
-            for &m in &assigns {
+            check(&vq, &mut indexes, &mut memos, &mut event_succ, &mut chosen, true)?;
+            // The indexes built before provisional assignments stay valid after them, and so
+            // do the searches kept. Half the assignments go to machines chosen in phase 1.
+            let targets: Vec<MachineId> = assigns
+                .iter()
+                .enumerate()
+                .map(|(k, &m)| if k % 2 == 0 && !chosen.is_empty() { chosen[m % chosen.len()] } else { m })
+                .collect();
+            for &m in &targets {
                 if vq.free(m) > 0 {
                     vq.assign(&view, m, ids[0]);
+                    event_succ.invalidate_machine(m);
                 }
             }
-            check(&vq, &mut indexes)?;
+            check(&vq, &mut indexes, &mut memos, &mut event_succ, &mut Vec::new(), false)?;
         }
     }
 }
