@@ -594,7 +594,7 @@ impl MachineIndex {
 /// is walked and filtered by the other's keys, so that the machines left out are not read.
 fn narrow_group(
     view: &View<'_>,
-    (by_start, by_level): (&MachineIndex, &MachineIndex),
+    (by_start, levels): (&MachineIndex, &[(&MachineIndex, f64)]),
     group: usize,
     (k, deadline): (usize, Tick),
     floor: f64,
@@ -607,31 +607,51 @@ fn narrow_group(
         Some(bin) => (deadline - pet.offset() - bin as Tick).min(y),
         None => return,
     };
-    let n0 = starts.partition_point(|&(key, _)| key <= x);
-    if std::ptr::eq(by_start, by_level) {
-        out.extend(starts[..n0].iter().map(|&(_, m)| m));
-        return;
+    // Each order with its cut; the shortest prefix is walked.
+    let mut cuts: [(&MachineIndex, Tick, usize); 1 + MAX_LEVELS] =
+        [(by_start, x, starts.partition_point(|&(key, _)| key <= x)); 1 + MAX_LEVELS];
+    let mut walk = (0, cuts[0].2, &starts[..]);
+    for (j, &(ix, shift)) in levels.iter().enumerate() {
+        // The level order's cut: `deadline - 1 - e` with `P(E < e) <= shift`, since
+        // `P(T + E < d) <= P(E < e) + F_T(d - 1 - e)`.
+        let cut = deadline - 1 - pet.offset() - last_bin_below(pet, shift) as Tick;
+        let order = match ix.slot[*c] {
+            usize::MAX => &[][..],
+            at => &ix.groups[at].1[..],
+        };
+        let n = order.partition_point(|&(key, _)| key <= cut);
+        cuts[j + 1] = (ix, cut, n);
+        if n < walk.1 {
+            walk = (j + 1, n, order);
+        }
     }
-    let levels = match by_level.slot[*c] {
-        usize::MAX => &[][..],
-        at => &by_level.groups[at].1[..],
-    };
-    let nq = levels.partition_point(|&(key, _)| key <= y);
-    if n0 <= nq {
-        out.extend(
-            starts[..n0]
-                .iter()
-                .filter(|&&(_, m)| by_level.keys[m] <= y)
-                .map(|&(_, m)| m),
-        );
-    } else {
-        out.extend(
-            levels[..nq]
-                .iter()
-                .filter(|&&(_, m)| by_start.keys[m] <= x)
-                .map(|&(_, m)| m),
-        );
+    let cuts = &cuts[..=levels.len()];
+    let (w, n, order) = walk;
+    out.extend(
+        order[..n]
+            .iter()
+            .filter(|&&(_, m)| {
+                cuts.iter()
+                    .enumerate()
+                    .all(|(j, &(ix, cut, _))| j == w || ix.keys[m] <= cut)
+            })
+            .map(|&(_, m)| m),
+    );
+}
+
+/// The largest `k` with `P(E < offset + k) = mass_below_bin(k) <= p` (0 when `p < 0`).
+fn last_bin_below(pet: &pmf::Pmf, p: f64) -> usize {
+    let (mut lo, mut hi) = (0, pet.len());
+    // Invariant: mass_below_bin(lo) <= p (or lo = 0), mass_below_bin(hi + 1) > p.
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if pet.mass_below_bin(mid) <= p {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
     }
+    lo
 }
 
 /// The smallest `k` with `P(E < offset + k) = mass_below_bin(k) >= p` (0 when `p <= 0`),
@@ -713,6 +733,12 @@ impl Indexes {
     }
 }
 
+/// The shares of the defer threshold `q` moved from the tail to the execution time in the
+/// indexes: one index per share `s`, at level `q (1 - s)`, cut at the PET's `q s`-quantile.
+const LEVEL_SHIFTS: [f64; 3] = [0.25, 0.5, 0.75];
+/// Most level indexes per task.
+const MAX_LEVELS: usize = LEVEL_SHIFTS.len();
+
 /// Machines of a group's level-0 order looked at for a head in scope.
 const HEAD_WALK: usize = 8;
 /// Heads whose exact chance may be computed for the floor.
@@ -750,7 +776,14 @@ fn max_success_indexed(
     let spec = view.task(t);
     let q = view.defer.map_or(0.0, |th| th[spec.task_type]);
     let level = if q > 2.0 * BOUND_SLACK { q } else { 0.0 };
-    let k = ix.get(view, vq, level);
+    // Level q is reached through indexes at `q - s`, each cut at the PET's `s`-quantile
+    // ([`narrow_group`]): far fewer machines pass than at `q` cut at `min E`.
+    let mut levels = [(0, 0.0); MAX_LEVELS];
+    let n_levels = if level > 0.0 { LEVEL_SHIFTS.len() } else { 0 };
+    for (slot, &share) in levels.iter_mut().zip(&LEVEL_SHIFTS[..n_levels]) {
+        let shift = level * share;
+        *slot = (ix.get(view, vq, level - shift), shift);
+    }
     let k0 = ix.get(view, vq, 0.0);
     // With deferring on, at most the threshold: the machines it leaves out are then below
     // the threshold too, which lets [`Memo`] settle deferrals.
@@ -759,10 +792,14 @@ fn max_success_indexed(
         .min(if level > 0.0 { q } else { f64::INFINITY });
     let mut scratch = std::mem::take(&mut ix.scratch);
     scratch.clear();
+    let level_ix: Vec<(&MachineIndex, f64)> = levels[..n_levels]
+        .iter()
+        .map(|&(k, shift)| (&ix.built[k], shift))
+        .collect();
     for g in 0..ix.built[k0].groups.len() {
         narrow_group(
             view,
-            (&ix.built[k0], &ix.built[k]),
+            (&ix.built[k0], &level_ix),
             g,
             (spec.task_type, spec.deadline),
             floor,
@@ -1175,6 +1212,22 @@ mod tests {
         let (deferred, probes) = infer(&specs, 0.5, steep);
         assert_eq!(deferred, (0..997).collect::<Vec<_>>());
         assert!(probes <= 12, "{probes} probes");
+    }
+
+    #[test]
+    fn pet_quantile_cuts_by_hand() {
+        // P(E < 10 + k): k = 0 -> 0, 1 -> 0.1, 2 -> 0.1 (zero bin), 3 -> 0.5, 4 -> 1.
+        let pet = pmf::Pmf::new(10, vec![0.1, 0.0, 0.4, 0.5]).unwrap();
+        assert_eq!(last_bin_below(&pet, 0.0), 0);
+        assert_eq!(last_bin_below(&pet, 0.1), 2);
+        assert_eq!(last_bin_below(&pet, 0.45), 2);
+        assert_eq!(last_bin_below(&pet, 0.5), 3);
+        assert_eq!(last_bin_below(&pet, 1.0), 4);
+        assert_eq!(first_bin_reaching(&pet, -1.0), Some(0));
+        assert_eq!(first_bin_reaching(&pet, 0.05), Some(1));
+        assert_eq!(first_bin_reaching(&pet, 0.5), Some(3));
+        assert_eq!(first_bin_reaching(&pet, 0.9), Some(4));
+        assert_eq!(first_bin_reaching(&pet, 1.5), None);
     }
 
     proptest! {
