@@ -910,7 +910,7 @@ fn max_success(
         if a + BOUND_SLACK < floor {
             continue;
         }
-        let ub = full_bound(view, vq, t, m);
+        let ub = full_bound(view, vq, t, m, a);
         order[j].0 = ub;
         if ub + BOUND_SLACK >= floor {
             order.swap(kept, j);
@@ -924,18 +924,21 @@ fn max_success(
     // Machine ids are unique: the unstable sort gives the one order.
     order[..kept].sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     *kept_out = (kept, floor);
-    best_of(view, scope, vq, succ, &order[..kept], (i, t))
+    best_of(view, scope, vq, succ, order[..kept].iter().copied(), (i, t))
         .map_or(Best::NoMachine, |b| Best::Machine(b.0))
 }
 
 /// The O(1) bound of [`success_upper_bound`] and the segment bound, the lower of the two:
 /// a few more reads than the first, far tighter on wide PETs.
-fn full_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: MachineId) -> f64 {
+///
+/// `a` is the tail half, [`tail_bound`], already read.
+fn full_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: MachineId, a: f64) -> f64 {
     let spec = view.task(t);
-    let ub = success_upper_bound(view, vq, t, m);
+    let pet = view.pet.pmf(spec.task_type, m);
     let (tail, f) = vq.bound_tail(view, m);
-    let seg = f * tail.append_success_bound(view.pet.pmf(spec.task_type, m), spec.deadline);
-    ub.min(seg)
+    let b = pet.mass_below_bin((spec.deadline - tail.min() - pet.offset()).max(0) as usize);
+    let seg = f * tail.append_success_bound(pet, spec.deadline);
+    a.min(b).min(seg)
 }
 
 /// The best machine of `order` (sorted by decreasing upper bound), its chance and expected
@@ -947,11 +950,11 @@ fn best_of(
     scope: Phase1Scope,
     vq: &VirtualQueues,
     succ: &mut SuccessCache,
-    order: &[(f64, MachineId)],
+    order: impl IntoIterator<Item = (f64, MachineId)>,
     (i, t): (usize, TaskId),
 ) -> Option<(MachineId, f64, f64)> {
     let mut best: Option<(MachineId, f64, f64)> = None;
-    for &(ub, m) in order {
+    for (ub, m) in order {
         if let Some((_, p, _)) = best {
             if ub + BOUND_SLACK < p {
                 break;
@@ -1020,7 +1023,13 @@ impl Memo {
             return; // off
         }
         let start = self.arena.len();
-        self.arena.extend_from_slice(order);
+        self.arena.extend_from_slice(&order[..kept]);
+        // A machine below `cap` (with the slack) is as good as left out.
+        self.arena.extend(
+            order[kept..]
+                .iter()
+                .filter(|&&(ub, _)| ub + BOUND_SLACK >= cap),
+        );
         self.searches[i] = (start, self.arena.len(), kept, floor, cap);
     }
 
@@ -1049,7 +1058,7 @@ impl Memo {
             scope,
             vq,
             succ,
-            &self.arena[start..start + kept],
+            self.arena[start..start + kept].iter().copied(),
             (i, t),
         );
         let reach = best.map_or(f64::NEG_INFINITY, |b| b.1);
@@ -1063,7 +1072,7 @@ impl Memo {
             );
             self.scratch
                 .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            if let Some(b) = best_of(view, scope, vq, succ, &self.scratch, (i, t)) {
+            if let Some(b) = best_of(view, scope, vq, succ, self.scratch.iter().copied(), (i, t)) {
                 if better(best, b) {
                     best = Some(b);
                 }
