@@ -590,15 +590,19 @@ impl MachineIndex {
     }
 }
 
-/// The machines of one group that can reach both `level` (the index `by_level`) and `floor`
-/// (through the level-0 index `by_start`, keyed by a lower bound on the tail's first tick),
-/// for a task of type `k` and deadline `deadline`, appended to `out`.
+/// The machines of one group that can reach `floor` (through `by_start`, the level-0 index,
+/// keyed by a lower bound on the tail's first tick) and every level of `levels` (each an
+/// index with its share `s` of the level), for a task of type `k` and deadline `deadline`,
+/// appended to `out`.
 ///
 /// A machine whose tail starts at `s` or later gives the task a chance of at most
-/// `P(E < deadline - s)`, below `floor - BOUND_SLACK` once `s` is past the group's cut: the
-/// machines of the level-0 order past it cannot reach the floor, and those of the level
-/// order past `deadline - 1 - min E` cannot reach the level. Of the two prefixes, the shorter
-/// is walked and filtered by the other's keys, so that the machines left out are not read.
+/// `P(E < deadline - s)`, below `floor - BOUND_SLACK` once `s` is past the group's cut (and
+/// 0 past `deadline - 1 - min E`): the machines of the level-0 order past it cannot reach
+/// the floor. A machine past a level index's cut, `deadline - 1 - e` with `P(E < e) <= s`,
+/// cannot reach the level `L + s` it stands for. Of the prefixes, the shortest is walked and
+/// filtered by the others' keys, so that the machines left out are not read. With no floor
+/// and no levels, `by_start` may be any index whose keys are cut at `deadline - 1 - min E`
+/// (the one level-`q` index below [`NARROW_MIN_MACHINES`]).
 fn narrow_group(
     view: &View<'_>,
     (by_start, levels): (&MachineIndex, &[(&MachineIndex, f64)]),
@@ -762,8 +766,10 @@ const HEAD_WALK: usize = 8;
 const HEAD_EXACT: usize = 3;
 
 /// [`max_success`] over the machines an index leaves, when there are many machines. With
-/// deferring on (threshold `q`), the index at level `q`: every machine left out has a
-/// chance below `q - BOUND_SLACK`, so a best machine at or above that is the global best,
+/// deferring on (threshold `q`), the index at level `q` (from [`NARROW_MIN_MACHINES`], the
+/// indexes at `q (1 - s)` cut at the PET's `q s`-quantiles, [`LEVEL_SHIFTS`]): every machine
+/// left out has a chance below `q - BOUND_SLACK`, so a best machine at or above that is the
+/// global best,
 /// and a best below it (or none) means every chance is below it: the task is deferred with
 /// the margin whichever machine is best ([`Best::BelowDefer`]: the verdict the full scan's
 /// best machine gets, `Deferred` with a chance at or below the threshold less the slack).
@@ -771,10 +777,11 @@ const HEAD_EXACT: usize = 3;
 /// best machine of positive chance is the global best. In every other case the full scan
 /// decides.
 ///
-/// The index is narrowed further by a floor, the exact chance of one machine in scope
-/// ([`Indexes::floor`]): the machines whose tail starts too late to reach it
-/// ([`narrow_group`]) are strictly worse than the best, so they are left out too. The
-/// outcome is the one of the full scan.
+/// From [`NARROW_MIN_MACHINES`], the index is narrowed further by a floor, the exact chance
+/// of one machine in scope ([`Indexes::floor`]): the machines whose tail starts too late to
+/// reach it ([`narrow_group`]) are strictly worse than the best, so they are left out too.
+/// The outcome is the one of the full scan. `kept_out` and `cap_out` describe the search
+/// for [`Memo::keep`]: every machine it left out has a bound below `cap_out` less the slack.
 #[allow(clippy::too_many_arguments)]
 fn max_success_indexed(
     view: &View<'_>,

@@ -3,7 +3,7 @@
 
 use model::{ImmediateHeuristic, MachineId, TaskId, View};
 
-/// Expected completion of appending `t` to machine `m`: E[tail PCT] + E[PET].
+/// Expected completion of appending `t` to machine `m`: `E[tail PCT] + E[PET]`.
 fn ect(view: &View<'_>, m: MachineId, t: TaskId) -> f64 {
     let ty = view.task(t).task_type;
     view.tail(m)
