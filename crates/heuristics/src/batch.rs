@@ -162,40 +162,43 @@ pub(crate) fn run(
     if n == 0 || m_count == 0 {
         return;
     }
-    let mut succ = SuccessCache::new(n, m_count);
     let mut alive = vec![true; n];
     let mut best_m = vec![0usize; n];
     let mut best_p = vec![0.0f64; n];
     let mut shortlist_best = vec![f64::NEG_INFINITY; m_count];
-    let mut order: Vec<(f64, MachineId)> = Vec::with_capacity(m_count);
     // A task's phase-1 choice stays valid until its machine's tail changes: an assignment
     // only makes the assigned machine worse, so no other task's best machine can change.
     let mut valid = vec![false; n];
     let needs_p = view.defer.is_some() || matches!(plan.phase2, Phase2::Shortlist { .. });
-    // With many machines, MaxSuccess scans only those that can finish the task in time.
     let all_machines: Vec<MachineId> = (0..m_count).collect();
-    let mut indexes = (plan.phase1 == Phase1::MaxSuccess && m_count >= INDEX_MIN_MACHINES)
-        .then(|| Indexes::new(m_count >= NARROW_MIN_MACHINES));
-    // MinCompletion's choice depends on the task's type only (expected execution times and
-    // the machines' tails), so it is found once per type and kept until its machine changes.
-    // Kept searches pay off with many machines; with few, a new search costs about as much.
-    let mut memo = match plan.phase1 {
-        Phase1::MaxSuccess if m_count >= NARROW_MIN_MACHINES => Memo::new(n),
-        Phase1::MaxSuccess => Memo::default(),
-        Phase1::MinCompletion => Memo::default(),
+    let mut st = Phase1State {
+        succ: SuccessCache::new(n, m_count),
+        order: Vec::with_capacity(m_count),
+        // MinCompletion's choice depends on the task's type only (expected execution times
+        // and the machines' tails), so it is found once per type and kept until its machine
+        // changes.
+        by_type: match plan.phase1 {
+            Phase1::MinCompletion => vec![None; view.pet.n_types()],
+            Phase1::MaxSuccess => Vec::new(),
+        },
+        // With many machines, MaxSuccess scans only those that can finish the task in time.
+        indexes: (plan.phase1 == Phase1::MaxSuccess && m_count >= INDEX_MIN_MACHINES)
+            .then(|| Indexes::new(m_count >= NARROW_MIN_MACHINES)),
+        // Kept searches pay off with many machines; with few, a new search costs about as
+        // much.
+        memo: match plan.phase1 {
+            Phase1::MaxSuccess if m_count >= NARROW_MIN_MACHINES => Memo::new(n),
+            Phase1::MaxSuccess | Phase1::MinCompletion => Memo::default(),
+        },
     };
-    let mut by_type: Vec<Option<Option<MachineId>>> = match plan.phase1 {
-        Phase1::MinCompletion => vec![None; view.pet.n_types()],
-        Phase1::MaxSuccess => Vec::new(),
-    };
-    let phase1 = |i: usize,
-                  vq: &VirtualQueues,
-                  succ: &mut SuccessCache,
-                  order: &mut Vec<(f64, MachineId)>,
-                  by_type: &mut Vec<Option<Option<MachineId>>>,
-                  indexes: &mut Option<Indexes>,
-                  memo: &mut Memo|
-     -> Verdict {
+    let phase1 = |i: usize, vq: &VirtualQueues, st: &mut Phase1State| -> Verdict {
+        let Phase1State {
+            succ,
+            order,
+            by_type,
+            indexes,
+            memo,
+        } = st;
         let t = cands[i];
         let choice = match plan.phase1 {
             Phase1::MinCompletion => {
@@ -248,15 +251,7 @@ pub(crate) fn run(
     };
     if view.defer.is_some() && vq.any_free() {
         infer_deferrals(view, cands, |i| {
-            let v = phase1(
-                i,
-                vq,
-                &mut succ,
-                &mut order,
-                &mut by_type,
-                &mut indexes,
-                &mut memo,
-            );
+            let v = phase1(i, vq, &mut st);
             valid[i] = true;
             record(
                 v,
@@ -288,15 +283,7 @@ pub(crate) fn run(
                 continue;
             }
             valid[i] = true;
-            let v = phase1(
-                i,
-                vq,
-                &mut succ,
-                &mut order,
-                &mut by_type,
-                &mut indexes,
-                &mut memo,
-            );
+            let v = phase1(i, vq, &mut st);
             record(
                 v,
                 i,
@@ -342,8 +329,8 @@ pub(crate) fn run(
         vq.assign(view, m, t);
         decision.assign.push((t, m));
         alive[i] = false;
-        succ.invalidate_machine(m);
-        for choice in &mut by_type {
+        st.succ.invalidate_machine(m);
+        for choice in &mut st.by_type {
             if *choice == Some(Some(m)) {
                 *choice = None;
             }
@@ -354,6 +341,17 @@ pub(crate) fn run(
             }
         }
     }
+}
+
+/// What phase 1 keeps through one mapping event.
+struct Phase1State {
+    succ: SuccessCache,
+    /// Reused by every search.
+    order: Vec<(f64, MachineId)>,
+    /// MinCompletion's choice per task type.
+    by_type: Vec<Option<Option<MachineId>>>,
+    indexes: Option<Indexes>,
+    memo: Memo,
 }
 
 /// The outcome of phase 1 for one task.
