@@ -634,18 +634,22 @@ fn narrow_group(
             walk = (j + 1, n, order);
         }
     }
-    let cuts = &cuts[..=levels.len()];
     let (w, n, order) = walk;
-    out.extend(
-        order[..n]
-            .iter()
-            .filter(|&&(_, m)| {
-                cuts.iter()
-                    .enumerate()
-                    .all(|(j, &(ix, cut, _))| j == w || ix.keys[m] <= cut)
-            })
-            .map(|&(_, m)| m),
-    );
+    // The other orders' keys and cuts.
+    let mut others: [(&[Tick], Tick); MAX_LEVELS] = [(&[], 0); MAX_LEVELS];
+    let mut n_others = 0;
+    for (j, &(ix, cut, _)) in cuts[..=levels.len()].iter().enumerate() {
+        if j != w {
+            others[n_others] = (&ix.keys, cut);
+            n_others += 1;
+        }
+    }
+    let others = &others[..n_others];
+    for &(_, m) in &order[..n] {
+        if others.iter().all(|&(keys, cut)| keys[m] <= cut) {
+            out.push(m);
+        }
+    }
 }
 
 /// The largest `k` with `P(E < offset + k) = mass_below_bin(k) <= p` (0 when `p < 0`).
