@@ -143,9 +143,13 @@ fn success_upper_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: Machin
     let pet = view.pet.pmf(spec.task_type, m);
     let (tail, f) = vq.bound_tail(view, m);
     let a = f * tail.at(spec.deadline - 1 - pet.min());
-    let k = spec.deadline - tail.min() - pet.offset();
-    let b = pet.mass_below_bin(k.max(0) as usize);
-    a.min(b)
+    a.min(exec_bound(pet, tail, spec.deadline))
+}
+
+/// The execution half of [`success_upper_bound`]: `P(E < d - min T)`. An earlier tail's
+/// support starts no later than the current one's, so its `min T` keeps it a bound.
+fn exec_bound(pet: &pmf::Pmf, tail: &pmf::TailCdf, deadline: Tick) -> f64 {
+    pet.mass_below_bin((deadline - tail.min() - pet.offset()).max(0) as usize)
 }
 
 /// Runs the two-phase loop over `vq` (already holding any culling the heuristic did) for the
@@ -972,9 +976,8 @@ fn full_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: MachineId, a: f
     let spec = view.task(t);
     let pet = view.pet.pmf(spec.task_type, m);
     let (tail, f) = vq.bound_tail(view, m);
-    let b = pet.mass_below_bin((spec.deadline - tail.min() - pet.offset()).max(0) as usize);
     let seg = f * tail.append_success_bound(pet, spec.deadline);
-    a.min(b).min(seg)
+    a.min(exec_bound(pet, tail, spec.deadline)).min(seg)
 }
 
 /// The best machine of `order` (sorted by decreasing upper bound), its chance and expected
