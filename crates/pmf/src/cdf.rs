@@ -2,6 +2,7 @@
 //! task appended behind a queue, from a cached cumulative array of the queue's tail PCT.
 
 use crate::pmf::{Pmf, Tick};
+use crate::pool;
 
 /// The cumulative distribution of a queue's tail PCT, cached for the append query, with its
 /// mean and variance for expectation-based heuristics. Rebuilding reuses the buffer.
@@ -14,12 +15,21 @@ pub struct TailCdf {
     variance: f64,
 }
 
+/// The table's buffer goes back to the thread's pool ([`crate::pool`]).
+impl Drop for TailCdf {
+    fn drop(&mut self) {
+        pool::recycle(std::mem::take(&mut self.cum));
+    }
+}
+
 impl TailCdf {
     /// Caches the CDF of `pmf`.
     pub fn new(pmf: &Pmf) -> Self {
         let mut t = TailCdf {
-            cum: Vec::with_capacity(pmf.len()),
-            ..TailCdf::default()
+            offset: 0,
+            cum: pool::with_capacity(pmf.len()),
+            mean: 0.0,
+            variance: 0.0,
         };
         t.rebuild(pmf);
         t

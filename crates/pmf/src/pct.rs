@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::pmf::{Pmf, Tick, convolve_into};
+use crate::pool;
 
 /// Which tasks the system drops when their deadline passes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -51,7 +52,7 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf 
     let conv_start = prev.offset() + pet.offset();
     let conv_len = lo.len() + pet.len() - 1;
     let hi_start = prev.offset() + split as Tick;
-    let mut conv = vec![0.0; conv_len];
+    let mut conv = pool::zeroed(conv_len);
     let (conv_start, conv) = if model == DropModel::All {
         // Only ticks before the deadline are needed; the rest is gathered at it.
         let keep = (deadline - conv_start).clamp(0, conv_len as Tick) as usize;
@@ -64,6 +65,7 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf 
             let gathered = (lo_total - before).max(0.0);
             if deadline < conv_start {
                 // Even the shortest execution overshoots: all of it is dropped at the deadline.
+                pool::recycle(conv);
                 (deadline, vec![gathered])
             } else {
                 conv.truncate(keep + 1);
@@ -85,7 +87,7 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf 
     }
     let start = conv_start.min(hi_start);
     let end = (conv_start + conv.len() as Tick - 1).max(prev.max());
-    let mut out = vec![0.0; (end - start + 1) as usize];
+    let mut out = pool::zeroed((end - start + 1) as usize);
     let c0 = (conv_start - start) as usize;
     for (o, &m) in out[c0..c0 + conv.len()].iter_mut().zip(&conv) {
         *o += m;
@@ -94,6 +96,7 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf 
     for (o, &m) in out[h0..h0 + hi.len()].iter_mut().zip(hi) {
         *o += m;
     }
+    pool::recycle(conv);
     renormalised(start, out)
 }
 

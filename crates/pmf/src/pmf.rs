@@ -5,6 +5,7 @@ use std::sync::OnceLock;
 use serde::{Deserialize, Serialize};
 
 use crate::error::PmfError;
+use crate::pool;
 use crate::prec::{MASS_EPS, MAX_SPAN, RENORMALISE_TOLERANCE};
 
 /// A point on the time grid. One tick is one time unit of the model unless a caller chooses a
@@ -16,7 +17,7 @@ pub type Tick = i64;
 /// The support is `[offset, offset + len)`, masses are dense `f64`, finite, non-negative and sum
 /// to 1 within [`MASS_EPS`]. The first and last bins always hold non-zero mass (zero bins at
 /// either end are trimmed on construction), so `min()` and `max()` are the true extremes.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Serialize, Deserialize)]
 #[serde(try_from = "PmfRepr", into = "PmfRepr")]
 pub struct Pmf {
     offset: Tick,
@@ -44,6 +45,26 @@ struct Caches {
 /// Number of runs of [`Pmf::segments`].
 pub const SEGMENTS: usize = 8;
 
+impl Clone for Pmf {
+    fn clone(&self) -> Self {
+        let mut masses = pool::with_capacity(self.masses.len());
+        masses.extend_from_slice(&self.masses);
+        Pmf {
+            offset: self.offset,
+            masses,
+            caches: self.caches.clone(),
+        }
+    }
+}
+
+/// A dropped PMF's buffer goes back to the thread's pool ([`crate::pool`]): chains of PCTs
+/// are rebuilt at every mapping event, each on the memory of the chain it replaces.
+impl Drop for Pmf {
+    fn drop(&mut self) {
+        pool::recycle(std::mem::take(&mut self.masses));
+    }
+}
+
 impl PartialEq for Pmf {
     fn eq(&self, other: &Self) -> bool {
         self.offset == other.offset && self.masses == other.masses
@@ -64,10 +85,10 @@ impl TryFrom<PmfRepr> for Pmf {
 }
 
 impl From<Pmf> for PmfRepr {
-    fn from(p: Pmf) -> Self {
+    fn from(mut p: Pmf) -> Self {
         PmfRepr {
             offset: p.offset,
-            masses: p.masses,
+            masses: std::mem::take(&mut p.masses),
         }
     }
 }
@@ -389,7 +410,9 @@ impl Pmf {
 
     /// The same distribution moved by `dt` ticks (X + dt).
     pub fn shift(&self, dt: Tick) -> Self {
-        Pmf::with_caches(self.offset + dt, self.masses.clone())
+        let mut masses = pool::with_capacity(self.masses.len());
+        masses.extend_from_slice(&self.masses);
+        Pmf::with_caches(self.offset + dt, masses)
     }
 
     /// Moves this distribution in place by `dt` ticks.
@@ -533,7 +556,7 @@ impl Pmf {
     /// The distribution of X + Y for independent X (self) and Y (paper eq. (2), thesis
     /// eq. (3.1)): plain convolution.
     pub fn convolve(&self, other: &Pmf) -> Pmf {
-        let mut out = vec![0.0; self.masses.len() + other.masses.len() - 1];
+        let mut out = pool::zeroed(self.masses.len() + other.masses.len() - 1);
         convolve_into(&self.masses, &other.masses, &mut out);
         Pmf::trimmed(self.offset + other.offset, out)
     }
@@ -557,7 +580,8 @@ impl Pmf {
             return Pmf::point(now + 1);
         }
         let inv = 1.0 / total;
-        let masses = rest.iter().map(|m| m * inv).collect();
+        let mut masses = pool::with_capacity(rest.len());
+        masses.extend(rest.iter().map(|m| m * inv));
         Pmf::trimmed(now + 1, masses)
     }
 
@@ -571,7 +595,8 @@ impl Pmf {
             return Pmf::point(d);
         }
         let k = (d - self.offset) as usize;
-        let mut masses = self.masses[..=k].to_vec();
+        let mut masses = pool::with_capacity(k + 1);
+        masses.extend_from_slice(&self.masses[..=k]);
         masses[k] = self.masses[k..].iter().sum();
         Pmf::trimmed(self.offset, masses)
     }
@@ -586,7 +611,8 @@ impl Pmf {
             return Pmf::point(t);
         }
         let k = (t - self.offset) as usize;
-        let mut masses = self.masses[k..].to_vec();
+        let mut masses = pool::with_capacity(self.masses.len() - k);
+        masses.extend_from_slice(&self.masses[k..]);
         masses[0] = self.masses[..=k].iter().sum();
         Pmf::trimmed(t, masses)
     }
