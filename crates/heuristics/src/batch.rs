@@ -413,18 +413,7 @@ fn infer_deferrals(
     cands: &[TaskId],
     mut evaluate: impl FnMut(usize) -> Verdict,
 ) -> Vec<usize> {
-    // Keys read once; they are unique (the index is one), so an unstable sort gives the one
-    // order.
-    let mut keyed: Vec<(usize, Tick, usize)> = cands
-        .iter()
-        .enumerate()
-        .map(|(i, &t)| {
-            let spec = view.task(t);
-            (spec.task_type, spec.deadline, i)
-        })
-        .collect();
-    keyed.sort_unstable();
-    let by_type: Vec<usize> = keyed.into_iter().map(|k| k.2).collect();
+    let by_type = by_type_and_deadline(view, cands);
     let mut inferred = Vec::new();
     let mut start = 0;
     while start < by_type.len() {
@@ -468,6 +457,42 @@ fn infer_deferrals(
     }
     inferred.sort_unstable();
     inferred
+}
+
+/// The indices of `cands` ordered by (task type, deadline, index): bucketed by type in index
+/// order (O(n)), then a bucket is sorted by (deadline, index) only when its deadlines are not
+/// already in order. They usually are: a type's deadlines grow with its arrivals.
+fn by_type_and_deadline(view: &View<'_>, cands: &[TaskId]) -> Vec<usize> {
+    // Keys read once, in index order.
+    let keys: Vec<(usize, Tick)> = cands
+        .iter()
+        .map(|&t| {
+            let spec = view.task(t);
+            (spec.task_type, spec.deadline)
+        })
+        .collect();
+    let n_types = keys.iter().map(|k| k.0 + 1).max().unwrap_or(0);
+    let mut starts = vec![0usize; n_types + 1];
+    for &(k, _) in &keys {
+        starts[k + 1] += 1;
+    }
+    for k in 0..n_types {
+        starts[k + 1] += starts[k];
+    }
+    let mut by_type = vec![0usize; keys.len()];
+    let mut next = starts.clone();
+    for (i, &(k, _)) in keys.iter().enumerate() {
+        by_type[next[k]] = i;
+        next[k] += 1;
+    }
+    for k in 0..n_types {
+        let bucket = &mut by_type[starts[k]..starts[k + 1]];
+        if !bucket.is_sorted_by_key(|&i| keys[i].1) {
+            // Keys are unique (the index is one): an unstable sort gives the one order.
+            bucket.sort_unstable_by_key(|&i| (keys[i].1, i));
+        }
+    }
+    by_type
 }
 
 /// Phase 1 by minimum expected completion time (ties: the lower machine index).
@@ -1276,6 +1301,49 @@ mod tests {
         assert_eq!(first_bin_reaching(&pet, 0.5), Some(3));
         assert_eq!(first_bin_reaching(&pet, 0.9), Some(4));
         assert_eq!(first_bin_reaching(&pet, 1.5), None);
+    }
+
+    proptest! {
+        /// The bucketed order is the sort of (type, deadline, index), whatever the deadlines.
+        #[test]
+        fn bucketed_order_equals_the_sort(
+            specs in prop::collection::vec((0usize..4, 0i64..40), 0..80),
+            sorted_deadlines in any::<bool>(),
+        ) {
+            let pet = Pet::default_pet(1);
+            let mut specs = specs;
+            if sorted_deadlines {
+                // The common case: deadlines grow with the index.
+                specs.iter_mut().enumerate().for_each(|(i, s)| s.1 += 40 * i as i64);
+            }
+            let tasks: Vec<TaskSpec> = specs
+                .iter()
+                .enumerate()
+                .map(|(id, &(task_type, deadline))| TaskSpec { id, task_type, arrival: 0, deadline })
+                .collect();
+            // Candidates in a shuffled-looking order: every third task first.
+            let cands: Vec<TaskId> = (0..tasks.len()).filter(|i| i % 3 == 0)
+                .chain((0..tasks.len()).filter(|i| i % 3 != 0))
+                .collect();
+            let view = View {
+                now: 0,
+                pet: &pet,
+                tasks: &tasks,
+                batch: &cands,
+                machines: &[],
+                model: pmf::DropModel::All,
+                defer: None,
+                staging: None,
+            };
+            let mut keyed: Vec<(usize, i64, usize)> = cands
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| (tasks[t].task_type, tasks[t].deadline, i))
+                .collect();
+            keyed.sort_unstable();
+            let expected: Vec<usize> = keyed.into_iter().map(|k| k.2).collect();
+            prop_assert_eq!(by_type_and_deadline(&view, &cands), expected);
+        }
     }
 
     proptest! {
