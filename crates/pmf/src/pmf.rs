@@ -962,7 +962,7 @@ mod kernel_tests {
         #[test]
         fn strided_kernel_matches_the_direct_loop(
             a in on_grid(),
-            b in prop::collection::vec(mass(), 1..300),
+            b in masses(),
             stride in 1usize..=4,
             cut in 0.0f64..1.2,
         ) {
@@ -1010,9 +1010,14 @@ mod kernel_tests {
         v
     }
 
-    /// 1 to 299 masses, on a grid of 1 to 12 bins (beyond [`MAX_SPLIT`] too).
+    /// 1 to 299 masses, as often fewer than `2 W` (edges of the blocks) as more.
+    fn masses() -> impl Strategy<Value = Vec<f64>> {
+        prop_oneof![1usize..2 * W, 2 * W..300].prop_flat_map(|n| prop::collection::vec(mass(), n))
+    }
+
+    /// [`masses`] on a grid of 1 to 12 bins (beyond [`MAX_SPLIT`] too).
     fn on_grid() -> impl Strategy<Value = Vec<f64>> {
-        (prop::collection::vec(mass(), 1..300), 1usize..=12).prop_map(|(v, g)| keep_grid(v, g))
+        (masses(), 1usize..=12).prop_map(|(v, g)| keep_grid(v, g))
     }
 
     fn bits(v: &[f64]) -> Vec<u64> {
