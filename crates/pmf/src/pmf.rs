@@ -658,12 +658,17 @@ fn gcd_all(idx: &[u32]) -> usize {
     (g.max(1)) as usize
 }
 
-/// `out[i + j] += a[i] * b[j]` with `b` known to be zero off multiples of `stride`: the
-/// zero terms are skipped, every other term is added in the same order as the dense loop, so
-/// the result is bit-identical to it.
+/// Width of the output blocks of [`blocked`]: eight `f64` accumulators (four SSE2 registers).
+const W: usize = 8;
+
+/// `out[i + j] += a[i] * b[j]` over the first `limit` output bins, with `b` known to be zero
+/// off multiples of `stride` (the PET's grid, [`Pmf::stride`]); bins from `limit` on are left
+/// untouched. `out` must be zeroed (as every caller's fresh buffer is) and have
+/// `a.len() + b.len() - 1` bins.
 ///
-/// `out` must be zeroed (as every caller's fresh buffer is): the kernel accumulates each
-/// residue class from zero and adds it in, which equals the direct loop only from zero.
+/// Bit-identical to the direct loop (`convolve_strided_reference` in the tests): every output
+/// bin `k` is the sum, from +0.0, of the products `a[i] * b[k - i]` in increasing `i`, zero
+/// terms left out (see [`conv`]).
 pub(crate) fn convolve_strided_into(
     a: &[f64],
     b: &[f64],
@@ -671,73 +676,227 @@ pub(crate) fn convolve_strided_into(
     out: &mut [f64],
     limit: usize,
 ) {
-    if stride <= 1 {
-        dense_limited(a, b, out, limit);
-        return;
-    }
-    // Split into the `stride` residue classes: on class `r`, `a`'s bins r, r+s, r+2s, ...
-    // convolve densely with `b`'s bins 0, s, 2s, ... into `out`'s bins r, r+s, ... . Each
-    // output bin receives the same products in the same order (increasing `i`) as the direct
-    // strided loop, so the result is bit-identical; the dense inner loop vectorises.
-    SCRATCH.with(|cell| {
-        let mut scratch = cell.borrow_mut();
-        let Scratch { a_r, b_s, out_r } = &mut *scratch;
-        b_s.clear();
-        b_s.extend(b.iter().step_by(stride).copied());
-        let limit = limit.min(out.len());
-        for r in 0..stride.min(a.len()) {
-            a_r.clear();
-            a_r.extend(a[r..].iter().step_by(stride).copied());
-            // `out` is zeroed: each class accumulates from zero, then is added back.
-            let lim_r = if r < limit {
-                (limit - r).div_ceil(stride)
-            } else {
-                0
-            };
-            out_r.clear();
-            out_r.resize(lim_r, 0.0);
-            for (ip, &x) in a_r.iter().enumerate() {
-                if x == 0.0 || ip >= lim_r {
-                    continue;
-                }
-                let n = (lim_r - ip).min(b_s.len());
-                for (o, &y) in out_r[ip..ip + n].iter_mut().zip(&b_s[..n]) {
-                    *o += x * y;
-                }
-            }
-            if r < limit {
-                for (o, &v) in out[r..limit].iter_mut().step_by(stride).zip(out_r.iter()) {
-                    *o += v;
-                }
-            }
-        }
-    });
-}
-
-/// The dense kernel restricted to the first `limit` output bins, outer loop over `a`.
-fn dense_limited(a: &[f64], b: &[f64], out: &mut [f64], limit: usize) {
+    debug_assert_eq!(out.len(), a.len() + b.len() - 1);
     let limit = limit.min(out.len());
-    for (i, &x) in a.iter().enumerate() {
-        if x == 0.0 || i >= limit {
-            continue;
-        }
-        let n = (limit - i).min(b.len());
-        for (o, &y) in out[i..i + n].iter_mut().zip(&b[..n]) {
-            *o += x * y;
-        }
+    SCRATCH.with(|cell| conv(&mut cell.borrow_mut(), a, b, stride.max(1), out, limit));
+}
+
+/// `out[i + j] += a[i] * b[j]`: the convolution kernel. `out` must have
+/// `a.len() + b.len() - 1` elements, zeroed by the caller.
+///
+/// Bit-identical to the direct loop with the shorter input outside (`convolve_reference` in
+/// the tests): every output bin is the sum, from +0.0, of its products in increasing index of
+/// the shorter input, zero terms left out (see [`conv`]).
+pub(crate) fn convolve_into(a: &[f64], b: &[f64], out: &mut [f64]) {
+    debug_assert_eq!(out.len(), a.len() + b.len() - 1);
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    let n = out.len();
+    SCRATCH.with(|cell| conv(&mut cell.borrow_mut(), short, long, grid(long), out, n));
+}
+
+/// `out[i + j] += x[i] * y[j]` over the output bins below `limit`, each bin the sum, from
+/// +0.0, of its non-zero products in increasing `i`; `y` is zero off multiples of `sy`.
+///
+/// On a grid of step s > 1 only some products can be non-zero, and the kernel computes just
+/// those, split into residue classes modulo s, each a dense convolution that [`blocked`]
+/// computes in the required order:
+/// * `y` on the grid (`sy` = s): only `i ≡ k (mod s)` reach bin `k`, so the class `r` of the
+///   outer input (`x`'s bins r, r+s, ...) with `y`'s bins 0, s, 2s, ... gives exactly the
+///   output bins r, r+s, ..., its terms in increasing `i`;
+/// * else `x` on the grid (its non-zero bins at multiples of s, found by [`grid`]): `x`'s
+///   bins 0, s, 2s, ... with the class `r` of `y` (bins r, r+s, ...) give the output bins
+///   r, r+s, ..., again in increasing `i`.
+///
+/// The products left out are zero terms, and adding a zero to a sum that started from +0.0
+/// and only received non-negative terms changes no bit (all masses are finite and
+/// non-negative), so the result equals the direct loop's bit for bit.
+fn conv(scratch: &mut Scratch, x: &[f64], y: &[f64], sy: usize, out: &mut [f64], limit: usize) {
+    match sy {
+        1 => match grid(x) {
+            1 => {
+                pad_into::<1>(&mut scratch.yr, y, 1);
+                blocked::<1>(x, &scratch.yr, out, 1, limit);
+            }
+            2 => outer_on_grid::<2>(scratch, x, y, 2, out, limit),
+            sx => outer_on_grid::<0>(scratch, x, y, sx, out, limit),
+        },
+        2 => inner_on_grid::<2>(scratch, x, y, 2, out, limit),
+        _ => inner_on_grid::<0>(scratch, x, y, sy, out, limit),
     }
 }
 
-/// Reused buffers of the strided kernel (one set per thread: no allocation once warm).
+/// [`conv`] with `y` zero off multiples of `s` (`S` is `s` when known at compile time, else
+/// 0): the class `r` of `x` with `y`'s bins 0, s, 2s, ... gives the output bins r, r+s, ... .
+fn inner_on_grid<const S: usize>(
+    scratch: &mut Scratch,
+    x: &[f64],
+    y: &[f64],
+    s: usize,
+    out: &mut [f64],
+    limit: usize,
+) {
+    let Scratch { xc, yr } = scratch;
+    pad_into::<S>(yr, y, s);
+    for r in 0..s.min(x.len()).min(limit) {
+        gather::<S>(xc, &x[r..], s);
+        // Class `r` holds the output bins r + m s for m < lim_r.
+        let lim_r = (limit - r).div_ceil(s);
+        blocked::<S>(xc, yr, &mut out[r..], s, lim_r);
+    }
+}
+
+/// [`conv`] with `x` zero off multiples of `s`: `x`'s bins 0, s, 2s, ... with the class `r`
+/// of `y` give the output bins r, r+s, ... .
+fn outer_on_grid<const S: usize>(
+    scratch: &mut Scratch,
+    x: &[f64],
+    y: &[f64],
+    s: usize,
+    out: &mut [f64],
+    limit: usize,
+) {
+    let Scratch { xc, yr } = scratch;
+    gather::<S>(xc, x, s);
+    for r in 0..s.min(y.len()).min(limit) {
+        pad_into::<S>(yr, &y[r..], s);
+        let lim_r = (limit - r).div_ceil(s);
+        blocked::<S>(xc, yr, &mut out[r..], s, lim_r);
+    }
+}
+
+/// The largest `g` such that every non-zero bin of `v` sits at a multiple of `g`, if it is at
+/// most [`MAX_SPLIT`]; else 1 (also when there is at most one non-zero bin, at 0, or none).
+/// Beyond that the residue classes are too many and short to pay for their set-up.
+fn grid(v: &[f64]) -> usize {
+    fn gcd(a: usize, b: usize) -> usize {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    let mut g = 0;
+    for (k, &m) in v.iter().enumerate() {
+        if m != 0.0 && (g == 0 || k % g != 0) {
+            g = gcd(g, k);
+            if g == 1 {
+                return 1;
+            }
+        }
+    }
+    if g <= MAX_SPLIT { g.max(1) } else { 1 }
+}
+
+/// The largest grid [`grid`] reports.
+const MAX_SPLIT: usize = 8;
+
+/// Reused buffers of the kernels (one set per thread: no allocation once warm).
 #[derive(Default)]
 struct Scratch {
-    a_r: Vec<f64>,
-    b_s: Vec<f64>,
-    out_r: Vec<f64>,
+    /// One residue class of the outer input.
+    xc: Vec<f64>,
+    /// The inner input, reversed, between `W - 1` zeros on each side (see [`pad_into`]).
+    yr: Vec<f64>,
 }
 
 thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// Stores `src`'s bins 0, s, 2s, ... into `dst` (`S`: `s` when known at compile time, else 0).
+fn gather<const S: usize>(dst: &mut Vec<f64>, src: &[f64], s: usize) {
+    let s = if S > 0 { S } else { s };
+    let chunks = src.chunks_exact(s);
+    let rest = chunks.remainder().first().copied();
+    dst.clear();
+    dst.extend(chunks.map(|c| c[0]));
+    dst.extend(rest);
+}
+
+/// Stores `y`'s bins 0, s, 2s, ... (`y` not empty) reversed into `yr`, between `W - 1` zeros
+/// on each side: the layout [`blocked`] reads.
+fn pad_into<const S: usize>(yr: &mut Vec<f64>, y: &[f64], s: usize) {
+    let s = if S > 0 { S } else { s };
+    let n = y.len().div_ceil(s);
+    // Cut after the last bin taken, the chunks from the end end with the bins taken, and
+    // bin 0 is left over when s > 1.
+    let chunks = y[..(n - 1) * s + 1].rchunks_exact(s);
+    let rest = chunks.remainder().first().copied();
+    yr.clear();
+    yr.extend([0.0; W - 1]);
+    yr.extend(chunks.map(|c| c[s - 1]));
+    yr.extend(rest);
+    yr.extend([0.0; W - 1]);
+}
+
+/// Sets `out[m * s]`, zero before, to `Σ_i x[i] * y[m - i]` for the output bins `m < m_end`
+/// (those with a non-zero term; the others stay zero), where `y` is `yr` reversed without its
+/// `W - 1` zeros of padding on each side (see [`pad_into`]).
+///
+/// Output-stationary and register-blocked: for each block of `W` consecutive bins
+/// `m0..m0 + W`, one pass over the `i` that reach any of them, in increasing order, adds
+/// `x[i] * y[m - i]` into the accumulator of every bin `m` of the block, then stores the
+/// block. So each bin is the sum, from +0.0, of its products in increasing `i`, as in the
+/// direct loop (`for i { for j { out[i + j] += x[i] * y[j] } }`). The products the direct
+/// loop does not have (indices of `y` out of range, read from the padding, and the zero bins
+/// of `x`, which it skips) are zero terms, and adding a zero to a sum that started from +0.0
+/// and only received non-negative terms changes no bit: all masses are finite and
+/// non-negative. The bins of one block see different ranges of `i`; the padding covers their
+/// union, so the inner loop has no branch.
+fn blocked<const S: usize>(x: &[f64], yr: &[f64], out: &mut [f64], s: usize, m_end: usize) {
+    let s = if S > 0 { S } else { s };
+    let ylen = yr.len() - 2 * (W - 1);
+    // Only the non-zero span of `x` contributes.
+    let Some((x0, x1)) = nonzero_span(x) else {
+        return;
+    };
+    let x = &x[..x1];
+    let m_end = m_end.min(x1 + ylen - 1);
+    let mut m0 = x0;
+    while m0 < m_end {
+        // The `i` reaching a bin of the block: `m - i` in `0..ylen` for some bin `m`, and
+        // only bins below `m_end` are kept.
+        let lo = x0.max((m0 + 1).saturating_sub(ylen));
+        let hi = x1.min(m0 + W).min(m_end);
+        let xs = &x[lo..hi];
+        // `y[q]` is `yr[ylen + W - 2 - q]`, so with `acc[W - 1 - j]` the bin `m0 + j`, the
+        // accumulators read the window of `W` values of `yr` starting at
+        // `ylen - 1 - m0 + i`: increasing `i` walks the windows forwards.
+        let ys = &yr[ylen + lo - (m0 + 1)..][..xs.len() + W - 1];
+        let acc = block(xs, ys);
+        // `out` holds +0.0 there, and +0.0 + v = v: the sum is never -0.0 as it starts at
+        // +0.0 (round to nearest), so storing is adding.
+        let n = W.min(m_end - m0);
+        let dst = &mut out[m0 * s..];
+        if n == W && dst.len() > (W - 1) * s {
+            for j in 0..W {
+                dst[j * s] = acc[W - 1 - j];
+            }
+        } else {
+            for j in 0..n {
+                dst[j * s] = acc[W - 1 - j];
+            }
+        }
+        m0 += W;
+    }
+}
+
+/// The first non-zero bin of `x` and one past the last, if any.
+#[inline(never)]
+fn nonzero_span(x: &[f64]) -> Option<(usize, usize)> {
+    let x0 = x.iter().position(|&v| v != 0.0)?;
+    let x1 = x.iter().rposition(|&v| v != 0.0).map_or(x0, |l| l + 1);
+    Some((x0, x1))
+}
+
+/// The sums of one block of [`blocked`]: `acc[l] = Σ_t xs[t] * ys[t + l]` for `l < W`, each
+/// from +0.0 in increasing `t`; `ys` has `xs.len() + W - 1` values.
+#[inline(always)]
+fn block(xs: &[f64], ys: &[f64]) -> [f64; W] {
+    let mut acc = [0.0; W];
+    for (&v, w) in xs.iter().zip(ys.windows(W)) {
+        let w: &[f64; W] = w.try_into().expect("windows of W");
+        for (a, &y) in acc.iter_mut().zip(w) {
+            *a += v * y;
+        }
+    }
+    acc
 }
 
 /// The strided loop as first written: the reference of the residue-class kernel's tests.
@@ -764,18 +923,16 @@ pub(crate) fn convolve_strided_reference(
     }
 }
 
-/// `out[i + j] += a[i] * b[j]`: the convolution kernel. `out` must have
-/// `a.len() + b.len() - 1` elements, zeroed by the caller.
-pub(crate) fn convolve_into(a: &[f64], b: &[f64], out: &mut [f64]) {
-    debug_assert_eq!(out.len(), a.len() + b.len() - 1);
-    // Iterate over the shorter input so the inner loop is the long, vectorisable one.
+/// The dense loop as first written, outer loop over the shorter input: the reference of
+/// [`convolve_into`]'s tests.
+#[cfg(test)]
+pub(crate) fn convolve_reference(a: &[f64], b: &[f64], out: &mut [f64]) {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     for (i, &x) in short.iter().enumerate() {
         if x == 0.0 {
             continue;
         }
-        let dst = &mut out[i..i + long.len()];
-        for (o, &y) in dst.iter_mut().zip(long) {
+        for (o, &y) in out[i..i + long.len()].iter_mut().zip(long) {
             *o += x * y;
         }
     }
@@ -824,5 +981,72 @@ mod kernel_tests {
             let slow_bits: Vec<u64> = slow.iter().map(|x| x.to_bits()).collect();
             prop_assert_eq!(fast_bits, slow_bits);
         }
+
+        /// The strided kernel, on inputs of up to 300 bins (many blocks of `W`, and shorter
+        /// than `W`), `a` itself on a grid or not, any stride and any limit, is bit-identical
+        /// to the direct loop.
+        #[test]
+        fn strided_kernel_matches_the_direct_loop(
+            a in on_grid(),
+            b in masses(),
+            stride in 1usize..=4,
+            cut in 0.0f64..1.2,
+        ) {
+            let b = keep_grid(b, stride);
+            let len = a.len() + b.len() - 1;
+            let limit = ((cut * len as f64) as usize).min(len);
+            let mut fast = vec![0.0; len];
+            let mut slow = vec![0.0; len];
+            convolve_strided_into(&a, &b, stride, &mut fast, limit);
+            convolve_strided_reference(&a, &b, stride, &mut slow, limit);
+            prop_assert_eq!(bits(&fast), bits(&slow));
+        }
+
+        /// The full kernel, on inputs of up to 300 bins, each on a grid or not, is
+        /// bit-identical to the direct loop over the shorter input.
+        #[test]
+        fn full_kernel_matches_the_direct_loop(a in on_grid(), b in on_grid()) {
+            let len = a.len() + b.len() - 1;
+            let mut fast = vec![0.0; len];
+            let mut slow = vec![0.0; len];
+            convolve_into(&a, &b, &mut fast);
+            convolve_reference(&a, &b, &mut slow);
+            prop_assert_eq!(bits(&fast), bits(&slow));
+        }
+    }
+
+    /// A mass: zero (of either sign) now and then, else of any size down to products below
+    /// the normal range, so that the order of the additions shows in the bits.
+    fn mass() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            2 => Just(0.0),
+            1 => Just(-0.0),
+            8 => 0.0f64..1.0,
+            1 => (0.0f64..1.0).prop_map(|v| v * 1e-160),
+        ]
+    }
+
+    /// `v` with the bins off multiples of `grid` zeroed.
+    fn keep_grid(mut v: Vec<f64>, grid: usize) -> Vec<f64> {
+        for (k, m) in v.iter_mut().enumerate() {
+            if k % grid != 0 {
+                *m = 0.0;
+            }
+        }
+        v
+    }
+
+    /// 1 to 299 masses, as often fewer than `2 W` (edges of the blocks) as more.
+    fn masses() -> impl Strategy<Value = Vec<f64>> {
+        prop_oneof![1usize..2 * W, 2 * W..300].prop_flat_map(|n| prop::collection::vec(mass(), n))
+    }
+
+    /// [`masses`] on a grid of 1 to 12 bins (beyond [`MAX_SPLIT`] too).
+    fn on_grid() -> impl Strategy<Value = Vec<f64>> {
+        (masses(), 1usize..=12).prop_map(|(v, g)| keep_grid(v, g))
+    }
+
+    fn bits(v: &[f64]) -> Vec<u64> {
+        v.iter().map(|x| x.to_bits()).collect()
     }
 }
