@@ -234,4 +234,9 @@ fn pct_epsilon_out_of_range_is_rejected_by_name() {
     let ok = base.replace("EPS", "pct_epsilon = 1e-4");
     let cfg = ExperimentConfig::from_toml_str(&ok, "exp.toml", None).unwrap();
     assert_eq!(cfg.system.pct_epsilon, 1e-4);
+    // A figure's manifest echoes each point's config: the epsilon shows when set, only then.
+    let json = serde_json::to_value(&cfg).unwrap();
+    assert_eq!(json["system"]["pct_epsilon"], 1e-4);
+    let exact = serde_json::to_value(small("MM")).unwrap();
+    assert!(exact["system"].get("pct_epsilon").is_none(), "{exact}");
 }
