@@ -131,7 +131,8 @@ impl BatchHeuristic for Moc {
             }
             // An earlier cache of the queue that keeps every pending task above alpha (its
             // lower bound `1 - r (1 - s0)`, with a slack far above rounding) culls nothing:
-            // the machine's PCTs are not computed.
+            // the machine's PCTs are not computed. With a PCT epsilon the bound holds up to
+            // about `2 k eps` (`Machine::stale`).
             if view.stale(m).is_some_and(|st| {
                 (first_pending..machine.len()).all(|k| st.success_lower(k) >= self.alpha + 1e-9)
             }) {
@@ -159,12 +160,14 @@ impl BatchHeuristic for Moc {
                     } else {
                         prev.clone()
                     };
-                    next_pct(
+                    let mut pct = next_pct(
                         &start,
                         view.pet.pmf(spec.task_type, m),
                         spec.deadline,
                         view.model,
-                    )
+                    );
+                    pct.trim_tv(machine.pct_epsilon());
+                    pct
                 } else {
                     slot.pct.clone()
                 };

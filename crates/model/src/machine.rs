@@ -1,5 +1,13 @@
 //! A machine: at most one executing task, a FCFS queue of pending tasks, and the cached
 //! completion-time PMFs of everything in it.
+//!
+//! With a PCT epsilon `eps > 0` ([`Machine::with_pct_epsilon`], the experiment's
+//! `[system] pct_epsilon`; default 0 = exact) every PCT the machine computes is trimmed by
+//! [`Pmf::trim_tv`] right after it is computed, and whoever extends the machine's chain (the
+//! virtual queues, the pruner's walk, MOC's culling) trims at the machine's
+//! [`Machine::pct_epsilon`] too. The `k`-th PCT of the queue (the executing task counting
+//! as one) is then within total variation `k * eps` of the exact one (the `pmf` crate's
+//! `pct` docs), and so is every success probability read from it.
 
 use std::cell::{Cell, OnceCell};
 use std::collections::VecDeque;
@@ -57,6 +65,9 @@ pub struct Machine {
     last: Option<Cache>,
     /// Number of PCT recomputations (a performance counter).
     recomputations: Cell<u64>,
+    /// Every PCT is trimmed within this total-variation distance ([`Pmf::trim_tv`]); 0 =
+    /// exact.
+    pct_epsilon: f64,
 }
 
 impl Machine {
@@ -73,7 +84,22 @@ impl Machine {
             current: OnceCell::new(),
             last: None,
             recomputations: Cell::new(0),
+            pct_epsilon: 0.0,
         }
+    }
+
+    /// The same machine with its PCTs trimmed at `eps` ([`Pmf::trim_tv`]; 0 = exact, the
+    /// default). Approximate: see the module docs for the error bound.
+    pub fn with_pct_epsilon(mut self, eps: f64) -> Self {
+        self.pct_epsilon = eps;
+        self.changed();
+        self
+    }
+
+    /// The total-variation distance each PCT of this machine is trimmed within (0 = exact).
+    /// Code that extends the machine's PCT chain trims its PCTs at this value too.
+    pub fn pct_epsilon(&self) -> f64 {
+        self.pct_epsilon
     }
 
     /// The machine's index.
@@ -192,6 +218,7 @@ impl Machine {
             tasks,
             pet,
             model,
+            self.pct_epsilon,
         );
         cache.tail.rebuild(&slot.pct);
         cache.slots.push(slot);
@@ -267,7 +294,11 @@ impl Machine {
     /// anything reads the cache). Nothing is computed here: the PCTs are computed when first
     /// read ([`Machine::cache`]). A cache whose executing PCT has no mass at or before `now`
     /// stays as it is (conditioning on the task not having ended changes nothing); any other
-    /// one is kept aside, for bounds, until the queue changes ([`Machine::stale`]).
+    /// one is kept aside, for bounds, until the queue changes ([`Machine::stale`]). With a
+    /// PCT epsilon, an executing PCT whose trimmed lower tail covered `now` is kept too: it
+    /// is still within total variation `eps` of the exact conditioned PCT at `now` (the
+    /// conditioning removes only mass that the trimming had moved up), so the `k * eps`
+    /// bound still holds.
     pub fn advance(&mut self, now: Tick) {
         if now == self.now {
             return;
@@ -331,6 +362,15 @@ impl Machine {
     /// probability `s` obeys `s1 <= r * s0` and `1 - s1 <= r * (1 - s0)`. When nothing or
     /// everything may be dropped, a later start never gives an earlier completion, so
     /// `s1 <= s0`, `F1 <= F0` and `E1 >= E0` too ([`Stale`]).
+    ///
+    /// With a PCT epsilon ([`Machine::pct_epsilon`]) the PCTs are not exactly linear images
+    /// any more: these relations hold between the *exact* values, and each trimmed value of
+    /// slot `k` is within `k * eps` of its exact one, at both ticks. So a bound read from a
+    /// trimmed earlier cache holds for the trimmed current value up to a slack of about
+    /// `(1 + r) k eps` (success probabilities and CDF values; `k eps` times the PCTs' width
+    /// for expected values): decisions taken on bounds are those of success probabilities
+    /// within about `2 k eps` of the exact ones, not necessarily those of computing the
+    /// trimmed PCTs.
     pub fn stale(&self, tasks: &[TaskSpec], pet: &Pet, model: DropModel) -> Option<Stale<'_>> {
         if self.current.get().is_some() {
             return None;
@@ -362,7 +402,8 @@ impl Machine {
             let spec = &tasks[r.task];
             let pet_pmf = pet.pmf(spec.task_type, self.id);
             z = survival(pet_pmf, r.start, now);
-            let pct = executing_pct(pet_pmf, r.start, now, spec.deadline, model);
+            let mut pct = executing_pct(pet_pmf, r.start, now, spec.deadline, model);
+            pct.trim_tv(self.pct_epsilon);
             let success = pct.prob_before(spec.deadline);
             slots.push(Slot {
                 task: r.task,
@@ -371,7 +412,17 @@ impl Machine {
             });
         }
         for (&t, &ready) in self.pending.iter().zip(&self.ready) {
-            let slot = pending_slot(slots.last(), t, ready, now, self.id, tasks, pet, model);
+            let slot = pending_slot(
+                slots.last(),
+                t,
+                ready,
+                now,
+                self.id,
+                tasks,
+                pet,
+                model,
+                self.pct_epsilon,
+            );
             slots.push(slot);
         }
         let tail = match slots.last() {
@@ -388,7 +439,7 @@ impl Machine {
 }
 
 /// The slot of pending task `t` (data ready at `ready`) queued behind `prev` (`None`: first
-/// in an idle machine's queue), at tick `now`.
+/// in an idle machine's queue), at tick `now`, its PCT trimmed at `eps`.
 #[allow(clippy::too_many_arguments)]
 fn pending_slot(
     prev: Option<&Slot>,
@@ -399,6 +450,7 @@ fn pending_slot(
     tasks: &[TaskSpec],
     pet: &Pet,
     model: DropModel,
+    eps: f64,
 ) -> Slot {
     let spec = &tasks[t];
     let pet_pmf = pet.pmf(spec.task_type, machine);
@@ -410,11 +462,12 @@ fn pending_slot(
     });
     // --- end staging ---
     // Each PCT builds on the previous slot's (no copy), or on `now` for an idle head.
-    let pct = match (&staged, prev) {
+    let mut pct = match (&staged, prev) {
         (Some(free), _) => next_pct(free, pet_pmf, spec.deadline, model),
         (None, Some(prev)) => next_pct(&prev.pct, pet_pmf, spec.deadline, model),
         (None, None) => next_pct(&Pmf::point(now), pet_pmf, spec.deadline, model),
     };
+    pct.trim_tv(eps);
     let success = pct.prob_before(spec.deadline);
     Slot {
         task: t,

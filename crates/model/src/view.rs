@@ -7,7 +7,8 @@ use crate::machine::{Cache, Machine, Slot, Stale};
 use crate::task::{MachineId, TaskId, TaskSpec};
 
 /// A snapshot of the system at a mapping event. Machines are at `now`; their PCTs are
-/// computed on first read ([`View::cache`]).
+/// computed on first read ([`View::cache`]), trimmed at each machine's
+/// [`Machine::pct_epsilon`] (0 = exact), which code building further PCTs applies too.
 #[derive(Debug, Clone, Copy)]
 pub struct View<'a> {
     /// The current tick.

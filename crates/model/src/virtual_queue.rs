@@ -208,7 +208,7 @@ impl<'a> VirtualQueues<'a> {
     }
 
     /// Provisionally appends `task` to machine `m`: its tail becomes the task's PCT under
-    /// the view's dropping model.
+    /// the view's dropping model, trimmed at the machine's PCT epsilon.
     pub fn assign(&mut self, view: &View<'_>, m: MachineId, task: TaskId) {
         let spec = view.task(task);
         let point;
@@ -219,12 +219,13 @@ impl<'a> VirtualQueues<'a> {
                 &point
             }
         };
-        let pct = next_pct(
+        let mut pct = next_pct(
             prev,
             view.pet.pmf(spec.task_type, m),
             spec.deadline,
             view.model,
         );
+        pct.trim_tv(self.machines[m].machine.pct_epsilon());
         let vm = &mut self.machines[m];
         let cdf = match vm.own.take() {
             Some(mut o) => {

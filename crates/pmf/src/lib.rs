@@ -28,6 +28,7 @@
 //! | executing task (JPDC-2016 fig. 2) | | [`executing_pct`], [`Pmf::condition_after`] |
 //! | eq. (6) skewness, bounded `s` | 6.3 | [`Pmf::sample_skewness`], [`Pmf::bounded_skewness`] |
 //! | fast append query | 7.2.7 | [`TailCdf::append_success`] |
+//! | (opt-in) PCT tails trimmed within total variation `eps` | | [`Pmf::trim_tv`], [`evaluate_queue_trimmed`] |
 //!
 //! # Example
 //! ```
@@ -58,5 +59,6 @@ pub use histogram::{BinValue, from_samples};
 pub use pct::{DropModel, executing_pct, next_pct};
 pub use pmf::{Normalised, Pmf, SEGMENTS, Tick};
 pub use robustness::{
-    Executing, Pending, Position, drop_probability, evaluate_queue, success_probability,
+    Executing, Pending, Position, drop_probability, evaluate_queue, evaluate_queue_trimmed,
+    success_probability,
 };

@@ -5,6 +5,20 @@
 //! (see the crate docs). A PCT here is the distribution of the time at which the machine
 //! becomes free after the task's slot: the task's completion when it runs, or the previous
 //! task's completion when it is dropped before starting.
+//!
+//! # Trimmed PCTs (opt-in)
+//! With a `pct_epsilon` `eps > 0` (the simulator's `[system] pct_epsilon`, default 0 =
+//! exact), every PCT is trimmed right after it is computed by [`Pmf::trim_tv`]: at most
+//! `eps / 2` of mass cut from each tail and moved onto the new end bins. A trimmed PCT is
+//! within total-variation distance `eps` of the untrimmed PCT of the same input. Each step
+//! of a chain ([`next_pct`] under any [`DropModel`], staging's `max(C, ready)`, and the
+//! append query [`crate::TailCdf::append_success`]) maps a start-time distribution through a
+//! Markov kernel, which cannot increase total variation. So the `k`-th PCT of a queue (the
+//! executing task counting as 1) is within `k * eps` of the exact one, and so is every
+//! success probability read from it or from appending a task behind it; an expected value
+//! moves by at most `k * eps` times the width of the exact PCT's support (trimming only
+//! shrinks supports). [`evaluate_queue_trimmed`](crate::evaluate_queue_trimmed) is the
+//! reference; a property test checks the bound.
 
 use serde::{Deserialize, Serialize};
 

@@ -648,6 +648,50 @@ impl Pmf {
         masses[last] += hi_mass;
         Pmf::trimmed(self.offset + lo as Tick, masses)
     }
+
+    /// Trims a completion-time PMF in place within total-variation distance `eps` (the
+    /// simulator's `pct_epsilon`): drops leading and trailing bins whose cumulative mass is at
+    /// most `eps / 2` on each side and moves the removed mass onto the new end bins, so the
+    /// total stays 1 and `sup_A |P(A) - P'(A)| <= eps` (every success probability and CDF
+    /// value moves by at most `eps`). The support only shrinks. Unlike [`Pmf::trim_tails`],
+    /// which cuts up to `eps` from *each* side, the budget is split. `eps <= 0` (or NaN) does
+    /// nothing and costs one comparison.
+    #[inline]
+    pub fn trim_tv(&mut self, eps: f64) {
+        if eps > 0.0 {
+            self.trim_each_tail(0.5 * eps);
+        }
+    }
+
+    /// [`Pmf::trim_tv`]'s work: at most `half` of mass cut from each end, no allocation.
+    fn trim_each_tail(&mut self, half: f64) {
+        let n = self.masses.len();
+        let m = &self.masses;
+        let (mut lo, mut lo_mass) = (0, 0.0);
+        while lo + 1 < n && lo_mass + m[lo] <= half {
+            lo_mass += m[lo];
+            lo += 1;
+        }
+        let (mut hi, mut hi_mass) = (n - 1, 0.0);
+        while hi > lo && hi_mass + m[hi] <= half {
+            hi_mass += m[hi];
+            hi -= 1;
+        }
+        if lo == 0 && hi == n - 1 {
+            return;
+        }
+        self.masses.truncate(hi + 1);
+        self.masses[hi] += hi_mass;
+        self.masses[lo] += lo_mass;
+        self.masses.drain(..lo);
+        self.offset += lo as Tick;
+        self.caches = OnceLock::new();
+        debug_assert!(
+            self.check_invariants().is_ok(),
+            "{:?}",
+            self.check_invariants()
+        );
+    }
 }
 
 fn gcd_all(idx: &[u32]) -> usize {

@@ -66,10 +66,26 @@ pub fn evaluate_queue(
     pending: &[Pending<'_>],
     model: DropModel,
 ) -> Vec<Position> {
+    evaluate_queue_trimmed(now, executing, pending, model, 0.0)
+}
+
+/// As [`evaluate_queue`], every PCT trimmed by [`Pmf::trim_tv`] at `eps` right after it is
+/// computed (the simulator's `pct_epsilon`; 0 = exact, the same values as
+/// [`evaluate_queue`]). Position `i` (0-based) is then within total-variation distance
+/// `(i + 1) * eps` of the exact one, and so are its success and drop probabilities (see the
+/// `pct` module docs).
+pub fn evaluate_queue_trimmed(
+    now: Tick,
+    executing: Option<Executing<'_>>,
+    pending: &[Pending<'_>],
+    model: DropModel,
+    eps: f64,
+) -> Vec<Position> {
     let mut out = Vec::with_capacity(pending.len() + 1);
     let mut prev = match executing {
         Some(e) => {
-            let pct = executing_pct(e.pet, e.start, now, e.deadline, model);
+            let mut pct = executing_pct(e.pet, e.start, now, e.deadline, model);
+            pct.trim_tv(eps);
             let success = success_probability(&pct, e.deadline);
             let dropped = drop_probability(None, &pct, e.deadline, model);
             out.push(Position {
@@ -82,7 +98,8 @@ pub fn evaluate_queue(
         None => Pmf::point(now),
     };
     for p in pending {
-        let pct = next_pct(&prev, p.pet, p.deadline, model);
+        let mut pct = next_pct(&prev, p.pet, p.deadline, model);
+        pct.trim_tv(eps);
         let success = success_probability(&pct, p.deadline);
         let dropped = drop_probability(Some(&prev), &pct, p.deadline, model);
         out.push(Position {

@@ -39,17 +39,19 @@ pub fn walk_queue(
     model: DropModel,
     rule: DropRule<'_>,
 ) -> Vec<bool> {
-    walk_queue_cached(now, queue, model, rule, None)
+    walk_queue_cached(now, queue, model, rule, None, 0.0)
 }
 
 /// As [`walk_queue`], reusing `cached[i]`, the PCT of position `i` with nothing dropped ahead
-/// (a simulator's cache at `now`), until the first drop; from there on PCTs are recomputed.
+/// (a simulator's cache at `now`), until the first drop; from there on PCTs are recomputed,
+/// each trimmed at `pct_epsilon` ([`Pmf::trim_tv`]; the cache's own, 0 = exact).
 pub fn walk_queue_cached(
     now: Tick,
     queue: &[QueuedTask<'_>],
     model: DropModel,
     rule: DropRule<'_>,
     cached: Option<&[&Pmf]>,
+    pct_epsilon: f64,
 ) -> Vec<bool> {
     let mut drops = vec![false; queue.len()];
     let mut prev: Option<Pmf> = None;
@@ -58,11 +60,15 @@ pub fn walk_queue_cached(
     for (i, task) in queue.iter().enumerate() {
         let pct = match (cached, dropped_any) {
             (Some(c), false) => c[i].clone(),
-            _ => match (task.start, &prev) {
-                (Some(start), _) => executing_pct(task.pet, start, now, task.deadline, model),
-                (None, Some(p)) => next_pct(p, task.pet, task.deadline, model),
-                (None, None) => next_pct(&Pmf::point(now), task.pet, task.deadline, model),
-            },
+            _ => {
+                let mut pct = match (task.start, &prev) {
+                    (Some(start), _) => executing_pct(task.pet, start, now, task.deadline, model),
+                    (None, Some(p)) => next_pct(p, task.pet, task.deadline, model),
+                    (None, None) => next_pct(&Pmf::point(now), task.pet, task.deadline, model),
+                };
+                pct.trim_tv(pct_epsilon);
+                pct
+            }
         };
         let success = pct.prob_before(task.deadline);
         let phi = if rule.dynamic_weight > 0.0 {

@@ -149,6 +149,7 @@ impl ProbabilisticPruner {
     /// `1 - r (1 - s0)` of [`model::Stale::success_lower`] clears every threshold by
     /// [`DROP_SLACK`]. The walk would then drop nothing, so it is skipped, and the PCTs are
     /// not computed. Only with uniform thresholds (no per-task offset, which needs the PCT).
+    /// With a PCT epsilon the bound holds up to about `2 k eps` ([`model::Machine::stale`]).
     fn clear_by_bounds(&self, view: &View<'_>, m: usize) -> bool {
         if self.config.dynamic_weight > 0.0 {
             return false;
@@ -220,6 +221,7 @@ impl model::Pruner for ProbabilisticPruner {
                     sufferage: self.sufferage.values(),
                 },
                 cached.as_deref(),
+                machine.pct_epsilon(),
             );
             out.extend(ids.iter().zip(drops).filter(|(_, d)| *d).map(|(&t, _)| t));
         }

@@ -62,6 +62,10 @@ struct RunArgs {
     /// Skip the clairvoyant upper bound (computed per trial by default).
     #[arg(long)]
     no_bound: bool,
+    /// Trim every completion-time PMF within this total-variation distance (0 = exact;
+    /// faster, approximate, labelled; docs/performance.md), overriding `[system] pct_epsilon`.
+    #[arg(long, value_name = "EPS", allow_negative_numbers = true)]
+    pct_epsilon: Option<f64>,
 }
 
 fn main() -> ExitCode {
@@ -219,6 +223,13 @@ fn run(args: &RunArgs) -> Result<()> {
             .map_err(anyhow::Error::msg)
             .context("--heuristic")?;
     }
+    if let Some(eps) = args.pct_epsilon {
+        config.system.pct_epsilon = eps;
+        config
+            .validate()
+            .map_err(anyhow::Error::msg)
+            .context("--pct-epsilon")?;
+    }
     let pet = match &args.pet {
         Some(p) => {
             let (pet, report) = workload::io::read_etc(p)?;
@@ -311,6 +322,12 @@ fn print_table(summary: &Summary, prepared: &Prepared) {
             summary.heuristic,
             100.0 * r.mean / b.mean,
             b.mean - r.mean
+        );
+    }
+    if summary.pct_epsilon > 0.0 {
+        println!(
+            "approximate: PCT tails trimmed at epsilon = {:e} (docs/performance.md)",
+            summary.pct_epsilon
         );
     }
     if prepared.config.system.prices.is_none() {

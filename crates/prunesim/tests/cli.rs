@@ -630,3 +630,30 @@ fn an_unknown_heuristic_on_the_command_line_is_named() {
         "{stderr}"
     );
 }
+
+#[test]
+fn pct_epsilon_is_labelled_and_checked() {
+    let out = run(&["valid_small.toml", "--pct-epsilon", "1e-4", "--json"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("\"pct_epsilon\": 0.0001"), "{stdout}");
+    let out = run(&["valid_small.toml", "--pct-epsilon", "1e-4"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("approximate: PCT tails trimmed at epsilon = 1e-4"),
+        "{stdout}"
+    );
+    let exact = run(&["valid_small.toml", "--pct-epsilon", "0"]);
+    assert!(!String::from_utf8_lossy(&exact.stdout).contains("approximate"));
+    let out = run(&["valid_small.toml", "--pct-epsilon", "-1"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("--pct-epsilon") && stderr.contains("pct_epsilon"),
+        "{stderr}"
+    );
+}

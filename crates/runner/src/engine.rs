@@ -151,6 +151,9 @@ pub struct EngineConfig {
     pub queue_size: QueueSize,
     /// Which tasks are dropped at their deadline.
     pub drop_model: DropModel,
+    /// Every PCT is trimmed within this total-variation distance (`[system] pct_epsilon`,
+    /// [`model::Machine::with_pct_epsilon`]); 0 = exact.
+    pub pct_epsilon: f64,
 }
 
 struct Engine<'a> {
@@ -238,7 +241,9 @@ pub fn simulate_jpdc(
         tasks,
         luck,
         model: config.drop_model,
-        machines: (0..m).map(|j| Machine::new(j, limit)).collect(),
+        machines: (0..m)
+            .map(|j| Machine::new(j, limit).with_pct_epsilon(config.pct_epsilon))
+            .collect(),
         batch: Vec::new(),
         records: vec![None; tasks.len()],
         deferrals: vec![0; tasks.len()],

@@ -15,6 +15,7 @@
 //! skip_last = 100
 //! prices = [0.0464, 0.0832, 0.085, 0.1, 0.126, 0.19, 0.526, 0.526]  # per machine-hour
 //! hour = 3600           # time units per hour
+//! pct_epsilon = 0.0     # 0 = exact; > 0 (below 0.1): approximate, see below
 //!
 //! [mapper]
 //! name = "PAM"          # a base heuristic or a variant (PAMF, PUM, MOCA, PAMND, MM-D, ...)
@@ -23,6 +24,14 @@
 //! drop_threshold = 0.5
 //! defer_threshold = 0.9
 //! ```
+//!
+//! `pct_epsilon` (default 0, exact) trades accuracy for speed: every completion-time PMF
+//! (PCT) is trimmed after it is computed, at most `pct_epsilon / 2` of mass cut from each
+//! tail ([`pmf::Pmf::trim_tv`]). The `k`-th PCT of a machine queue is then within total
+//! variation `k * pct_epsilon` of the exact one, and so is every success probability read
+//! from it (see docs/performance.md). Results then differ from the exact ones, and the
+//! outputs say so: the summary carries `pct_epsilon` (absent when 0). `prunesim run
+//! --pct-epsilon EPS` overrides the file.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -47,6 +56,10 @@ use crate::variants::resolve;
 /// representative 2018 on-demand prices of general, compute, memory and GPU instances, see
 /// docs/reproduction.md). Machines beyond the list repeat it cyclically.
 pub const DEFAULT_PRICES: [f64; 8] = [0.0464, 0.0832, 0.085, 0.1, 0.126, 0.19, 0.526, 0.526];
+
+/// The largest `[system] pct_epsilon` accepted (exclusive): beyond it trimmed results
+/// would mean little.
+pub const MAX_PCT_EPSILON: f64 = 0.1;
 
 /// The `[system]` table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -73,6 +86,10 @@ pub struct SystemConfig {
     /// the host.
     #[serde(skip_serializing_if = "is_zero")]
     pub heuristic_time: f64,
+    /// Trim every PCT within this total-variation distance (0 = exact, the default; below
+    /// 0.1): approximate results, labelled in the summary.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub pct_epsilon: f64,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -94,6 +111,7 @@ impl Default for SystemConfig {
             hour: 3600.0,
             early_mapping: false,
             heuristic_time: 0.0,
+            pct_epsilon: 0.0,
         }
     }
 }
@@ -127,6 +145,12 @@ impl SystemConfig {
             return Err(format!(
                 "system.heuristic_time: expected a number of time units >= 0, found {}",
                 self.heuristic_time
+            ));
+        }
+        if !(self.pct_epsilon.is_finite() && (0.0..MAX_PCT_EPSILON).contains(&self.pct_epsilon)) {
+            return Err(format!(
+                "system.pct_epsilon: expected a number >= 0 and < {MAX_PCT_EPSILON} (0 = exact), found {}",
+                self.pct_epsilon
             ));
         }
         if let Some(p) = &self.prices {
@@ -387,6 +411,7 @@ impl Prepared {
             EngineConfig {
                 queue_size: self.config.system.queue_size,
                 drop_model: self.config.system.drop_model,
+                pct_epsilon: self.config.system.pct_epsilon,
             },
             JpdcOptions {
                 staging: staging.as_ref(),
@@ -478,6 +503,9 @@ pub struct Summary {
     pub trials: u64,
     /// Master seed.
     pub seed: u64,
+    /// The PCT epsilon when PCTs were trimmed (approximate results); absent when exact.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub pct_epsilon: f64,
     /// Mean robustness in % (the headline number).
     pub robustness_mean: f64,
     /// Every measure.
@@ -495,6 +523,7 @@ impl Summary {
             pruner: p,
             trials: prepared.trials,
             seed: prepared.seed,
+            pct_epsilon: prepared.config.system.pct_epsilon,
             robustness_mean: metrics.get("robustness").map_or(f64::NAN, |e| e.mean),
             metrics,
         }

@@ -93,6 +93,7 @@ fn on_time_counted(
         EngineConfig {
             queue_size: QueueSize::Limit(4),
             drop_model: model,
+            pct_epsilon: 0.0,
         },
         &mut mapper,
         &mut pruner,

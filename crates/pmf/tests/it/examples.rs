@@ -291,6 +291,47 @@ fn gather_and_trim_by_hand() {
 }
 
 #[test]
+fn trim_tv_cuts_half_eps_from_each_tail_by_hand() {
+    // Masses in 32nds (exact in binary): 10: 1/64, 11: 1/64, 12: 17/32, 13: 12/32,
+    // 14: 1/32, 15: 1/32. At eps = 1/16 each tail may lose 1/32: the lower tail loses bins
+    // 10 and 11 (1/64 + 1/64 = 1/32) onto 12, the upper one bin 15 (1/32) onto 14; bin 14
+    // too would exceed the half budget.
+    let p = pmf(&[
+        (10, 1.0 / 64.0),
+        (11, 1.0 / 64.0),
+        (12, 17.0 / 32.0),
+        (13, 12.0 / 32.0),
+        (14, 1.0 / 32.0),
+        (15, 1.0 / 32.0),
+    ]);
+    let mut t = p.clone();
+    t.trim_tv(1.0 / 16.0);
+    check_pmf(&t);
+    assert_eq!(t.min(), 12);
+    assert_eq!(t.masses(), &[18.0 / 32.0, 12.0 / 32.0, 2.0 / 32.0]);
+    // Its total-variation distance from the input is eps: 1/32 moved on each side.
+    let tv: f64 = (10..=15)
+        .map(|x| (t.mass_at(x) - p.mass_at(x)).abs())
+        .sum::<f64>()
+        / 2.0;
+    assert_eq!(tv, 1.0 / 16.0);
+    // `trim_tails` spends the whole eps on each side (bins 14 and 15 go): distance 2 eps.
+    assert_eq!(
+        p.trim_tails(1.0 / 16.0).masses(),
+        &[18.0 / 32.0, 14.0 / 32.0]
+    );
+    // eps = 0 (or NaN) changes nothing, bit for bit; a point mass stays.
+    for eps in [0.0, f64::NAN] {
+        let mut same = p.clone();
+        same.trim_tv(eps);
+        assert_eq!(same, p);
+    }
+    let mut point = Pmf::point(3);
+    point.trim_tv(0.09);
+    assert_eq!(point, Pmf::point(3));
+}
+
+#[test]
 fn staging_moves_mass_below_the_ready_tick_up_to_it() {
     // prev = 5:0.1 6:0.2 7:0.3 8:0.2 9:0.2; data ready at 7: the task starts at max(C, 7),
     // so 5, 6 and 7 gather at 7 (0.1 + 0.2 + 0.3 = 0.6), 8 and 9 stay.

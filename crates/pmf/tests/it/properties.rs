@@ -2,8 +2,8 @@
 //! failure message says which law broke.
 
 use pmf::{
-    BinValue, DropModel, Executing, Pending, Pmf, TailCdf, evaluate_queue, executing_pct,
-    from_samples, next_pct,
+    BinValue, DropModel, Executing, Pending, Pmf, TailCdf, evaluate_queue, evaluate_queue_trimmed,
+    executing_pct, from_samples, next_pct,
 };
 use proptest::prelude::*;
 
@@ -166,6 +166,63 @@ proptest! {
     }
 
     #[test]
+    fn trim_tv_stays_within_eps(a in arb_pmf(60), eps in 0.0f64..0.1) {
+        let mut t = a.clone();
+        t.trim_tv(eps);
+        check_pmf(&t);
+        prop_assert!(t.min() >= a.min() && t.max() <= a.max(), "the support grew");
+        prop_assert!(tv(&t, &a) <= eps + 1e-12, "TV {} > eps {}", tv(&t, &a), eps);
+    }
+
+    /// Issue 8's error bound of `pct_epsilon`: along a queue of k = 1..=6 positions (the
+    /// executing task, if any, counting as 1) with every PCT trimmed at eps, position k's PCT
+    /// is within total variation k * eps of the exact one, and so are its success and drop
+    /// probabilities and the append query's success behind the last one (n * eps).
+    #[test]
+    fn trimmed_chains_stay_within_k_eps(
+        pets in prop::collection::vec(arb_pet(30), 1..=6),
+        executing in any::<bool>(),
+        slack in prop::collection::vec(0i64..80, 7),
+        now in 0i64..10,
+        start in 0i64..10,
+        model in arb_model(),
+        eps in prop_oneof![Just(1e-4), Just(1e-3), Just(1e-2), 0.0f64..0.1],
+        tail_pet in arb_pet(30),
+        tail_slack in 0i64..150,
+    ) {
+        let ex = executing.then(|| Executing {
+            pet: &pets[0],
+            start: start.min(now),
+            deadline: now + 1 + slack[6],
+        });
+        let first = usize::from(executing);
+        let pending: Vec<Pending<'_>> = pets[first..]
+            .iter()
+            .zip(&slack)
+            .map(|(p, &s)| Pending { pet: p, deadline: now + 1 + s })
+            .collect();
+        let exact = evaluate_queue(now, ex, &pending, model);
+        let approx = evaluate_queue_trimmed(now, ex, &pending, model, eps);
+        prop_assert_eq!(exact.len(), pets.len());
+        for (i, (e, a)) in exact.iter().zip(&approx).enumerate() {
+            let bound = (i + 1) as f64 * eps + 1e-12;
+            check_pmf(&a.pct);
+            prop_assert!(tv(&a.pct, &e.pct) <= bound, "pos {}: TV {} > {}", i, tv(&a.pct, &e.pct), bound);
+            prop_assert!((a.success - e.success).abs() <= bound,
+                "pos {}: success {} vs exact {}", i, a.success, e.success);
+            prop_assert!((a.dropped - e.dropped).abs() <= bound, "pos {}: drop", i);
+        }
+        let d = now + 1 + tail_slack;
+        let n = exact.len();
+        let fast_exact = TailCdf::new(&exact[n - 1].pct).append_success(&tail_pet, d);
+        let fast_approx = TailCdf::new(&approx[n - 1].pct).append_success(&tail_pet, d);
+        prop_assert!((fast_approx - fast_exact).abs() <= n as f64 * eps + 1e-12,
+            "append: {} vs exact {}", fast_approx, fast_exact);
+        // eps = 0 is the exact computation, bit for bit.
+        prop_assert_eq!(evaluate_queue_trimmed(now, ex, &pending, model, 0.0), exact);
+    }
+
+    #[test]
     fn histograms_are_valid(samples in prop::collection::vec(0.0f64..500.0, 1..200), w in 1i64..5) {
         for v in [BinValue::Upper, BinValue::Lower, BinValue::Centre] {
             let p = from_samples(&samples, w, v).unwrap();
@@ -183,4 +240,13 @@ proptest! {
         let pairs: Vec<(i64, f64)> = masses.iter().enumerate().map(|(i, &m)| (offset.wrapping_add(i as i64 * 7919), m)).collect();
         let _ = Pmf::from_pairs(pairs);
     }
+}
+
+/// Total-variation distance `sup_A |P(A) - Q(A)|`, half the L1 distance.
+fn tv(a: &Pmf, b: &Pmf) -> f64 {
+    let (lo, hi) = (a.min().min(b.min()), a.max().max(b.max()));
+    (lo..=hi)
+        .map(|t| (a.mass_at(t) - b.mass_at(t)).abs())
+        .sum::<f64>()
+        / 2.0
 }

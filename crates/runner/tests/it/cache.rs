@@ -4,6 +4,7 @@
 use model::{Machine, TaskSpec};
 use pmf::{DropModel, Pmf, Tick};
 use proptest::prelude::*;
+use proptest::test_runner::TestCaseError;
 use workload::Pet;
 
 use crate::common::{pet_of, task};
@@ -48,6 +49,15 @@ fn machine(queue: &[(usize, i64)], exec_deadline: i64) -> (Machine, Vec<TaskSpec
 }
 
 const EPS: f64 = 1e-12;
+
+/// `sup_A |P(A) - Q(A)|`, half the L1 distance.
+fn total_variation(a: &Pmf, b: &Pmf) -> f64 {
+    let (lo, hi) = (a.min().min(b.min()), a.max().max(b.max()));
+    (lo..=hi)
+        .map(|t| (a.mass_at(t) - b.mass_at(t)).abs())
+        .sum::<f64>()
+        / 2.0
+}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
@@ -128,6 +138,64 @@ proptest! {
         let (a, b) = (m.cache(&tasks, &pet, model), whole.cache(&tasks, &pet, model));
         prop_assert_eq!(a.slots(), b.slots());
         prop_assert_eq!(a.tail(), b.tail());
+    }
+
+    /// With a PCT epsilon (`Machine::with_pct_epsilon`) slot `k` (the executing task is
+    /// slot 1) is within `k * eps` of the exact machine's, after appending to the cache
+    /// and at a later tick (a cache carried over included); the bounds of an earlier
+    /// trimmed cache hold for the trimmed current values up to `(1 + r) k eps`.
+    #[test]
+    fn trimmed_pcts_stay_within_k_eps_of_the_exact_ones(
+        sh in shapes(),
+        queue in prop::collection::vec((0usize..2, 1i64..120), 0..5),
+        extra in (0usize..2, 1i64..150),
+        exec_deadline in 8i64..80,
+        t0 in 0i64..6,
+        dt in 1i64..8,
+        model in models(),
+        eps in prop_oneof![Just(1e-3), Just(1e-2), 0.0f64..0.1],
+    ) {
+        let pet = wide_pet(&sh);
+        let (m, mut tasks) = machine(&queue, exec_deadline);
+        let id = tasks.len();
+        tasks.push(task(id, extra.0, 0, extra.1));
+        let mut approx = m.clone().with_pct_epsilon(eps);
+        let mut exact = m;
+        approx.refresh(t0, &tasks, &pet, model);
+        approx.append(id, Tick::MIN, &tasks, &pet, model);
+        exact.push(id);
+        let close = |approx: &Machine, exact: &mut Machine, at: Tick| -> Result<(), TestCaseError> {
+            exact.refresh(at, &tasks, &pet, model);
+            let (a, e) = (approx.cache(&tasks, &pet, model), exact.cache(&tasks, &pet, model));
+            for (k, (sa, se)) in a.slots().iter().zip(e.slots()).enumerate() {
+                let bound = (k + 1) as f64 * eps + EPS;
+                prop_assert!((sa.success - se.success).abs() <= bound,
+                    "tick {}, slot {}: {} vs exact {}", at, k, sa.success, se.success);
+                let tv = total_variation(&sa.pct, &se.pct);
+                prop_assert!(tv <= bound, "tick {}, slot {}: TV {} > {}", at, k, tv, bound);
+            }
+            Ok(())
+        };
+        close(&approx, &mut exact, t0)?;
+        let old = approx.cache(&tasks, &pet, model).clone();
+        let t1 = t0 + dt;
+        approx.advance(t1);
+        let stale = approx.stale(&tasks, &pet, model).map(|st| (st.ratio, st.monotone));
+        let mut fresh = approx.clone();
+        fresh.refresh(t1, &tasks, &pet, model);
+        close(&fresh, &mut exact, t1)?;
+        if let Some((r, monotone)) = stale {
+            let new = fresh.cache(&tasks, &pet, model);
+            for (k, (s0, s1)) in old.slots().iter().zip(new.slots()).enumerate() {
+                let ke = (k + 1) as f64 * eps;
+                let slack = (1.0 + r) * ke + EPS;
+                prop_assert!(1.0 - r * (1.0 - s0.success) <= s1.success + slack, "slot {}: lower", k);
+                prop_assert!(s1.success <= r * s0.success + slack, "slot {}: upper", k);
+                if monotone {
+                    prop_assert!(s1.success <= s0.success + 2.0 * ke + EPS, "slot {}: monotone", k);
+                }
+            }
+        }
     }
 }
 

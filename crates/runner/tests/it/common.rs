@@ -26,6 +26,7 @@ pub fn run_case(
         EngineConfig {
             queue_size: QueueSize::Limit(queue),
             drop_model: model,
+            pct_epsilon: 0.0,
         },
         jpdc,
         &mut mapper,

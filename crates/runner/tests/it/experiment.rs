@@ -162,3 +162,81 @@ fn large_inputs_lower_robustness_and_the_draws_are_reproducible() {
         run(&format!("{JPDC}[staging]\nmean_size_mb = 8192.0\n"))
     );
 }
+
+/// `[system] pct_epsilon = 0` is the exact simulator: the same summary, byte for byte, as an
+/// experiment without the field (and no `pct_epsilon` in it).
+#[test]
+fn pct_epsilon_zero_is_byte_identical_to_no_field() {
+    for h in ["PAM", "MM", "MOC"] {
+        let summary = |text: &str| {
+            let cfg = ExperimentConfig::from_toml_str(text, "exp.toml", None).unwrap();
+            let p = Prepared::new(cfg, None, TrialSource::Generated, Some(2), None).unwrap();
+            let m = p.run(1, &|| {}).unwrap();
+            serde_json::to_string_pretty(&Summary::new(&p, &m)).unwrap()
+        };
+        let base = format!(
+            "name = \"t\"\n[workload]\nrate = 34000\nseed = 7\ntasks = 300\n[mapper]\nname = \"{h}\"\n"
+        );
+        let zero = base.replace("[mapper]", "[system]\npct_epsilon = 0.0\n[mapper]");
+        let (a, b) = (summary(&base), summary(&zero));
+        assert_eq!(a, b, "{h}: pct_epsilon = 0 changed the summary");
+        assert!(!a.contains("pct_epsilon"), "{a}");
+    }
+}
+
+/// With `pct_epsilon > 0` the run is labelled (the summary carries the epsilon), trimming
+/// takes effect (some measure moves), and robustness stays near the exact run's: trimming
+/// changes a few decisions, not the system.
+#[test]
+fn trimmed_runs_are_labelled_and_close_to_exact() {
+    for h in ["PAM", "MM", "MOC"] {
+        let run = |eps: f64| {
+            let mut cfg = small(h);
+            cfg.system.pct_epsilon = eps;
+            let p = Prepared::new(cfg, None, TrialSource::Generated, None, None).unwrap();
+            let m = p.run(2, &|| {}).unwrap();
+            Summary::new(&p, &m)
+        };
+        let exact = run(0.0);
+        let approx = run(1e-2);
+        let json = serde_json::to_value(&approx).unwrap();
+        assert_eq!(json["pct_epsilon"], 1e-2, "{h}: not labelled: {json}");
+        assert!(
+            serde_json::to_value(&exact)
+                .unwrap()
+                .get("pct_epsilon")
+                .is_none()
+        );
+        assert_ne!(
+            exact.metrics, approx.metrics,
+            "{h}: trimming changed nothing"
+        );
+        // 4 trials of 100 counted tasks (one task is 0.25 points): a few tasks' fates
+        // change (at 1e-2: PAM +0.5, MM +2.25, MOC +0.25 points), not the level.
+        let (r0, r1) = (exact.robustness_mean, approx.robustness_mean);
+        assert!(
+            (r1 - r0).abs() <= 4.0,
+            "{h}: robustness {r1} at 1e-2 vs {r0} exact"
+        );
+    }
+}
+
+#[test]
+fn pct_epsilon_out_of_range_is_rejected_by_name() {
+    let base = "[workload]\nrate = 34000\nseed = 1\n[system]\nEPS\n[mapper]\nname = \"MM\"\n";
+    for bad in ["-1", "nan", "0.1", "inf", "-0.001"] {
+        let text = base.replace("EPS", &format!("pct_epsilon = {bad}"));
+        let e = ExperimentConfig::from_toml_str(&text, "exp.toml", None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("system.pct_epsilon"), "{bad}: {e}");
+    }
+    let ok = base.replace("EPS", "pct_epsilon = 1e-4");
+    let cfg = ExperimentConfig::from_toml_str(&ok, "exp.toml", None).unwrap();
+    assert_eq!(cfg.system.pct_epsilon, 1e-4);
+    // A figure's manifest echoes each point's config: the epsilon shows when set, only then.
+    let json = serde_json::to_value(&cfg).unwrap();
+    assert_eq!(json["system"]["pct_epsilon"], 1e-4);
+    let exact = serde_json::to_value(small("MM")).unwrap();
+    assert!(exact["system"].get("pct_epsilon").is_none(), "{exact}");
+}

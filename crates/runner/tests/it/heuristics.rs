@@ -23,6 +23,7 @@ fn run_with(
     let cfg = EngineConfig {
         queue_size: queue,
         drop_model: DropModel::All,
+        pct_epsilon: 0.0,
     };
     match pruner {
         Some(p) => {
@@ -142,6 +143,7 @@ fn immediate_heuristics_spread_tasks_differently() {
             EngineConfig {
                 queue_size: q,
                 drop_model: DropModel::All,
+                pct_epsilon: 0.0,
             },
             &mut mapper,
             &mut NoPruner,

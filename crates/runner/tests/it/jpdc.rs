@@ -202,7 +202,7 @@ proptest! {
                                                h in prop::sample::select(vec!["MM", "MSD", "MMU", "MOC", "PAM", "MCT", "KPB", "MR"]),
                                                model in prop::sample::select(vec![DropModel::None, DropModel::Pending, DropModel::All])) {
         let (pet, specs) = build_case(&p, &t);
-        let cfg = EngineConfig { queue_size: QueueSize::Limit(3), drop_model: model };
+        let cfg = EngineConfig { queue_size: QueueSize::Limit(3), drop_model: model, pct_epsilon: 0.0 };
         let mut m1: Mapper = build(&HeuristicConfig::named(h), model).unwrap();
         let a = simulate(&pet, &specs, &luck, cfg, &mut m1, &mut NoPruner);
         let st = Staging::new(vec![0.0; specs.len()], vec![0.68; 3], 1.0).unwrap();
@@ -219,7 +219,7 @@ proptest! {
                                                           model in prop::sample::select(vec![DropModel::None, DropModel::Pending, DropModel::All]),
                                                           th in 0.0f64..5.0) {
         let (pet, specs) = build_case(&p, &t);
-        let cfg = EngineConfig { queue_size: QueueSize::Limit(2), drop_model: model };
+        let cfg = EngineConfig { queue_size: QueueSize::Limit(2), drop_model: model, pct_epsilon: 0.0 };
         let st = Staging::new(sizes[..specs.len()].to_vec(), vec![0.008, 0.016, 0.004], 1.0).unwrap();
         let jpdc = JpdcOptions { staging: Some(&st), early_mapping: true, heuristic_time: th };
         let mut m: Mapper = build(&HeuristicConfig::named(h), model).unwrap();
