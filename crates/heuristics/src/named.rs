@@ -83,6 +83,7 @@ impl BatchHeuristic for TwoPhase {
         let mut decision = Decision::default();
         let mut vq = VirtualQueues::from_view(view);
         run(view, self.plan, &mut vq, view.batch, &mut decision);
+        decision.pcts = vq.take_handover();
         decision
     }
 }
@@ -212,6 +213,9 @@ impl BatchHeuristic for Moc {
             scope: self.scope,
         };
         run(view, plan, &mut vq, &cands, &mut decision);
+        // Only the machines it culled nothing from (their chains start from the machines'
+        // own PCTs; a culled one's is recomputed by the engine after the drops).
+        decision.pcts = vq.take_handover();
         decision
     }
 }

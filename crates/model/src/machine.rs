@@ -225,6 +225,52 @@ impl Machine {
         let _ = self.current.set(cache);
     }
 
+    /// As [`Machine::append`], with the new slot's PCT already computed by the caller on this
+    /// machine's PCTs at its tick (a batch heuristic's virtual queues hand theirs over in
+    /// [`crate::Decision::pcts`]). `pct` must be what [`Machine::append`] would compute: the
+    /// tail's `next_pct` with the task's PET, deadline and `model`, trimmed at the machine's
+    /// epsilon (checked in debug builds). It is used when it applies (the PCTs at the tick
+    /// are computed, the task's data are ready); otherwise this is [`Machine::append`].
+    pub fn append_computed(
+        &mut self,
+        task: TaskId,
+        ready: Tick,
+        pct: Option<Pmf>,
+        tasks: &[TaskSpec],
+        pet: &Pet,
+        model: DropModel,
+    ) {
+        let Some(pct) = pct.filter(|_| ready <= self.now) else {
+            self.append(task, ready, tasks, pet, model);
+            return;
+        };
+        let Some(mut cache) = self.current.take() else {
+            self.push_staged(task, ready);
+            return;
+        };
+        self.push_staged(task, ready);
+        debug_assert_eq!(
+            pct,
+            pending_slot(
+                cache.slots.last(),
+                task,
+                ready,
+                self.now,
+                self.id,
+                tasks,
+                pet,
+                model,
+                self.pct_epsilon,
+            )
+            .pct,
+            "a handed-over PCT differs from the one the machine computes"
+        );
+        let success = pct.prob_before(tasks[task].deadline);
+        cache.tail.rebuild(&pct);
+        cache.slots.push(Slot { task, pct, success });
+        let _ = self.current.set(cache);
+    }
+
     /// Data-ready ticks of the pending tasks, in queue order (`Tick::MIN` = no staging).
     pub fn pending_ready(&self) -> &VecDeque<Tick> {
         &self.ready

@@ -30,6 +30,9 @@ struct OwnTail {
     /// `None` while the machine is idle and empty (its tail is `now`).
     pct: Option<Pmf>,
     cdf: TailCdf,
+    /// True while the tail is the machine's PCTs at this tick extended by
+    /// [`VirtualQueues::assign`] only (no [`VirtualQueues::set_tail`]).
+    on_machine: bool,
 }
 
 /// The virtual queues of one mapping event.
@@ -39,6 +42,9 @@ pub struct VirtualQueues<'a> {
     machines: Vec<VirtualMachine<'a>>,
     /// Machines with a free slot (kept so that [`VirtualQueues::any_free`] is O(1)).
     with_free: usize,
+    /// The PCTs of the provisional assignments made on the machines' own PCTs at this tick,
+    /// in assignment order ([`VirtualQueues::take_handover`]).
+    handover: Vec<(TaskId, Pmf)>,
 }
 
 impl<'a> VirtualQueues<'a> {
@@ -68,6 +74,7 @@ impl<'a> VirtualQueues<'a> {
             now: view.now,
             machines,
             with_free,
+            handover: Vec::new(),
         }
     }
 
@@ -202,9 +209,20 @@ impl<'a> VirtualQueues<'a> {
             (Some(p), None) => TailCdf::new(p),
             (None, _) => TailCdf::idle(now),
         };
-        vm.own = Some(OwnTail { pct: tail_pct, cdf });
+        vm.own = Some(OwnTail {
+            pct: tail_pct,
+            cdf,
+            on_machine: false,
+        });
         self.with_free = self.with_free + usize::from(free > 0) - usize::from(vm.free > 0);
         vm.free = free;
+    }
+
+    /// The PCTs of this event's provisional assignments whose chain starts from the
+    /// machine's own PCTs at this tick (`(task, pct)`, in assignment order): what
+    /// [`crate::Decision::pcts`] hands to the engine, so that it does not compute them again.
+    pub fn take_handover(&mut self) -> Vec<(TaskId, Pmf)> {
+        std::mem::take(&mut self.handover)
     }
 
     /// Provisionally appends `task` to machine `m`: its tail becomes the task's PCT under
@@ -227,16 +245,21 @@ impl<'a> VirtualQueues<'a> {
         );
         pct.trim_tv(self.machines[m].machine.pct_epsilon());
         let vm = &mut self.machines[m];
-        let cdf = match vm.own.take() {
+        let (cdf, on_machine) = match vm.own.take() {
             Some(mut o) => {
                 o.cdf.rebuild(&pct);
-                o.cdf
+                (o.cdf, o.on_machine)
             }
-            None => TailCdf::new(&pct),
+            None => (TailCdf::new(&pct), true),
         };
+        if on_machine {
+            // The same convolution the machine would compute to append the task.
+            self.handover.push((task, pct.clone()));
+        }
         vm.own = Some(OwnTail {
             pct: Some(pct),
             cdf,
+            on_machine,
         });
         if vm.free == 1 {
             self.with_free -= 1;

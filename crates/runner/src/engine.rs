@@ -518,10 +518,12 @@ impl Engine<'_> {
                     return;
                 }
                 let defer: Option<Vec<f64>> = pruner.defer_thresholds().map(<[f64]>::to_vec);
-                let decision = {
+                let mut decision = {
                     let view = self.view(now, defer.as_deref());
                     h.map(&view)
                 };
+                // The heuristic's PCTs of its assignments, in assignment order.
+                let mut pcts = std::mem::take(&mut decision.pcts).into_iter().peekable();
                 self.apply_drops(&decision.drop, now, pruner);
                 for &t in &decision.deferred {
                     self.deferrals[t] += 1;
@@ -553,7 +555,8 @@ impl Engine<'_> {
                         continue;
                     }
                     self.in_batch[t] = false;
-                    self.push_task(m, t, now);
+                    let pct = pcts.next_if(|p| p.0 == t).map(|p| p.1);
+                    self.push_task(m, t, now, pct);
                     self.assigned_to[t] = Some(m);
                 }
                 let in_batch = &mut self.in_batch;
@@ -572,7 +575,7 @@ impl Engine<'_> {
                         h.choose(&view, t)
                     };
                     let m = m.min(self.machines.len() - 1);
-                    self.push_task(m, t, now);
+                    self.push_task(m, t, now, None);
                     self.assigned_to[t] = Some(m);
                     self.start_next(m, now, pruner);
                 }
@@ -595,8 +598,9 @@ impl Engine<'_> {
     }
 
     /// Appends `t` to machine `m`'s queue; with staging, its data go over the machine's link
-    /// after the data of the tasks mapped before it.
-    fn push_task(&mut self, m: MachineId, t: TaskId, now: Tick) {
+    /// after the data of the tasks mapped before it. `pct`: its PCT as the heuristic
+    /// computed it ([`model::Decision::pcts`]), if it did.
+    fn push_task(&mut self, m: MachineId, t: TaskId, now: Tick, pct: Option<pmf::Pmf>) {
         let ready = match self.jpdc.staging {
             Some(st) => {
                 let ready = self.link_free[m].max(now) + st.ticks(t, m);
@@ -610,7 +614,7 @@ impl Engine<'_> {
             // It starts the task at once: its PCTs change anyway.
             machine.push_staged(t, ready);
         } else {
-            machine.append(t, ready, self.tasks, self.pet, self.model);
+            machine.append_computed(t, ready, pct, self.tasks, self.pet, self.model);
         }
     }
 

@@ -1,5 +1,6 @@
 //! The lazy PCT cache of a machine: the bounds its earlier PCTs give on the current ones
-//! (`Machine::stale`), and appending to a computed cache (`Machine::append`).
+//! (`Machine::stale`), and appending to a computed cache (`Machine::append`, and
+//! `Machine::append_computed` with the PCTs a heuristic hands over).
 
 use model::{Machine, TaskSpec};
 use pmf::{DropModel, Pmf, Tick};
@@ -138,6 +139,66 @@ proptest! {
         let (a, b) = (m.cache(&tasks, &pet, model), whole.cache(&tasks, &pet, model));
         prop_assert_eq!(a.slots(), b.slots());
         prop_assert_eq!(a.tail(), b.tail());
+    }
+
+    /// The PCTs a batch heuristic's virtual queues hand over (`Decision::pcts`) are those
+    /// the machine computes when appending, bit for bit, whatever the PCT epsilon; a tail
+    /// replaced by `set_tail` (MOC's culling) hands nothing over.
+    #[test]
+    fn handed_over_pcts_are_what_appending_computes(
+        sh in shapes(),
+        queue in prop::collection::vec((0usize..2, 1i64..120), 0..5),
+        extra in prop::collection::vec((0usize..2, 1i64..150), 1..3),
+        now in 0i64..15,
+        model in models(),
+        trimmed in any::<bool>(),
+    ) {
+        let pet = wide_pet(&sh);
+        let (m, mut tasks) = machine(&queue, 60);
+        let eps = if trimmed { 1e-3 } else { 0.0 };
+        let mut m = m.with_pct_epsilon(eps);
+        let ids: Vec<usize> = extra
+            .iter()
+            .map(|&(ty, d)| {
+                let id = tasks.len();
+                tasks.push(task(id, ty, 0, d));
+                id
+            })
+            .collect();
+        m.refresh(now, &tasks, &pet, model);
+        // Machine 1 of the view is `m` (its id); machine 0 is idle.
+        let machines = vec![Machine::new(0, None), m.clone()];
+        let view = model::View {
+            now,
+            pet: &pet,
+            tasks: &tasks,
+            batch: &ids,
+            machines: &machines,
+            model,
+            defer: None,
+            staging: None,
+        };
+        let mut vq = model::VirtualQueues::from_view(&view);
+        for &id in &ids {
+            vq.assign(&view, 1, id);
+        }
+        let handed = vq.take_handover();
+        prop_assert_eq!(handed.iter().map(|h| h.0).collect::<Vec<_>>(), ids.clone());
+        let mut fast = m.clone();
+        for (id, pct) in handed {
+            fast.append_computed(id, Tick::MIN, Some(pct), &tasks, &pet, model);
+        }
+        for &id in &ids {
+            m.append(id, Tick::MIN, &tasks, &pet, model);
+        }
+        let (a, b) = (fast.cache(&tasks, &pet, model), m.cache(&tasks, &pet, model));
+        prop_assert_eq!(a.slots(), b.slots());
+        prop_assert_eq!(a.tail(), b.tail());
+        // After `set_tail`, the machine's chain no longer starts from its own PCTs.
+        let mut vq = model::VirtualQueues::from_view(&view);
+        vq.set_tail(1, None, 5);
+        vq.assign(&view, 1, ids[0]);
+        prop_assert!(vq.take_handover().is_empty());
     }
 
     /// With a PCT epsilon (`Machine::with_pct_epsilon`) slot `k` (the executing task is
