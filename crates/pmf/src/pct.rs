@@ -66,10 +66,11 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf 
     let conv_start = prev.offset() + pet.offset();
     let conv_len = lo.len() + pet.len() - 1;
     let hi_start = prev.offset() + split as Tick;
-    let mut conv = pool::zeroed(conv_len);
     let (conv_start, conv) = if model == DropModel::All {
-        // Only ticks before the deadline are needed; the rest is gathered at it.
+        // Only ticks before the deadline are needed; the rest is gathered at it (one more
+        // bin).
         let keep = (deadline - conv_start).clamp(0, conv_len as Tick) as usize;
+        let mut conv = pool::zeroed(conv_len.min(keep + 1));
         crate::pmf::convolve_strided_into(lo, pet.masses(), pet.stride(), &mut conv, keep);
         if keep == conv_len {
             (conv_start, conv)
@@ -88,11 +89,13 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf 
             }
         }
     } else if lo.len() <= pet.len() {
+        let mut conv = pool::zeroed(conv_len);
         // The dense kernel's outer loop runs over the shorter input: here `lo`, so the inner
         // loop runs over the PET and can skip its zero bins.
         crate::pmf::convolve_strided_into(lo, pet.masses(), pet.stride(), &mut conv, conv_len);
         (conv_start, conv)
     } else {
+        let mut conv = pool::zeroed(conv_len);
         convolve_into(lo, pet.masses(), &mut conv);
         (conv_start, conv)
     };

@@ -707,8 +707,8 @@ const W: usize = 8;
 
 /// `out[i + j] += a[i] * b[j]` over the first `limit` output bins, with `b` known to be zero
 /// off multiples of `stride` (the PET's grid, [`Pmf::stride`]); bins from `limit` on are left
-/// untouched. `out` must be zeroed (as every caller's fresh buffer is) and have
-/// `a.len() + b.len() - 1` bins.
+/// untouched. `out` must be zeroed (as every caller's fresh buffer is) and have at least
+/// `limit` bins (`a.len() + b.len() - 1` for the whole convolution).
 ///
 /// Bit-identical to the direct loop (`convolve_strided_reference` in the tests): every output
 /// bin `k` is the sum, from +0.0, of the products `a[i] * b[k - i]` in increasing `i`, zero
@@ -720,8 +720,8 @@ pub(crate) fn convolve_strided_into(
     out: &mut [f64],
     limit: usize,
 ) {
-    debug_assert_eq!(out.len(), a.len() + b.len() - 1);
-    let limit = limit.min(out.len());
+    let limit = limit.min(a.len() + b.len() - 1);
+    debug_assert!(out.len() >= limit);
     SCRATCH.with(|cell| conv(&mut cell.borrow_mut(), a, b, stride.max(1), out, limit));
 }
 
