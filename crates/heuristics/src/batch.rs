@@ -80,17 +80,32 @@ enum Table {
 const DENSE_LIMIT: usize = 1 << 16;
 
 impl SuccessCache {
-    fn new(n: usize, machines: usize) -> Self {
+    /// An empty cache for `n` candidates on `machines` machines, in the memory of `bufs`.
+    fn new_in(n: usize, machines: usize, bufs: &mut Buffers) -> Self {
         let table = match n.checked_mul(machines) {
-            Some(size) if size <= DENSE_LIMIT => Table::Dense {
-                machines,
-                values: vec![(u32::MAX, 0.0); size],
-            },
+            Some(size) if size <= DENSE_LIMIT => {
+                let mut values = std::mem::take(&mut bufs.succ_values);
+                reset(&mut values, size, (u32::MAX, 0.0));
+                Table::Dense { machines, values }
+            }
             _ => Table::Sparse(FxHashMap::default()),
         };
-        SuccessCache {
-            epoch: vec![0; machines],
-            table,
+        let mut epoch = std::mem::take(&mut bufs.succ_epoch);
+        reset(&mut epoch, machines, 0);
+        SuccessCache { epoch, table }
+    }
+
+    /// An empty cache in new memory.
+    #[cfg(test)]
+    fn new(n: usize, machines: usize) -> Self {
+        Self::new_in(n, machines, &mut Buffers::default())
+    }
+
+    /// Gives the cache's memory back to `bufs`.
+    fn release(self, bufs: &mut Buffers) {
+        bufs.succ_epoch = self.epoch;
+        if let Table::Dense { values, .. } = self.table {
+            bufs.succ_values = values;
         }
     }
 
@@ -152,9 +167,51 @@ fn exec_bound(pet: &pmf::Pmf, tail: &pmf::TailCdf, deadline: Tick) -> f64 {
     pet.mass_below_bin((deadline - tail.min() - pet.offset()).max(0) as usize)
 }
 
+/// The per-candidate and per-machine arrays of [`run`], kept per thread from one mapping
+/// event to the next: only their memory is reused (every event resets their contents), so
+/// an event allocates nothing for them.
+#[derive(Default)]
+struct Buffers {
+    alive: Vec<bool>,
+    best_m: Vec<MachineId>,
+    best_p: Vec<f64>,
+    valid: Vec<bool>,
+    shortlist_best: Vec<f64>,
+    live: Vec<usize>,
+    all_machines: Vec<MachineId>,
+    succ_values: Vec<(u32, f64)>,
+    succ_epoch: Vec<u32>,
+}
+
+thread_local! {
+    static BUFFERS: std::cell::RefCell<Buffers> = std::cell::RefCell::new(Buffers::default());
+}
+
+/// `v` becomes `n` copies of `x`, in its own memory.
+fn reset<T: Clone>(v: &mut Vec<T>, n: usize, x: T) {
+    v.clear();
+    v.resize(n, x);
+}
+
 /// Runs the two-phase loop over `vq` (already holding any culling the heuristic did) for the
 /// candidate tasks `cands` (batch order), appending to `decision`.
 pub(crate) fn run(
+    view: &View<'_>,
+    plan: Plan,
+    vq: &mut VirtualQueues,
+    cands: &[TaskId],
+    decision: &mut Decision,
+) {
+    // Taken out of the thread's slot for the event (a nested call would find it empty and
+    // allocate, nothing worse), given back after it.
+    let mut bufs = BUFFERS.with(|b| b.take());
+    run_in(&mut bufs, view, plan, vq, cands, decision);
+    BUFFERS.with(|b| *b.borrow_mut() = bufs);
+}
+
+/// [`run`] in the memory of `bufs`.
+fn run_in(
+    bufs: &mut Buffers,
     view: &View<'_>,
     plan: Plan,
     vq: &mut VirtualQueues,
@@ -166,17 +223,30 @@ pub(crate) fn run(
     if n == 0 || m_count == 0 {
         return;
     }
-    let mut alive = vec![true; n];
-    let mut best_m = vec![0usize; n];
-    let mut best_p = vec![0.0f64; n];
-    let mut shortlist_best = vec![f64::NEG_INFINITY; m_count];
+    let succ = SuccessCache::new_in(n, m_count, bufs);
+    let mut alive = std::mem::take(&mut bufs.alive);
+    let mut best_m = std::mem::take(&mut bufs.best_m);
+    let mut best_p = std::mem::take(&mut bufs.best_p);
+    let mut shortlist_best = std::mem::take(&mut bufs.shortlist_best);
+    let mut valid = std::mem::take(&mut bufs.valid);
+    let mut live = std::mem::take(&mut bufs.live);
+    let mut all_machines = std::mem::take(&mut bufs.all_machines);
+    reset(&mut alive, n, true);
+    reset(&mut best_m, n, 0);
+    reset(&mut best_p, n, 0.0);
+    reset(&mut shortlist_best, m_count, f64::NEG_INFINITY);
     // A task's phase-1 choice stays valid until its machine's tail changes: an assignment
     // only makes the assigned machine worse, so no other task's best machine can change.
-    let mut valid = vec![false; n];
+    reset(&mut valid, n, false);
     let needs_p = view.defer.is_some() || matches!(plan.phase2, Phase2::Shortlist { .. });
-    let all_machines: Vec<MachineId> = (0..m_count).collect();
+    // Oversubscribed, most candidates are deferred: room for all at once.
+    if view.defer.is_some() {
+        decision.deferred.reserve(n);
+    }
+    all_machines.clear();
+    all_machines.extend(0..m_count);
     let mut st = Phase1State {
-        succ: SuccessCache::new(n, m_count),
+        succ,
         order: Vec::with_capacity(m_count),
         // MinCompletion's choice depends on the task's type only (expected execution times
         // and the machines' tails), so it is found once per type and kept until its machine
@@ -276,7 +346,8 @@ pub(crate) fn run(
         });
     }
     // The candidates still in play, in batch order (ties in phase 2 go to the first).
-    let mut live: Vec<usize> = (0..n).filter(|&i| alive[i]).collect();
+    live.clear();
+    live.extend((0..n).filter(|&i| alive[i]));
     loop {
         if !vq.any_free() {
             break;
@@ -345,6 +416,17 @@ pub(crate) fn run(
             }
         }
     }
+    st.succ.release(bufs);
+    *bufs = Buffers {
+        alive,
+        best_m,
+        best_p,
+        valid,
+        shortlist_best,
+        live,
+        all_machines,
+        ..std::mem::take(bufs)
+    };
 }
 
 /// What phase 1 keeps through one mapping event.
@@ -414,7 +496,7 @@ fn infer_deferrals(
     mut evaluate: impl FnMut(usize) -> Verdict,
 ) -> Vec<usize> {
     let by_type = by_type_and_deadline(view, cands);
-    let mut inferred = Vec::new();
+    let mut inferred = Vec::with_capacity(cands.len());
     let mut start = 0;
     while start < by_type.len() {
         let k = view.task(cands[by_type[start]]).task_type;
