@@ -51,22 +51,24 @@ impl TailCdf {
         self.cum.clear();
         // One pass for the CDF and the mean, one for the variance: the same operations in the
         // same order as `Pmf::mean` and `Pmf::variance`, so the same bits.
-        let mut acc = 0.0;
-        let mut s = 0.0;
-        for (k, &m) in pmf.masses().iter().enumerate() {
+        // (`k` counts in f64: exact for every index, the same values as `k as f64`.)
+        let (mut acc, mut s, mut k) = (0.0, 0.0, 0.0);
+        self.cum.extend(pmf.masses().iter().map(|&m| {
             acc += m;
-            self.cum.push(acc.min(1.0));
-            s += m * k as f64;
-        }
+            s += m * k;
+            k += 1.0;
+            acc.min(1.0)
+        }));
         if let Some(last) = self.cum.last_mut() {
             *last = 1.0;
         }
         self.mean = pmf.offset() as f64 + s;
         let mu = self.mean - pmf.offset() as f64;
-        let mut v = 0.0;
-        for (k, &m) in pmf.masses().iter().enumerate() {
-            let d = k as f64 - mu;
+        let (mut v, mut k) = (0.0, 0.0);
+        for &m in pmf.masses() {
+            let d = k - mu;
             v += m * d * d;
+            k += 1.0;
         }
         self.variance = v.max(0.0);
         debug_assert_eq!(self.mean.to_bits(), pmf.mean().to_bits());
