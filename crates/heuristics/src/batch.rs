@@ -181,6 +181,7 @@ struct Buffers {
     all_machines: Vec<MachineId>,
     succ_values: Vec<(u32, f64)>,
     succ_epoch: Vec<u32>,
+    defer: DeferScratch,
 }
 
 thread_local! {
@@ -231,6 +232,7 @@ fn run_in(
     let mut valid = std::mem::take(&mut bufs.valid);
     let mut live = std::mem::take(&mut bufs.live);
     let mut all_machines = std::mem::take(&mut bufs.all_machines);
+    let mut defer_scratch = std::mem::take(&mut bufs.defer);
     reset(&mut alive, n, true);
     reset(&mut best_m, n, 0);
     reset(&mut best_p, n, 0.0);
@@ -324,7 +326,7 @@ fn run_in(
         }
     };
     if view.defer.is_some() && vq.any_free() {
-        infer_deferrals(view, cands, |i| {
+        infer_deferrals(view, cands, &mut defer_scratch, |i| {
             let v = phase1(i, vq, &mut st);
             valid[i] = true;
             record(
@@ -338,8 +340,8 @@ fn run_in(
             );
             v
         })
-        .into_iter()
-        .for_each(|i| {
+        .iter()
+        .for_each(|&i| {
             valid[i] = true;
             alive[i] = false;
             decision.deferred.push(cands[i]);
@@ -425,6 +427,7 @@ fn run_in(
         shortlist_best,
         live,
         all_machines,
+        defer: defer_scratch,
         ..std::mem::take(bufs)
     };
 }
@@ -490,28 +493,33 @@ const DEFER_SLACK: f64 = 1e-9;
 /// binary search over the tasks sorted by deadline evaluates `O(log n)` probes through
 /// `evaluate` (which records their verdicts) and returns the tasks it inferred deferred; the
 /// rest are evaluated as usual. The decisions are exactly those of evaluating every task.
-fn infer_deferrals(
+fn infer_deferrals<'s>(
     view: &View<'_>,
     cands: &[TaskId],
+    sc: &'s mut DeferScratch,
     mut evaluate: impl FnMut(usize) -> Verdict,
-) -> Vec<usize> {
-    let by_type = by_type_and_deadline(view, cands);
-    let mut inferred = Vec::with_capacity(cands.len());
-    let mut start = 0;
-    while start < by_type.len() {
-        let k = view.task(cands[by_type[start]]).task_type;
-        let end = start
-            + by_type[start..]
-                .iter()
-                .take_while(|&&i| view.task(cands[i]).task_type == k)
-                .count();
-        let group = &by_type[start..end];
+) -> &'s [usize] {
+    by_type_and_deadline(view, cands, sc);
+    let DeferScratch {
+        starts,
+        by_type,
+        probed,
+        inferred,
+        ..
+    } = sc;
+    inferred.clear();
+    // One group per task type present, in type order.
+    for k in 0..starts.len().saturating_sub(1) {
+        let group = &by_type[starts[k]..starts[k + 1]];
+        if group.is_empty() {
+            continue;
+        }
         let threshold = view.defer.map_or(f64::NEG_INFINITY, |th| th[k]);
         // Invariant: group[..lo] are deferred with a margin (by inference or probe);
         // group[hi..] are not known to be. Oversubscribed, most tasks are deferred and the
         // boundary lies near the latest deadlines: gallop down from there, then bisect.
         let (mut lo, mut hi) = (0, group.len());
-        let mut probed = vec![false; group.len()];
+        reset(probed, group.len(), false);
         let mut step = 1;
         while lo < hi {
             let mid = hi.saturating_sub(step).max(lo);
@@ -535,34 +543,54 @@ fn infer_deferrals(
         }
         inferred.extend((0..lo).filter(|&j| !probed[j]).map(|j| group[j]));
         // Probes at or after `lo` already hold their verdicts; the loop skips them.
-        start = end;
     }
     inferred.sort_unstable();
     inferred
 }
 
-/// The indices of `cands` ordered by (task type, deadline, index): bucketed by type in index
-/// order (O(n)), then a bucket is sorted by (deadline, index) only when its deadlines are not
-/// already in order. They usually are: a type's deadlines grow with its arrivals.
-fn by_type_and_deadline(view: &View<'_>, cands: &[TaskId]) -> Vec<usize> {
+/// The working memory of [`infer_deferrals`], kept per thread with [`Buffers`].
+#[derive(Default)]
+struct DeferScratch {
+    /// (task type, deadline) of each candidate, in index order.
+    keys: Vec<(usize, Tick)>,
+    /// Type `k`'s candidates are `by_type[starts[k]..starts[k + 1]]`.
+    starts: Vec<usize>,
+    next: Vec<usize>,
+    /// The candidates' indices ordered by (type, deadline, index).
+    by_type: Vec<usize>,
+    probed: Vec<bool>,
+    inferred: Vec<usize>,
+}
+
+/// The indices of `cands` ordered by (task type, deadline, index) into `sc.by_type`, type `k`'s
+/// from `sc.starts[k]`: bucketed by type in index order (O(n)), then a bucket is sorted by
+/// (deadline, index) only when its deadlines are not already in order. They usually are: a
+/// type's deadlines grow with its arrivals.
+fn by_type_and_deadline(view: &View<'_>, cands: &[TaskId], sc: &mut DeferScratch) {
+    let DeferScratch {
+        keys,
+        starts,
+        next,
+        by_type,
+        ..
+    } = sc;
     // Keys read once, in index order.
-    let keys: Vec<(usize, Tick)> = cands
-        .iter()
-        .map(|&t| {
-            let spec = view.task(t);
-            (spec.task_type, spec.deadline)
-        })
-        .collect();
+    keys.clear();
+    keys.extend(cands.iter().map(|&t| {
+        let spec = view.task(t);
+        (spec.task_type, spec.deadline)
+    }));
     let n_types = keys.iter().map(|k| k.0 + 1).max().unwrap_or(0);
-    let mut starts = vec![0usize; n_types + 1];
-    for &(k, _) in &keys {
+    reset(starts, n_types + 1, 0);
+    for &(k, _) in keys.iter() {
         starts[k + 1] += 1;
     }
     for k in 0..n_types {
         starts[k + 1] += starts[k];
     }
-    let mut by_type = vec![0usize; keys.len()];
-    let mut next = starts.clone();
+    reset(by_type, keys.len(), 0);
+    next.clear();
+    next.extend_from_slice(starts);
     for (i, &(k, _)) in keys.iter().enumerate() {
         by_type[next[k]] = i;
         next[k] += 1;
@@ -574,7 +602,6 @@ fn by_type_and_deadline(view: &View<'_>, cands: &[TaskId]) -> Vec<usize> {
             bucket.sort_unstable_by_key(|&i| (keys[i].1, i));
         }
     }
-    by_type
 }
 
 /// Phase 1 by minimum expected completion time (ties: the lower machine index).
@@ -1310,7 +1337,8 @@ mod tests {
         };
         let mut probes = 0;
         let mut deferred = Vec::new();
-        let inferred = infer_deferrals(&view, &batch, |i| {
+        let mut sc = DeferScratch::default();
+        let inferred = infer_deferrals(&view, &batch, &mut sc, |i| {
             probes += 1;
             let p = chance(tasks[i].task_type, tasks[i].deadline);
             if p <= threshold {
@@ -1328,7 +1356,7 @@ mod tests {
                 deferred.push(i);
             }
         }
-        deferred.extend(inferred);
+        deferred.extend_from_slice(inferred);
         deferred.sort_unstable();
         (deferred, probed)
     }
@@ -1424,7 +1452,9 @@ mod tests {
                 .collect();
             keyed.sort_unstable();
             let expected: Vec<usize> = keyed.into_iter().map(|k| k.2).collect();
-            prop_assert_eq!(by_type_and_deadline(&view, &cands), expected);
+            let mut sc = DeferScratch::default();
+            by_type_and_deadline(&view, &cands, &mut sc);
+            prop_assert_eq!(sc.by_type, expected);
         }
     }
 
