@@ -311,21 +311,25 @@ impl Pmf {
     }
 
     /// Every non-zero bin index is a multiple of this (1 for a dense PMF, 2 on a 2-tick grid).
+    #[inline]
     pub fn stride(&self) -> usize {
         self.caches().stride
     }
 
     /// The non-zero bins in at most [`SEGMENTS`] runs: (first bin index, mass of the run).
+    #[inline]
     pub fn segments(&self) -> &[(u32, f64)] {
         &self.caches().segments
     }
 
     /// Indices (into [`Pmf::masses`]) of the bins with non-zero mass.
+    #[inline]
     pub fn nonzero_bins(&self) -> &[u32] {
         &self.caches().nonzero
     }
 
     /// `sum(masses()[..k])`, summed in bin order; `k` is clamped to the length.
+    #[inline]
     pub fn mass_below_bin(&self, k: usize) -> f64 {
         let cum = &self.caches().cum;
         match k.min(cum.len()) {
@@ -525,6 +529,7 @@ impl Pmf {
 
     /// P(X < d): the probability of completing strictly before a deadline tick `d`. This is
     /// the success probability of a completion-time PMF (see the crate docs on deadlines).
+    #[inline]
     pub fn prob_before(&self, d: Tick) -> f64 {
         if d <= self.offset {
             return 0.0;

@@ -182,6 +182,7 @@ impl Pet {
     ///
     /// # Panics
     /// On an index out of range (a programming error: indices come from this PET's shape).
+    #[inline]
     pub fn pmf(&self, task_type: usize, machine: usize) -> &Pmf {
         &self.pmfs[[task_type, self.canonical[machine]]]
     }
@@ -209,6 +210,7 @@ impl Pet {
     ///
     /// # Panics
     /// On an index out of range.
+    #[inline]
     pub fn mean(&self, task_type: usize, machine: usize) -> f64 {
         self.etc[[task_type, machine]]
     }
