@@ -204,25 +204,7 @@ impl Machine {
         pet: &Pet,
         model: DropModel,
     ) {
-        let Some(mut cache) = self.current.take() else {
-            self.push_staged(task, ready);
-            return;
-        };
-        self.push_staged(task, ready);
-        let slot = pending_slot(
-            cache.slots.last(),
-            task,
-            ready,
-            self.now,
-            self.id,
-            tasks,
-            pet,
-            model,
-            self.pct_epsilon,
-        );
-        cache.tail.rebuild(&slot.pct);
-        cache.slots.push(slot);
-        let _ = self.current.set(cache);
+        self.append_computed(task, ready, None, tasks, pet, model);
     }
 
     /// As [`Machine::append`], with the new slot's PCT already computed by the caller on this
@@ -230,7 +212,7 @@ impl Machine {
     /// [`crate::Decision::pcts`]). `pct` must be what [`Machine::append`] would compute: the
     /// tail's `next_pct` with the task's PET, deadline and `model`, trimmed at the machine's
     /// epsilon (checked in debug builds). It is used when it applies (the PCTs at the tick
-    /// are computed, the task's data are ready); otherwise this is [`Machine::append`].
+    /// are computed, the task's data are ready); otherwise the slot is computed.
     pub fn append_computed(
         &mut self,
         task: TaskId,
@@ -240,34 +222,39 @@ impl Machine {
         pet: &Pet,
         model: DropModel,
     ) {
-        let Some(pct) = pct.filter(|_| ready <= self.now) else {
-            self.append(task, ready, tasks, pet, model);
-            return;
-        };
         let Some(mut cache) = self.current.take() else {
             self.push_staged(task, ready);
             return;
         };
         self.push_staged(task, ready);
-        debug_assert_eq!(
-            pct,
+        let (now, id, eps) = (self.now, self.id, self.pct_epsilon);
+        let compute = |cache: &Cache| {
             pending_slot(
                 cache.slots.last(),
                 task,
                 ready,
-                self.now,
-                self.id,
+                now,
+                id,
                 tasks,
                 pet,
                 model,
-                self.pct_epsilon,
+                eps,
             )
-            .pct,
-            "a handed-over PCT differs from the one the machine computes"
-        );
-        let success = pct.prob_before(tasks[task].deadline);
-        cache.tail.rebuild(&pct);
-        cache.slots.push(Slot { task, pct, success });
+        };
+        let slot = match pct.filter(|_| ready <= now) {
+            Some(pct) => {
+                debug_assert_eq!(
+                    pct,
+                    compute(&cache).pct,
+                    "a handed-over PCT differs from the one the machine computes"
+                );
+                let success = pct.prob_before(tasks[task].deadline);
+                Slot { task, pct, success }
+            }
+            None => compute(&cache),
+        };
+        cache.tail.rebuild(&slot.pct);
+        cache.slots.push(slot);
         let _ = self.current.set(cache);
     }
 
