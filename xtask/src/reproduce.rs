@@ -46,7 +46,7 @@ pub struct Args {
     /// The number of shards of the sweep (for `--shard`, `--slurm`, `--collect`).
     #[arg(long, value_name = "N")]
     pub shards: Option<usize>,
-    /// Write a Slurm job-array script, OUT/<id>.sbatch, whose task S runs `--shard S`.
+    /// Write a Slurm job-array script, `OUT/<id>.sbatch`, whose task S runs `--shard S`.
     #[arg(long, conflicts_with = "collect")]
     pub slurm: bool,
     /// Slurm partition of the job array (with `--slurm`).

@@ -184,7 +184,7 @@ impl<'a> VirtualQueues<'a> {
             .append_success(view.pet.pmf(spec.task_type, m), spec.deadline)
     }
 
-    /// Expected completion time of appending `task` to machine `m`: E[tail] + E[PET].
+    /// Expected completion time of appending `task` to machine `m`: `E[tail] + E[PET]`.
     pub fn expected_completion(&self, view: &View<'_>, m: MachineId, task: TaskId) -> f64 {
         let spec = view.task(task);
         self.tail(view, m)

@@ -15,7 +15,7 @@ pub struct TailCdf {
     variance: f64,
 }
 
-/// The table's buffer goes back to the thread's pool ([`crate::pool`]).
+/// The table's buffer goes back to the thread's pool (the crate's private `pool` module).
 impl Drop for TailCdf {
     fn drop(&mut self) {
         pool::recycle(std::mem::take(&mut self.cum));
@@ -109,12 +109,12 @@ impl TailCdf {
         self.offset + self.cum.len() as Tick - 1
     }
 
-    /// E[tail].
+    /// `E[tail]`.
     pub fn mean(&self) -> f64 {
         self.mean
     }
 
-    /// Var[tail].
+    /// `Var[tail]`.
     pub fn variance(&self) -> f64 {
         self.variance
     }

@@ -57,8 +57,9 @@ impl Clone for Pmf {
     }
 }
 
-/// A dropped PMF's buffer goes back to the thread's pool ([`crate::pool`]): chains of PCTs
-/// are rebuilt at every mapping event, each on the memory of the chain it replaces.
+/// A dropped PMF's buffer goes back to the thread's pool (the crate's private `pool` module):
+/// chains of PCTs are rebuilt at every mapping event, each on the memory of the chain it
+/// replaces.
 impl Drop for Pmf {
     fn drop(&mut self) {
         pool::recycle(std::mem::take(&mut self.masses));
@@ -424,7 +425,7 @@ impl Pmf {
         self.offset += dt;
     }
 
-    /// E[X].
+    /// `E[X]`.
     pub fn mean(&self) -> f64 {
         let mut s = 0.0;
         for (k, &m) in self.masses.iter().enumerate() {
@@ -433,7 +434,7 @@ impl Pmf {
         self.offset as f64 + s
     }
 
-    /// Var[X] (the population variance of the distribution).
+    /// `Var[X]` (the population variance of the distribution).
     pub fn variance(&self) -> f64 {
         let mu = self.mean() - self.offset as f64;
         let mut s = 0.0;
