@@ -404,6 +404,16 @@ impl Pmf {
             .map(move |(k, &m)| (self.offset + k as Tick, m))
     }
 
+    /// The total-variation distance `sup_A |P(A) - Q(A)|` to `other`, half the L1 distance
+    /// between the masses: the bound that [`Pmf::trim_tv`] keeps (O(union of the supports)).
+    pub fn total_variation(&self, other: &Pmf) -> f64 {
+        let (lo, hi) = (self.min().min(other.min()), self.max().max(other.max()));
+        (lo..=hi)
+            .map(|t| (self.mass_at(t) - other.mass_at(t)).abs())
+            .sum::<f64>()
+            / 2.0
+    }
+
     /// P(X = t).
     pub fn mass_at(&self, t: Tick) -> f64 {
         if t < self.offset {

@@ -353,3 +353,15 @@ fn staging_moves_mass_below_the_ready_tick_up_to_it() {
         EPS,
     );
 }
+
+#[test]
+fn total_variation_by_hand() {
+    // {0: 1} vs {0: 0.5, 2: 0.5}: half of |1 - 0.5| + |0 - 0.5| = 0.5; symmetric; 0 to itself.
+    let a = Pmf::point(0);
+    let b = Pmf::new(0, vec![0.5, 0.0, 0.5]).unwrap();
+    assert_eq!(a.total_variation(&b), 0.5);
+    assert_eq!(b.total_variation(&a), 0.5);
+    assert_eq!(b.total_variation(&b), 0.0);
+    // Disjoint supports: 1.
+    assert_eq!(a.total_variation(&Pmf::point(5)), 1.0);
+}

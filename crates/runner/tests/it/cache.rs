@@ -51,15 +51,6 @@ fn machine(queue: &[(usize, i64)], exec_deadline: i64) -> (Machine, Vec<TaskSpec
 
 const EPS: f64 = 1e-12;
 
-/// `sup_A |P(A) - Q(A)|`, half the L1 distance.
-fn total_variation(a: &Pmf, b: &Pmf) -> f64 {
-    let (lo, hi) = (a.min().min(b.min()), a.max().max(b.max()));
-    (lo..=hi)
-        .map(|t| (a.mass_at(t) - b.mass_at(t)).abs())
-        .sum::<f64>()
-        / 2.0
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -232,7 +223,7 @@ proptest! {
                 let bound = (k + 1) as f64 * eps + EPS;
                 prop_assert!((sa.success - se.success).abs() <= bound,
                     "tick {}, slot {}: {} vs exact {}", at, k, sa.success, se.success);
-                let tv = total_variation(&sa.pct, &se.pct);
+                let tv = sa.pct.total_variation(&se.pct);
                 prop_assert!(tv <= bound, "tick {}, slot {}: TV {} > {}", at, k, tv, bound);
             }
             Ok(())
