@@ -2,12 +2,13 @@
 //! once to an unbounded machine queue.
 
 use model::{ImmediateHeuristic, MachineId, TaskId, View};
+use pmf::Pmf;
 
-/// Expected completion of appending `t` to machine `m`: `E[tail PCT] + E[PET]`.
+/// Expected completion of appending `t` to machine `m`: `E[tail PCT] + E[PET]` (the tail's
+/// CDF is not built).
 fn ect(view: &View<'_>, m: MachineId, t: TaskId) -> f64 {
     let ty = view.task(t).task_type;
-    view.tail(m)
-        .append_expected_completion(view.pet.mean(ty, m))
+    view.tail_mean(m) + view.pet.mean(ty, m)
 }
 
 /// Index of the minimum of `f` over `ms` (ties: the first).
@@ -55,7 +56,7 @@ impl ImmediateHeuristic for Fcfs {
         if let Some(m) = view.machines.iter().position(|m| m.is_empty()) {
             return m;
         }
-        argmin(0..view.machines.len(), |m| view.tail(m).mean())
+        argmin(0..view.machines.len(), |m| view.tail_mean(m))
     }
 }
 
@@ -139,7 +140,7 @@ impl ImmediateHeuristic for MaxRobust {
             .filter(|&(_, &s)| s >= best - self.epsilon)
             .map(|(&m, _)| m);
         argmin(near, |m| {
-            view.tail(m).variance() + view.pet.pmf(spec.task_type, m).variance()
+            view.tail_pct(m).map_or(0.0, Pmf::variance) + view.pet.pmf(spec.task_type, m).variance()
         })
     }
 }

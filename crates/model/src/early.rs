@@ -13,7 +13,8 @@ use workload::Pet;
 use crate::machine::Machine;
 use crate::task::TaskSpec;
 
-/// `e_j` of eq. (4) from the machine's PCTs at its tick (computed if they were not yet): the minimum
+/// `e_j` of eq. (4) from the executing task's PCT at the machine's tick (the rest of the
+/// queue is not computed, [`Machine::executing_mean`]): the minimum
 /// of E[C(executing)] and the deadlines of the queued tasks that may be dropped. `None` for
 /// an empty machine (no slot will appear: they are all free).
 pub fn earliest_free_slot(
@@ -24,9 +25,8 @@ pub fn earliest_free_slot(
 ) -> Option<f64> {
     let mut e: Option<f64> = None;
     let mut take = |x: f64| e = Some(e.map_or(x, |v: f64| v.min(x)));
-    let slots = machine.cache(tasks, pet, model).slots();
-    if let (Some(r), Some(first)) = (machine.running(), slots.first()) {
-        take(first.pct.mean());
+    if let (Some(r), Some(mean)) = (machine.running(), machine.executing_mean(tasks, pet, model)) {
+        take(mean);
         if model == DropModel::All {
             take(tasks[r.task].deadline as f64);
         }

@@ -63,6 +63,10 @@ pub struct Machine {
     /// The last cache computed for this same queue at an earlier tick, kept while `current`
     /// is empty: its values bound the current ones ([`Machine::stale`]).
     last: Option<Cache>,
+    /// The executing task's `E[C]` ([`Machine::executing_mean`]) with the first tick of
+    /// the support it was computed on: it holds at every tick before that one (the
+    /// conditioning removes nothing), until the queue changes.
+    exec_mean: Cell<Option<(Tick, f64)>>,
     /// Number of PCT recomputations (a performance counter).
     recomputations: Cell<u64>,
     /// Every PCT is trimmed within this total-variation distance ([`Pmf::trim_tv`]); 0 =
@@ -83,6 +87,7 @@ impl Machine {
             now: Tick::MIN,
             current: OnceCell::new(),
             last: None,
+            exec_mean: Cell::new(None),
             recomputations: Cell::new(0),
             pct_epsilon: 0.0,
         }
@@ -253,7 +258,9 @@ impl Machine {
             }
             None => compute(&cache),
         };
-        cache.tail.rebuild(&slot.pct);
+        // The tail moved: its CDF and mean are built again on first use.
+        cache.tail.take();
+        cache.mean.take();
         cache.slots.push(slot);
         let _ = self.current.set(cache);
     }
@@ -321,6 +328,7 @@ impl Machine {
     fn changed(&mut self) {
         self.current.take();
         self.last = None;
+        self.exec_mean.set(None);
     }
 
     /// Moves the machine to tick `now` (the engine calls this at every mapping event, before
@@ -375,6 +383,33 @@ impl Machine {
     /// they are computed: every input is fixed for the tick.
     pub fn cache(&self, tasks: &[TaskSpec], pet: &Pet, model: DropModel) -> &Cache {
         self.current.get_or_init(|| self.compute(tasks, pet, model))
+    }
+
+    /// `E[C]` of the executing task at the machine's tick (the mean of slot 0 of
+    /// [`Machine::cache`], the same value), without computing the rest of the queue when the
+    /// PCTs are not computed yet: one conditioning of the executing task's PMF instead of a
+    /// chain. `None` when the machine is idle.
+    pub fn executing_mean(&self, tasks: &[TaskSpec], pet: &Pet, model: DropModel) -> Option<f64> {
+        let r = self.running?;
+        // Computed at an earlier tick on a support that still lies wholly after this one:
+        // the PCT is the same (as in `advance`).
+        if let Some((min, mean)) = self.exec_mean.get() {
+            if min > self.now {
+                return Some(mean);
+            }
+        }
+        let (min, mean) = match self.current.get().and_then(|c| c.slots.first()) {
+            Some(s) => (s.pct.min(), s.pct.mean()),
+            None => {
+                let spec = &tasks[r.task];
+                let pet_pmf = pet.pmf(spec.task_type, self.id);
+                let mut pct = executing_pct(pet_pmf, r.start, self.now, spec.deadline, model);
+                pct.trim_tv(self.pct_epsilon);
+                (pct.min(), pct.mean())
+            }
+        };
+        self.exec_mean.set(Some((min, mean)));
+        Some(mean)
     }
 
     /// True when the PCTs at the machine's tick are computed.
@@ -458,13 +493,10 @@ impl Machine {
             );
             slots.push(slot);
         }
-        let tail = match slots.last() {
-            Some(p) => TailCdf::new(&p.pct),
-            None => TailCdf::idle(now),
-        };
         Cache {
             slots,
-            tail,
+            tail: OnceCell::new(),
+            mean: OnceCell::new(),
             at: now,
             z,
         }
@@ -526,7 +558,11 @@ fn survival(pet: &Pmf, start: Tick, now: Tick) -> f64 {
 #[derive(Debug, Clone)]
 pub struct Cache {
     slots: Vec<Slot>,
-    tail: TailCdf,
+    /// The tail CDF, built on first use ([`Cache::tail`]): the expectation-based
+    /// heuristics read only the tail's mean.
+    tail: OnceCell<TailCdf>,
+    /// `E[tail]`, computed on first use while the CDF is not built ([`Cache::tail_mean`]).
+    mean: OnceCell<f64>,
     /// The tick they were computed at.
     at: Tick,
     /// `Z(at)` of the executing task (see [`Machine::stale`]); 1 when idle.
@@ -539,9 +575,29 @@ impl Cache {
         &self.slots
     }
 
-    /// The tail CDF: when the machine is expected to be free for a new task.
+    /// The tail CDF: when the machine is expected to be free for a new task (built on
+    /// first use).
     pub fn tail(&self) -> &TailCdf {
-        &self.tail
+        self.tail.get_or_init(|| match self.slots.last() {
+            Some(s) => TailCdf::new(&s.pct),
+            None => TailCdf::idle(self.at),
+        })
+    }
+
+    /// `E[tail]`, without building the CDF: the same value as `tail().mean()` (the same
+    /// sum in the same order, [`Pmf::mean`]).
+    pub fn tail_mean(&self) -> f64 {
+        if let Some(t) = self.tail.get() {
+            return t.mean();
+        }
+        *self
+            .mean
+            .get_or_init(|| self.slots.last().map_or(self.at as f64, |s| s.pct.mean()))
+    }
+
+    /// The first tick of the tail's support (`tail().min()`, without building the CDF).
+    pub fn tail_min(&self) -> Tick {
+        self.slots.last().map_or(self.at, |s| s.pct.min())
     }
 
     /// The tail PCT itself (`None` for an empty machine, whose tail is the tick itself).
@@ -584,13 +640,12 @@ impl Stale<'_> {
     /// `E1 <= E0 + (r - 1) (E0 - min T0)`. The mass lost from `t0` to `t1`, `Z(t0) - Z(t1)`,
     /// lay nowhere before the earlier tail's first tick.
     pub fn tail_mean_upper(&self) -> f64 {
-        let tail = &self.cache.tail;
-        let e0 = tail.mean();
-        e0 + (self.ratio - 1.0) * (e0 - tail.min() as f64).max(0.0)
+        let e0 = self.cache.tail_mean();
+        e0 + (self.ratio - 1.0) * (e0 - self.cache.tail_min() as f64).max(0.0)
     }
 
     /// A lower bound on the current expected tail (`E1 >= E0`), when one holds.
     pub fn tail_mean_lower(&self) -> Option<f64> {
-        self.monotone.then(|| self.cache.tail.mean())
+        self.monotone.then(|| self.cache.tail_mean())
     }
 }

@@ -48,6 +48,11 @@ impl<'a> View<'a> {
         self.cache(m).tail()
     }
 
+    /// Machine `m`'s expected tail at `now` (`tail(m).mean()` without building the CDF).
+    pub fn tail_mean(&self, m: MachineId) -> f64 {
+        self.cache(m).tail_mean()
+    }
+
     /// Machine `m`'s tail PCT at `now` (`None` when it is empty).
     pub fn tail_pct(&self, m: MachineId) -> Option<&'a Pmf> {
         self.cache(m).tail_pct()

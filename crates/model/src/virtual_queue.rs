@@ -2,9 +2,11 @@
 //! provisional assignment the chosen machine's tail changes, so only its candidates need
 //! re-evaluating.
 
-use pmf::{Pmf, TailCdf, next_pct};
+use std::cell::OnceCell;
 
-use crate::machine::{Machine, Stale};
+use pmf::{Pmf, TailCdf, Tick, next_pct};
+
+use crate::machine::{Cache, Machine, Stale};
 use crate::task::{MachineId, TaskId};
 use crate::view::View;
 
@@ -19,8 +21,9 @@ pub struct VirtualMachine<'a> {
     /// the event (read once: the bound is used many times).
     stale: Option<Stale<'a>>,
     /// What [`VirtualQueues::bound_tail`] reads while the tail is unchanged: the exact tail
-    /// when computed at the start of the event, else the earlier one with its factor.
-    bound: Option<(&'a TailCdf, f64)>,
+    /// when computed at the start of the event, else the earlier one with its factor (the
+    /// cache whose tail CDF it reads, built on first use).
+    bound: Option<(&'a Cache, f64)>,
     own: Option<OwnTail>,
 }
 
@@ -29,10 +32,47 @@ pub struct VirtualMachine<'a> {
 struct OwnTail {
     /// `None` while the machine is idle and empty (its tail is `now`).
     pct: Option<Pmf>,
-    cdf: TailCdf,
+    /// Its CDF, built on first use (expectation-based heuristics read only the mean).
+    cdf: OnceCell<TailCdf>,
+    /// Its mean, computed on first use while the CDF is not built.
+    mean: OnceCell<f64>,
     /// True while the tail is the machine's PCTs at this tick extended by
     /// [`VirtualQueues::assign`] only (no [`VirtualQueues::set_tail`]).
     on_machine: bool,
+}
+
+impl OwnTail {
+    fn new(pct: Option<Pmf>, on_machine: bool) -> Self {
+        OwnTail {
+            pct,
+            cdf: OnceCell::new(),
+            mean: OnceCell::new(),
+            on_machine,
+        }
+    }
+
+    /// The tail CDF (`now` itself while idle and empty).
+    fn cdf(&self, now: Tick) -> &TailCdf {
+        self.cdf.get_or_init(|| match &self.pct {
+            Some(p) => TailCdf::new(p),
+            None => TailCdf::idle(now),
+        })
+    }
+
+    /// `E[tail]`: the CDF's mean, or the same sum without building it ([`Pmf::mean`]).
+    fn mean(&self, now: Tick) -> f64 {
+        if let Some(c) = self.cdf.get() {
+            return c.mean();
+        }
+        *self
+            .mean
+            .get_or_init(|| self.pct.as_ref().map_or(now as f64, Pmf::mean))
+    }
+
+    /// The first tick of the tail's support.
+    fn min(&self, now: Tick) -> Tick {
+        self.pct.as_ref().map_or(now, Pmf::min)
+    }
 }
 
 /// The virtual queues of one mapping event.
@@ -56,8 +96,8 @@ impl<'a> VirtualQueues<'a> {
             .map(|m| {
                 let stale = m.stale(view.tasks, view.pet, view.model);
                 let bound = match (m.is_computed(), &stale) {
-                    (true, _) => Some((m.cache(view.tasks, view.pet, view.model).tail(), 1.0)),
-                    (false, Some(st)) => Some((st.cache.tail(), st.upper_factor())),
+                    (true, _) => Some((m.cache(view.tasks, view.pet, view.model), 1.0)),
+                    (false, Some(st)) => Some((st.cache, st.upper_factor())),
                     (false, None) => None,
                 };
                 VirtualMachine {
@@ -97,8 +137,21 @@ impl<'a> VirtualQueues<'a> {
     pub fn tail(&self, view: &View<'_>, m: MachineId) -> &TailCdf {
         let vm = &self.machines[m];
         match &vm.own {
-            Some(o) => &o.cdf,
+            Some(o) => o.cdf(self.now),
             None => vm.machine.cache(view.tasks, view.pet, view.model).tail(),
+        }
+    }
+
+    /// Machine `m`'s expected tail `E[tail]`, the same value as `tail(view, m).mean()`
+    /// without building the tail CDF (the machine's PCTs are computed if they were not yet).
+    pub fn tail_mean(&self, view: &View<'_>, m: MachineId) -> f64 {
+        let vm = &self.machines[m];
+        match &vm.own {
+            Some(o) => o.mean(self.now),
+            None => vm
+                .machine
+                .cache(view.tasks, view.pet, view.model)
+                .tail_mean(),
         }
     }
 
@@ -124,10 +177,10 @@ impl<'a> VirtualQueues<'a> {
     pub fn bound_tail(&self, view: &View<'_>, m: MachineId) -> (&TailCdf, f64) {
         let vm = &self.machines[m];
         if let Some(o) = &vm.own {
-            return (&o.cdf, 1.0);
+            return (o.cdf(self.now), 1.0);
         }
         match vm.bound {
-            Some(b) => b,
+            Some((c, f)) => (c.tail(), f),
             None => (self.tail(view, m), 1.0),
         }
     }
@@ -137,7 +190,7 @@ impl<'a> VirtualQueues<'a> {
     pub fn tail_mean_lower(&self, view: &View<'_>, m: MachineId) -> f64 {
         match self.usable_stale(m).and_then(|st| st.tail_mean_lower()) {
             Some(mean) => mean,
-            None => self.tail(view, m).mean(),
+            None => self.tail_mean(view, m),
         }
     }
 
@@ -164,8 +217,8 @@ impl<'a> VirtualQueues<'a> {
     pub fn tail_min_lower(&self, m: MachineId) -> pmf::Tick {
         let vm = &self.machines[m];
         match (&vm.own, vm.bound) {
-            (Some(o), _) => o.cdf.min(),
-            (None, Some((tail, _))) => tail.min(),
+            (Some(o), _) => o.min(self.now),
+            (None, Some((c, _))) => c.tail_min(),
             (None, None) => self.now,
         }
     }
@@ -184,36 +237,24 @@ impl<'a> VirtualQueues<'a> {
             .append_success(view.pet.pmf(spec.task_type, m), spec.deadline)
     }
 
-    /// Expected completion time of appending `task` to machine `m`: `E[tail] + E[PET]`.
+    /// Expected completion time of appending `task` to machine `m`: `E[tail] + E[PET]`
+    /// ([`TailCdf::append_expected_completion`], without building the tail CDF).
     pub fn expected_completion(&self, view: &View<'_>, m: MachineId, task: TaskId) -> f64 {
         let spec = view.task(task);
-        self.tail(view, m)
-            .append_expected_completion(view.pet.mean(spec.task_type, m))
+        self.tail_mean(view, m) + view.pet.mean(spec.task_type, m)
     }
 
     /// Variance of the completion time of appending `task` to machine `m` (independent sum).
     pub fn completion_variance(&self, view: &View<'_>, m: MachineId, task: TaskId) -> f64 {
         let spec = view.task(task);
-        self.tail(view, m).variance() + view.pet.pmf(spec.task_type, m).variance()
+        self.tail_pct(view, m).map_or(0.0, Pmf::variance)
+            + view.pet.pmf(spec.task_type, m).variance()
     }
 
     /// Replaces machine `m`'s tail, e.g. after a heuristic culled tasks from its queue.
     pub fn set_tail(&mut self, m: MachineId, tail_pct: Option<Pmf>, free: usize) {
-        let now = self.now;
         let vm = &mut self.machines[m];
-        let cdf = match (&tail_pct, vm.own.take()) {
-            (Some(p), Some(mut o)) => {
-                o.cdf.rebuild(p);
-                o.cdf
-            }
-            (Some(p), None) => TailCdf::new(p),
-            (None, _) => TailCdf::idle(now),
-        };
-        vm.own = Some(OwnTail {
-            pct: tail_pct,
-            cdf,
-            on_machine: false,
-        });
+        vm.own = Some(OwnTail::new(tail_pct, false));
         self.with_free = self.with_free + usize::from(free > 0) - usize::from(vm.free > 0);
         vm.free = free;
     }
@@ -245,22 +286,12 @@ impl<'a> VirtualQueues<'a> {
         );
         pct.trim_tv(self.machines[m].machine.pct_epsilon());
         let vm = &mut self.machines[m];
-        let (cdf, on_machine) = match vm.own.take() {
-            Some(mut o) => {
-                o.cdf.rebuild(&pct);
-                (o.cdf, o.on_machine)
-            }
-            None => (TailCdf::new(&pct), true),
-        };
+        let on_machine = vm.own.take().is_none_or(|o| o.on_machine);
         if on_machine {
             // The same convolution the machine would compute to append the task.
             self.handover.push((task, pct.clone()));
         }
-        vm.own = Some(OwnTail {
-            pct: Some(pct),
-            cdf,
-            on_machine,
-        });
+        vm.own = Some(OwnTail::new(Some(pct), on_machine));
         if vm.free == 1 {
             self.with_free -= 1;
         }

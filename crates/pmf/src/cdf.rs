@@ -5,14 +5,14 @@ use crate::pmf::{Pmf, Tick};
 use crate::pool;
 
 /// The cumulative distribution of a queue's tail PCT, cached for the append query, with its
-/// mean and variance for expectation-based heuristics. Rebuilding reuses the buffer.
+/// mean for expectation-based heuristics (the variance, read by few, comes from the PCT
+/// itself: [`Pmf::variance`]). Rebuilding reuses the buffer.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TailCdf {
     offset: Tick,
     /// cum[k] = P(X <= offset + k); the last entry is 1.
     cum: Vec<f64>,
     mean: f64,
-    variance: f64,
 }
 
 /// The table's buffer goes back to the thread's pool (the crate's private `pool` module).
@@ -29,7 +29,6 @@ impl TailCdf {
             offset: 0,
             cum: pool::with_capacity(pmf.len()),
             mean: 0.0,
-            variance: 0.0,
         };
         t.rebuild(pmf);
         t
@@ -41,7 +40,6 @@ impl TailCdf {
             offset: now,
             cum: vec![1.0],
             mean: now as f64,
-            variance: 0.0,
         }
     }
 
@@ -49,8 +47,8 @@ impl TailCdf {
     pub fn rebuild(&mut self, pmf: &Pmf) {
         self.offset = pmf.offset();
         self.cum.clear();
-        // One pass for the CDF and the mean, one for the variance: the same operations in the
-        // same order as `Pmf::mean` and `Pmf::variance`, so the same bits.
+        // One pass for the CDF and the mean: the same operations in the same order as
+        // `Pmf::mean`, so the same bits.
         // (`k` counts in f64: exact for every index, the same values as `k as f64`.)
         let (mut acc, mut s, mut k) = (0.0, 0.0, 0.0);
         self.cum.extend(pmf.masses().iter().map(|&m| {
@@ -63,16 +61,7 @@ impl TailCdf {
             *last = 1.0;
         }
         self.mean = pmf.offset() as f64 + s;
-        let mu = self.mean - pmf.offset() as f64;
-        let (mut v, mut k) = (0.0, 0.0);
-        for &m in pmf.masses() {
-            let d = k - mu;
-            v += m * d * d;
-            k += 1.0;
-        }
-        self.variance = v.max(0.0);
         debug_assert_eq!(self.mean.to_bits(), pmf.mean().to_bits());
-        debug_assert_eq!(self.variance.to_bits(), pmf.variance().to_bits());
     }
 
     /// P(X <= t).
@@ -112,11 +101,6 @@ impl TailCdf {
     /// `E[tail]`.
     pub fn mean(&self) -> f64 {
         self.mean
-    }
-
-    /// `Var[tail]`.
-    pub fn variance(&self) -> f64 {
-        self.variance
     }
 
     /// The success probability of appending a task with execution-time PMF `pet` and deadline

@@ -192,6 +192,69 @@ proptest! {
         prop_assert!(vq.take_handover().is_empty());
     }
 
+    /// The means read without building a tail CDF are the CDF's, bit for bit: a machine
+    /// cache's `tail_mean` (and `tail_min`), the executing task's mean of early mapping
+    /// (`Machine::executing_mean`, also when kept from an earlier tick), and the virtual
+    /// queues' `tail_mean` after provisional assignments.
+    #[test]
+    fn means_read_without_the_cdf_are_the_cdfs(
+        sh in shapes(),
+        queue in prop::collection::vec((0usize..2, 1i64..120), 0..5),
+        extra in prop::collection::vec((0usize..2, 1i64..150), 0..3),
+        exec_deadline in 8i64..80,
+        steps in prop::collection::vec(0i64..6, 1..6),
+        model in models(),
+    ) {
+        let pet = wide_pet(&sh);
+        let (mut kept, mut tasks) = machine(&queue, exec_deadline);
+        let ids: Vec<usize> = extra
+            .iter()
+            .map(|&(ty, d)| {
+                let id = tasks.len();
+                tasks.push(task(id, ty, 0, d));
+                id
+            })
+            .collect();
+        let mut now = 0;
+        for dt in steps {
+            now += dt;
+            kept.advance(now);
+            let early = kept.executing_mean(&tasks, &pet, model);
+            // The same machine built afresh at this tick.
+            let (mut fresh, _) = machine(&queue, exec_deadline);
+            fresh.advance(now);
+            let c = fresh.cache(&tasks, &pet, model);
+            let mean = c.tail_mean();
+            prop_assert_eq!(mean.to_bits(), c.tail().mean().to_bits());
+            prop_assert_eq!(c.tail_min(), c.tail().min());
+            prop_assert_eq!(
+                early.map(f64::to_bits),
+                c.slots().first().map(|s| s.pct.mean().to_bits())
+            );
+            let machines = vec![Machine::new(0, None), fresh.clone()];
+            let view = model::View {
+                now,
+                pet: &pet,
+                tasks: &tasks,
+                batch: &ids,
+                machines: &machines,
+                model,
+                defer: None,
+                staging: None,
+            };
+            let mut vq = model::VirtualQueues::from_view(&view);
+            for &id in &ids {
+                vq.assign(&view, 1, id);
+                vq.assign(&view, 0, id);
+                for m in 0..2 {
+                    let lazy = vq.tail_mean(&view, m);
+                    prop_assert_eq!(lazy.to_bits(), vq.tail(&view, m).mean().to_bits());
+                    prop_assert_eq!(vq.tail_min_lower(m), vq.tail(&view, m).min());
+                }
+            }
+        }
+    }
+
     /// With a PCT epsilon (`Machine::with_pct_epsilon`) slot `k` (the executing task is
     /// slot 1) is within `k * eps` of the exact machine's, after appending to the cache
     /// and at a later tick (a cache carried over included); the bounds of an earlier
