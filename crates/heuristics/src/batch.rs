@@ -608,8 +608,9 @@ fn by_type_and_deadline(view: &View<'_>, cands: &[TaskId], sc: &mut DeferScratch
 ///
 /// Machines whose tail is known exactly come first, then the other free machines, then the
 /// other full ones. A machine whose PCTs are not computed yet is computed only when bounds on
-/// its expected completion from its earlier PCTs ([`VirtualQueues::tail_mean_bounds`]) leave
-/// the comparison open, with a slack far above rounding error:
+/// its expected completion (from its earlier PCTs, or from its executing task's PCT and first
+/// pending task without convolving: [`VirtualQueues::tail_mean_bounds`]) leave the
+/// comparison open, with a slack far above rounding error:
 /// * a lower bound above the best so far: it cannot win or tie;
 /// * with `any_full_will_do`, a full machine whose upper bound is below the best so far: the
 ///   winner is a full machine (every free one was settled before). Which one does not matter
@@ -641,7 +642,7 @@ fn min_completion(
         (0..n).filter(move |&m| in_scope(m) && !vq.is_exact(m) && (vq.free(m) == 0) == full)
     };
     for m in pending(false).chain(pending(true)) {
-        if let (Some((b, _)), Some((lower, upper))) = (best, vq.tail_mean_bounds(m)) {
+        if let (Some((b, _)), Some((lower, upper))) = (best, vq.tail_mean_bounds(view, m)) {
             let pet_mean = view.pet.mean(spec.task_type, m);
             let slack = MEAN_SLACK * b.abs().max(1.0);
             if lower.is_some_and(|l| l + pet_mean > b + slack) {

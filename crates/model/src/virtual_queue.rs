@@ -24,6 +24,8 @@ pub struct VirtualMachine<'a> {
     /// when computed at the start of the event, else the earlier one with its factor (the
     /// cache whose tail CDF it reads, built on first use).
     bound: Option<(&'a Cache, f64)>,
+    /// [`VirtualQueues::tail_mean_bounds`] while the tail is unchanged, found once per event.
+    mean_bounds: OnceCell<Option<(Option<f64>, f64)>>,
     own: Option<OwnTail>,
 }
 
@@ -34,7 +36,7 @@ struct OwnTail {
     pct: Option<Pmf>,
     /// Its CDF, built on first use (expectation-based heuristics read only the mean).
     cdf: OnceCell<TailCdf>,
-    /// Its mean, computed on first use while the CDF is not built.
+    /// Its mean, kept on first use.
     mean: OnceCell<f64>,
     /// True while the tail is the machine's PCTs at this tick extended by
     /// [`VirtualQueues::assign`] only (no [`VirtualQueues::set_tail`]).
@@ -61,12 +63,10 @@ impl OwnTail {
 
     /// `E[tail]`: the CDF's mean, or the same sum without building it ([`Pmf::mean`]).
     fn mean(&self, now: Tick) -> f64 {
-        if let Some(c) = self.cdf.get() {
-            return c.mean();
-        }
-        *self
-            .mean
-            .get_or_init(|| self.pct.as_ref().map_or(now as f64, Pmf::mean))
+        *self.mean.get_or_init(|| match self.cdf.get() {
+            Some(c) => c.mean(),
+            None => self.pct.as_ref().map_or(now as f64, Pmf::mean),
+        })
     }
 
     /// The first tick of the tail's support.
@@ -105,6 +105,7 @@ impl<'a> VirtualQueues<'a> {
                     machine: m,
                     stale,
                     bound,
+                    mean_bounds: OnceCell::new(),
                     own: None,
                 }
             })
@@ -194,12 +195,39 @@ impl<'a> VirtualQueues<'a> {
         }
     }
 
-    /// Bounds `(lower, upper)` on machine `m`'s expected tail from its earlier PCTs, while its
-    /// current ones are neither computed nor changed here ([`Machine::stale`]); `None` when
-    /// there are none (the tail is then known exactly or must be computed).
-    pub fn tail_mean_bounds(&self, m: MachineId) -> Option<(Option<f64>, f64)> {
-        self.usable_stale(m)
-            .map(|st| (st.tail_mean_lower(), st.tail_mean_upper()))
+    /// Bounds `(lower, upper)` on machine `m`'s expected tail while its current PCTs are
+    /// neither computed nor changed here: from its earlier PCTs ([`Machine::stale`]), else
+    /// from its executing task's PCT and first pending task ([`Machine::chain_mean_bounds`],
+    /// no convolution); `None` when there are none (the tail is then known exactly or must
+    /// be computed).
+    pub fn tail_mean_bounds(&self, view: &View<'_>, m: MachineId) -> Option<(Option<f64>, f64)> {
+        let vm = &self.machines[m];
+        if vm.own.is_some() || vm.machine.is_computed() {
+            return None;
+        }
+        *vm.mean_bounds.get_or_init(|| {
+            let stale = vm
+                .stale
+                .as_ref()
+                .map(|st| (st.tail_mean_lower(), st.tail_mean_upper()));
+            if let Some((Some(_), _)) = stale {
+                return stale;
+            }
+            // No lower bound from earlier PCTs (none, or not monotone): the chain-free ones,
+            // for a full machine (a free one is worth computing: its PCTs serve the events
+            // after this one too, through `Machine::stale`, and are read if it is chosen).
+            if vm.free > 0 {
+                return stale;
+            }
+            let chain = vm
+                .machine
+                .chain_mean_bounds(view.tasks, view.pet, view.model);
+            match (stale, chain) {
+                (Some((_, up)), Some((lo, up2))) => Some((Some(lo), up.min(up2))),
+                (None, Some((lo, up))) => Some((Some(lo), up)),
+                (stale, None) => stale,
+            }
+        })
     }
 
     /// The earlier PCTs of machine `m` while its tail is neither changed here nor computed.

@@ -40,6 +40,9 @@ struct Caches {
     /// (first bin of the run, its mass), in bin order; for the segment bound of
     /// [`crate::TailCdf::append_success_bound`].
     segments: Vec<(u32, f64)>,
+    /// `truncated[j] = sum_{i < j} P(X > offset + i)`, `j = 0..=len`: the partial sums of
+    /// [`Pmf::expected_min`].
+    truncated: Vec<f64>,
 }
 
 /// Number of runs of [`Pmf::segments`].
@@ -288,13 +291,20 @@ impl Pmf {
                 .map(|(k, _)| k as u32)
                 .collect();
             let mut acc = 0.0;
-            let cum = self
+            let cum: Vec<f64> = self
                 .masses
                 .iter()
                 .map(|m| {
                     acc += m;
                     acc
                 })
+                .collect();
+            let mut above = 0.0;
+            let truncated = std::iter::once(0.0)
+                .chain(cum.iter().map(|&c: &f64| {
+                    above += (1.0 - c).max(0.0);
+                    above
+                }))
                 .collect();
             let stride = gcd_all(&nonzero);
             let per = nonzero.len().div_ceil(SEGMENTS).max(1);
@@ -307,6 +317,7 @@ impl Pmf {
                 cum,
                 stride,
                 segments,
+                truncated,
             }
         })
     }
@@ -321,6 +332,19 @@ impl Pmf {
     #[inline]
     pub fn segments(&self) -> &[(u32, f64)] {
         &self.caches().segments
+    }
+
+    /// `E[min(X, x)]`, O(1) from a cached table: `x` itself up to the first tick, then
+    /// `min X + sum_{y = min X}^{x - 1} P(X > y)` (the mean from the last tick on). Summed
+    /// otherwise than [`Pmf::mean`], so it agrees with it within rounding only.
+    #[inline]
+    pub fn expected_min(&self, x: Tick) -> f64 {
+        if x <= self.offset {
+            return x as f64;
+        }
+        let t = &self.caches().truncated;
+        let j = usize::try_from(x - self.offset).map_or(t.len() - 1, |j| j.min(t.len() - 1));
+        self.offset as f64 + t[j]
     }
 
     /// Indices (into [`Pmf::masses`]) of the bins with non-zero mass.

@@ -186,6 +186,22 @@ fn segment_bound_by_hand() {
 }
 
 #[test]
+fn expected_min_by_hand() {
+    // X in {1: 0.5, 2: 0.3, 3: 0.2}: E[min(X, 2)] = 0.5 * 1 + 0.5 * 2 = 1.5; at 3 and beyond,
+    // the mean 1.7; at or below the first tick, x itself.
+    let p = pmf(&[(1, 0.5), (2, 0.3), (3, 0.2)]);
+    assert!((p.expected_min(2) - 1.5).abs() < EPS);
+    assert!((p.expected_min(3) - 1.7).abs() < EPS);
+    assert!((p.expected_min(50) - 1.7).abs() < EPS);
+    assert_eq!(p.expected_min(1), 1.0);
+    assert_eq!(p.expected_min(-4), -4.0);
+    // A 2-tick grid: {4: 0.5, 6: 0.5}; E[min(X, 5)] = 0.5 * 4 + 0.5 * 5 = 4.5.
+    let g = pmf(&[(4, 0.5), (6, 0.5)]);
+    assert!((g.expected_min(5) - 4.5).abs() < EPS);
+    assert!((g.expected_min(6) - 5.0).abs() < EPS);
+}
+
+#[test]
 fn statistics_by_hand() {
     let p = pmf(&[(1, 0.5), (2, 0.3), (3, 0.2)]);
     assert!((p.mean() - 1.7).abs() < EPS);

@@ -58,6 +58,13 @@ proptest! {
     }
 
     #[test]
+    fn expected_min_is_the_direct_sum(a in arb_pmf(50), x in -5i64..70) {
+        let direct: f64 = (a.min()..=a.max()).map(|t| a.mass_at(t) * t.min(x) as f64).sum();
+        prop_assert!((a.expected_min(x) - direct).abs() < 1e-9 * direct.abs().max(1.0),
+            "E[min(X, {})] = {} vs {}", x, a.expected_min(x), direct);
+    }
+
+    #[test]
     fn mean_and_variance_add_under_convolution(a in arb_pmf(50), b in arb_pmf(50)) {
         let c = a.convolve(&b);
         prop_assert!((c.mean() - a.mean() - b.mean()).abs() < 1e-9, "means do not add");

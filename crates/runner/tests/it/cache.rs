@@ -255,6 +255,37 @@ proptest! {
         }
     }
 
+    /// The chain-free bounds on a queue's expected tail (`Machine::chain_mean_bounds`) hold
+    /// against the computed PCTs, with staging and under every dropping model, and are exact
+    /// but for rounding with one pending task.
+    #[test]
+    fn chain_free_mean_bounds_hold(
+        sh in shapes(),
+        queue in prop::collection::vec((0usize..2, 1i64..120, prop::option::of(0i64..40)), 1..4),
+        exec_deadline in 8i64..80,
+        now in 0i64..15,
+        model in models(),
+    ) {
+        let pet = wide_pet(&sh);
+        let mut tasks = vec![task(0, 0, 0, exec_deadline)];
+        let mut m = Machine::new(1, None);
+        m.start(0, 0, 1_000);
+        for (i, &(ty, d, ready)) in queue.iter().enumerate() {
+            tasks.push(task(i + 1, ty, 0, d));
+            m.push_staged(i + 1, ready.unwrap_or(Tick::MIN));
+        }
+        m.advance(now);
+        let bounds = m.chain_mean_bounds(&tasks, &pet, model);
+        prop_assert_eq!(bounds.is_some(), queue.len() == 1);
+        let Some((lower, upper)) = bounds else { return Ok(()); };
+        let mean = m.cache(&tasks, &pet, model).tail_mean();
+        prop_assert!(lower <= mean && mean <= upper, "{} <= {} <= {}", lower, mean, upper);
+        prop_assert!((mean - lower) <= 1e-9 * mean.abs().max(1.0), "loose: {} vs {}", lower, mean);
+        // A PCT epsilon turns them off.
+        let trimmed = m.clone().with_pct_epsilon(1e-3);
+        prop_assert!(trimmed.chain_mean_bounds(&tasks, &pet, model).is_none());
+    }
+
     /// With a PCT epsilon (`Machine::with_pct_epsilon`) slot `k` (the executing task is
     /// slot 1) is within `k * eps` of the exact machine's, after appending to the cache
     /// and at a later tick (a cache carried over included); the bounds of an earlier
@@ -367,4 +398,35 @@ fn the_pruner_lower_bound_is_one_minus_r_times_the_failure() {
     let exact = m.cache(&tasks, &pet, DropModel::None).slots()[1].success;
     assert!((exact - 1.0 / 8.0).abs() < 1e-12);
     assert!(exact <= s0);
+}
+
+#[test]
+fn chain_free_mean_bounds_by_hand() {
+    // Executing since 0 on {2, 4} (1/2 each), now 0: C0 = {2, 4}. The pending task runs
+    // {1, 3} (1/2 each), deadline 5. Under `all` it ends at 2 + {1, 3 -> 5} or 4 + {1, 3} ->
+    // 5: {3: 1/4, 5: 3/4}, mean 4.5 = 1/2 (2 + E[min(E, 3)]) + 1/2 (4 + E[min(E, 1)]) =
+    // 1/2 * 4 + 1/2 * 5. Under `pending` and `none`: 3 + 2 = 5. Deadline 3: under `all`
+    // 1/2 * 3 + 1/2 * 4 (dropped at its start 4) = 3.5; under `pending` 1/2 * 4 + 1/2 * 4 = 4.
+    let e0 = Pmf::new(2, vec![0.5, 0.0, 0.5]).unwrap();
+    let e1 = Pmf::new(1, vec![0.5, 0.0, 0.5]).unwrap();
+    let pet = pet_of(vec![vec![e0.clone(), e0], vec![e1.clone(), e1]]);
+    for (d1, model, want) in [
+        (5, DropModel::All, 4.5),
+        (5, DropModel::Pending, 5.0),
+        (5, DropModel::None, 5.0),
+        (3, DropModel::All, 3.5),
+        (3, DropModel::Pending, 4.0),
+    ] {
+        let tasks = [task(0, 0, 0, 100), task(1, 1, 0, d1)];
+        let mut m = Machine::new(1, Some(2));
+        m.start(0, 0, 2);
+        m.push(1);
+        m.advance(0);
+        let (lower, upper) = m.chain_mean_bounds(&tasks, &pet, model).unwrap();
+        assert!(
+            (lower - want).abs() < 1e-9 && (upper - want).abs() < 1e-9,
+            "{model:?} d {d1}"
+        );
+        assert!((m.cache(&tasks, &pet, model).tail_mean() - want).abs() < 1e-12);
+    }
 }
