@@ -645,7 +645,7 @@ fn min_completion(
         if let (Some((b, _)), Some((lower, upper))) = (best, vq.tail_mean_bounds(view, m)) {
             let pet_mean = view.pet.mean(spec.task_type, m);
             let slack = MEAN_SLACK * b.abs().max(1.0);
-            if lower.is_some_and(|l| l + pet_mean > b + slack) {
+            if lower + pet_mean > b + slack {
                 continue;
             }
             if any_full_will_do && vq.free(m) == 0 && upper + pet_mean < b - slack {

@@ -4,13 +4,6 @@
 use model::{ImmediateHeuristic, MachineId, TaskId, View};
 use pmf::Pmf;
 
-/// Expected completion of appending `t` to machine `m`: `E[tail PCT] + E[PET]` (the tail's
-/// CDF is not built).
-fn ect(view: &View<'_>, m: MachineId, t: TaskId) -> f64 {
-    let ty = view.task(t).task_type;
-    view.tail_mean(m) + view.pet.mean(ty, m)
-}
-
 /// Index of the minimum of `f` over `ms` (ties: the first).
 fn argmin(ms: impl Iterator<Item = MachineId>, mut f: impl FnMut(MachineId) -> f64) -> MachineId {
     let mut best = (0, f64::INFINITY);
@@ -24,6 +17,39 @@ fn argmin(ms: impl Iterator<Item = MachineId>, mut f: impl FnMut(MachineId) -> f
     }
     best.0
 }
+
+/// The first of `ms` (in their order) with the minimum expected tail plus `offset(m)` (the
+/// expected completion `E[tail PCT] + E[PET]` of MCT and KPB, the tail alone for FCFS): what
+/// [`argmin`] over `view.tail_mean(m) + offset(m)` returns, computing fewer tails. Machines
+/// whose PCTs at the tick are computed come first; another one's PCTs are computed only
+/// when the lower bound on its expected tail from its earlier PCTs ([`View::stale`]) does
+/// not put it above the best so far by more than a slack far above rounding (then it can
+/// neither win nor tie).
+fn min_expected(view: &View<'_>, ms: &[MachineId], offset: impl Fn(MachineId) -> f64) -> MachineId {
+    let mut best: Option<(f64, usize)> = None;
+    let consider = |i: usize, v: f64, best: &mut Option<(f64, usize)>| {
+        if best.is_none_or(|(b, bi)| v < b || (v == b && i < bi)) {
+            *best = Some((v, i));
+        }
+    };
+    let computed = |i: &usize| view.machines[ms[*i]].is_computed();
+    for i in (0..ms.len()).filter(computed) {
+        consider(i, view.tail_mean(ms[i]) + offset(ms[i]), &mut best);
+    }
+    for i in (0..ms.len()).filter(|i| !computed(i)) {
+        let m = ms[i];
+        if let (Some((b, _)), Some(st)) = (best, view.stale(m)) {
+            if st.tail_mean_lower() + offset(m) > b + MEAN_SLACK * b.abs().max(1.0) {
+                continue;
+            }
+        }
+        consider(i, view.tail_mean(m) + offset(m), &mut best);
+    }
+    best.map_or(0, |(_, i)| ms[i])
+}
+
+/// Relative slack when a machine is passed over by a lower bound on its expected tail.
+const MEAN_SLACK: f64 = 1e-9;
 
 /// The `k`-percent machines with the best expected execution times for `t`: `round(k M)`
 /// machines, at least one (JPDC-2016: 50% = 4 of 8, 62% = 5 of 8). Ties by machine index.
@@ -56,7 +82,8 @@ impl ImmediateHeuristic for Fcfs {
         if let Some(m) = view.machines.iter().position(|m| m.is_empty()) {
             return m;
         }
-        argmin(0..view.machines.len(), |m| view.tail_mean(m))
+        let all: Vec<MachineId> = (0..view.machines.len()).collect();
+        min_expected(view, &all, |_| 0.0)
     }
 }
 
@@ -83,7 +110,9 @@ impl ImmediateHeuristic for Mct {
         "MCT"
     }
     fn choose(&mut self, view: &View<'_>, task: TaskId) -> MachineId {
-        argmin(0..view.machines.len(), |m| ect(view, m, task))
+        let ty = view.task(task).task_type;
+        let all: Vec<MachineId> = (0..view.machines.len()).collect();
+        min_expected(view, &all, |m| view.pet.mean(ty, m))
     }
 }
 
@@ -100,9 +129,8 @@ impl ImmediateHeuristic for Kpb {
         "KPB"
     }
     fn choose(&mut self, view: &View<'_>, task: TaskId) -> MachineId {
-        argmin(k_best(view, task, self.k).into_iter(), |m| {
-            ect(view, m, task)
-        })
+        let ty = view.task(task).task_type;
+        min_expected(view, &k_best(view, task, self.k), |m| view.pet.mean(ty, m))
     }
 }
 

@@ -676,6 +676,11 @@ impl Cache {
         self.slots.last().map_or(self.at, |s| s.pct.min())
     }
 
+    /// The last tick of the tail's support (`tail().max()`, without building the CDF).
+    pub fn tail_max(&self) -> Tick {
+        self.slots.last().map_or(self.at, |s| s.pct.max())
+    }
+
     /// The tail PCT itself (`None` for an empty machine, whose tail is the tick itself).
     pub fn tail_pct(&self) -> Option<&Pmf> {
         self.slots.last().map(|s| &s.pct)
@@ -720,8 +725,15 @@ impl Stale<'_> {
         e0 + (self.ratio - 1.0) * (e0 - self.cache.tail_min() as f64).max(0.0)
     }
 
-    /// A lower bound on the current expected tail (`E1 >= E0`), when one holds.
-    pub fn tail_mean_lower(&self) -> Option<f64> {
-        self.monotone.then(|| self.cache.tail_mean())
+    /// A lower bound on the current expected tail, in every dropping model:
+    /// `E1 >= E0 - (r - 1) (max T0 - E0)` (the mass lost from `t0` to `t1` lay nowhere after
+    /// the earlier tail's last tick), and `E1 >= E0` when a later start never gives an
+    /// earlier completion.
+    pub fn tail_mean_lower(&self) -> f64 {
+        let e0 = self.cache.tail_mean();
+        if self.monotone {
+            return e0;
+        }
+        e0 - (self.ratio - 1.0) * (self.cache.tail_max() as f64 - e0).max(0.0)
     }
 }

@@ -25,7 +25,7 @@ pub struct VirtualMachine<'a> {
     /// cache whose tail CDF it reads, built on first use).
     bound: Option<(&'a Cache, f64)>,
     /// [`VirtualQueues::tail_mean_bounds`] while the tail is unchanged, found once per event.
-    mean_bounds: OnceCell<Option<(Option<f64>, f64)>>,
+    mean_bounds: OnceCell<Option<(f64, f64)>>,
     own: Option<OwnTail>,
 }
 
@@ -189,7 +189,7 @@ impl<'a> VirtualQueues<'a> {
     /// A lower bound on machine `m`'s expected tail: exact when computed, else the earlier
     /// tail's when that bounds it ([`Machine::stale`]); computes the tail otherwise.
     pub fn tail_mean_lower(&self, view: &View<'_>, m: MachineId) -> f64 {
-        match self.usable_stale(m).and_then(|st| st.tail_mean_lower()) {
+        match self.usable_stale(m).map(|st| st.tail_mean_lower()) {
             Some(mean) => mean,
             None => self.tail_mean(view, m),
         }
@@ -200,7 +200,7 @@ impl<'a> VirtualQueues<'a> {
     /// from its executing task's PCT and first pending task ([`Machine::chain_mean_bounds`],
     /// no convolution); `None` when there are none (the tail is then known exactly or must
     /// be computed).
-    pub fn tail_mean_bounds(&self, view: &View<'_>, m: MachineId) -> Option<(Option<f64>, f64)> {
+    pub fn tail_mean_bounds(&self, view: &View<'_>, m: MachineId) -> Option<(f64, f64)> {
         let vm = &self.machines[m];
         if vm.own.is_some() || vm.machine.is_computed() {
             return None;
@@ -210,22 +210,19 @@ impl<'a> VirtualQueues<'a> {
                 .stale
                 .as_ref()
                 .map(|st| (st.tail_mean_lower(), st.tail_mean_upper()));
-            if let Some((Some(_), _)) = stale {
-                return stale;
-            }
-            // No lower bound from earlier PCTs (none, or not monotone): the chain-free ones,
-            // for a full machine (a free one is worth computing: its PCTs serve the events
-            // after this one too, through `Machine::stale`, and are read if it is chosen).
-            if vm.free > 0 {
+            // The chain-free bounds too, for a full machine whose earlier PCTs give no bounds
+            // or loose ones (`pending`: no `E1 >= E0`). A free machine is worth computing: its
+            // PCTs serve the events after this one too, through `Machine::stale`, and are
+            // read if it is chosen.
+            if vm.free > 0 || vm.stale.as_ref().is_some_and(|st| st.monotone) {
                 return stale;
             }
             let chain = vm
                 .machine
                 .chain_mean_bounds(view.tasks, view.pet, view.model);
             match (stale, chain) {
-                (Some((_, up)), Some((lo, up2))) => Some((Some(lo), up.min(up2))),
-                (None, Some((lo, up))) => Some((Some(lo), up)),
-                (stale, None) => stale,
+                (Some((lo, up)), Some((lo2, up2))) => Some((lo.max(lo2), up.min(up2))),
+                (stale, chain) => stale.or(chain),
             }
         })
     }

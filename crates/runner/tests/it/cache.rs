@@ -93,9 +93,8 @@ proptest! {
         for x in tail0.min() - 2..=tail0.max() + 2 {
             prop_assert!(tail1.at(x) <= f * tail0.at(x) + EPS, "CDF at {}", x);
         }
-        if let Some(lower) = stale.tail_mean_lower() {
-            prop_assert!(lower <= tail1.mean() + 1e-9);
-        }
+        prop_assert!(stale.tail_mean_lower() <= tail1.mean() + 1e-9,
+            "lower {} > {}", stale.tail_mean_lower(), tail1.mean());
         prop_assert!(tail1.mean() <= stale.tail_mean_upper() + 1e-9);
         // Appending the same task to both keeps the bound: the append query too.
         let probe = pet.pmf(1, 1);
@@ -286,6 +285,91 @@ proptest! {
         prop_assert!(trimmed.chain_mean_bounds(&tasks, &pet, model).is_none());
     }
 
+    /// The immediate heuristics that read expected tails (MCT, KPB, FCFS) pass machines
+    /// over by the bounds of their earlier PCTs: their choice is still that of computing
+    /// every machine's tail, under every dropping model.
+    #[test]
+    fn expected_tail_choices_read_through_bounds_are_exact(
+        sh in shapes(),
+        queues in prop::collection::vec(prop::collection::vec((0usize..2, 1i64..120), 0..4), 4),
+        exec_deadlines in prop::collection::vec(8i64..80, 4),
+        t0 in 0i64..6,
+        dt in 0i64..8,
+        ty in 0usize..2,
+        model in models(),
+    ) {
+        use model::ImmediateHeuristic;
+        let pmf = |k: usize| {
+            let (off, w) = &sh[k % sh.len()];
+            Pmf::from_weights(*off, w.clone()).unwrap()
+        };
+        // 2 types x 4 machines.
+        let pet = pet_of((0..2).map(|t| (0..4).map(|m| pmf(t + m)).collect()).collect());
+        let mut tasks = Vec::new();
+        let mut machines = Vec::new();
+        for (m, (queue, &d)) in queues.iter().zip(&exec_deadlines).enumerate() {
+            let mut mc = Machine::new(m, None);
+            let id = tasks.len();
+            tasks.push(task(id, m % 2, 0, d));
+            mc.start(0, id, 1_000);
+            for &(qty, qd) in queue {
+                let id = tasks.len();
+                tasks.push(task(id, qty, 0, qd));
+                mc.push(id);
+            }
+            // Half the machines computed at t0 (stale at t1), the others not at all.
+            if m % 2 == 0 {
+                mc.refresh(t0, &tasks, &pet, model);
+            }
+            machines.push(mc);
+        }
+        let t = tasks.len();
+        tasks.push(task(t, ty, 0, 200));
+        let now = t0 + dt;
+        for mc in &mut machines {
+            mc.advance(now);
+        }
+        let view = model::View {
+            now,
+            pet: &pet,
+            tasks: &tasks,
+            batch: &[],
+            machines: &machines,
+            model,
+            defer: None,
+            staging: None,
+        };
+        // The brute force: every tail computed afresh, the first minimum.
+        let fresh: Vec<Machine> = machines.iter().map(|mc| {
+            let mut f = mc.clone();
+            f.invalidate();
+            f.refresh(now, &tasks, &pet, model);
+            f
+        }).collect();
+        let ect = |m: usize| fresh[m].cache(&tasks, &pet, model).tail_mean() + pet.mean(ty, m);
+        let first_min = |ms: &[usize], f: &dyn Fn(usize) -> f64| {
+            let mut best = (ms[0], f(ms[0]));
+            for &m in &ms[1..] {
+                if f(m) < best.1 {
+                    best = (m, f(m));
+                }
+            }
+            best.0
+        };
+        let all = [0, 1, 2, 3];
+        prop_assert_eq!(heuristics::Mct.choose(&view, t), first_min(&all, &ect));
+        let tail = |m: usize| fresh[m].cache(&tasks, &pet, model).tail_mean();
+        if machines.iter().all(|mc| !mc.is_empty()) {
+            prop_assert_eq!(heuristics::Fcfs.choose(&view, t), first_min(&all, &tail));
+        }
+        // KPB at 50%: the two machines of lowest mean execution time for the type, in
+        // that order (ties by index).
+        let mut kb = all.to_vec();
+        kb.sort_by(|&a, &b| pet.mean(ty, a).total_cmp(&pet.mean(ty, b)).then(a.cmp(&b)));
+        kb.truncate(2);
+        prop_assert_eq!(heuristics::Kpb { k: 0.5 }.choose(&view, t), first_min(&kb, &ect));
+    }
+
     /// With a PCT epsilon (`Machine::with_pct_epsilon`) slot `k` (the executing task is
     /// slot 1) is within `k * eps` of the exact machine's, after appending to the cache
     /// and at a later tick (a cache carried over included); the bounds of an earlier
@@ -429,4 +513,42 @@ fn chain_free_mean_bounds_by_hand() {
         );
         assert!((m.cache(&tasks, &pet, model).tail_mean() - want).abs() < 1e-12);
     }
+}
+
+#[test]
+fn a_stale_tail_bounds_the_mean_from_below_when_a_later_start_ends_earlier() {
+    // Executing since 0 on {1, 10} (1/2 each); behind it a task of 100 ticks, deadline 5.
+    // Under `pending`, at tick 0 the tail is 1 + 100 = 101 or, when it starts at 10, past
+    // its deadline: dropped, 10; E0 = 55.5. At tick 1 the executing task surely ends at 10,
+    // so the tail is 10: the mean fell. r = Z(0) / Z(1) = 2, and the lower bound
+    // E0 - (r - 1) (max T0 - E0) = 55.5 - 45.5 = 10 is attained; the upper one is
+    // E0 + (r - 1) (E0 - min T0) = 101.
+    let e0 = Pmf::new(1, [vec![0.5], vec![0.0; 8], vec![0.5]].concat()).unwrap();
+    let long = Pmf::point(100);
+    let pet = pet_of(vec![vec![e0.clone(), e0], vec![long.clone(), long]]);
+    let tasks = [task(0, 0, 0, 100), task(1, 1, 0, 5)];
+    let model = DropModel::Pending;
+    let mut m = Machine::new(1, None);
+    m.start(0, 0, 10);
+    m.push(1);
+    m.refresh(0, &tasks, &pet, model);
+    assert!((m.cache(&tasks, &pet, model).tail_mean() - 55.5).abs() < 1e-12);
+    m.advance(1);
+    let st = m
+        .stale(&tasks, &pet, model)
+        .expect("an earlier cache of the same queue");
+    assert!((st.ratio - 2.0).abs() < 1e-9);
+    assert!(
+        (st.tail_mean_lower() - 10.0).abs() < 1e-6,
+        "{}",
+        st.tail_mean_lower()
+    );
+    assert!(
+        (st.tail_mean_upper() - 101.0).abs() < 1e-6,
+        "{}",
+        st.tail_mean_upper()
+    );
+    let mut fresh = m.clone();
+    fresh.refresh(1, &tasks, &pet, model);
+    assert!((fresh.cache(&tasks, &pet, model).tail_mean() - 10.0).abs() < 1e-12);
 }
