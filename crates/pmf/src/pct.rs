@@ -121,13 +121,52 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf 
 /// to the start, conditioned on not having completed by `now` (JPDC-2016 fig. 2), then, when
 /// the executing task may be dropped ([`DropModel::All`]), its mass at or after the deadline
 /// gathered at the deadline (JPDC-2016 4.1.3, last paragraph).
+///
+/// One pass into one buffer: the same values as `pet.shift(start).condition_after(now)`,
+/// then `.gather_at(deadline.max(now + 1))` under [`DropModel::All`] (the same sums in the
+/// same order; a property test compares the two bit for bit).
 pub fn executing_pct(pet: &Pmf, start: Tick, now: Tick, deadline: Tick, model: DropModel) -> Pmf {
-    let shifted = pet.shift(start);
-    let conditioned = shifted.condition_after(now);
-    match model {
-        DropModel::All => conditioned.gather_at(deadline.max(now + 1)),
-        _ => conditioned,
+    let pm = pet.masses();
+    let shifted = pet.offset() + start;
+    // The mass after `now`, scaled to 1 (`Pmf::condition_after`): `(offset, rest, 1 / total)`.
+    let (offset, rest, inv) = if now < shifted {
+        (shifted, pm, None)
+    } else {
+        let from = usize::try_from(now - shifted + 1).unwrap_or(usize::MAX);
+        let Some(rest) = pm.get(from..).filter(|r| !r.is_empty()) else {
+            return Pmf::point(now + 1);
+        };
+        let total: f64 = rest.iter().sum();
+        if total <= 0.0 {
+            return Pmf::point(now + 1);
+        }
+        (now + 1, rest, Some(1.0 / total))
+    };
+    let scale = |m: f64| inv.map_or(m, |inv| m * inv);
+    // Without the zero bins at either end (`Pmf::trimmed`).
+    let first = rest.iter().position(|&m| scale(m) > 0.0).unwrap_or(0);
+    let last = rest.iter().rposition(|&m| scale(m) > 0.0).unwrap_or(0);
+    let rest = &rest[first..=last.max(first)];
+    let offset = offset + first as Tick;
+    let max = offset + rest.len() as Tick - 1;
+    // The gathering of `Pmf::gather_at`: bins from `k` on summed into bin `k`.
+    let k = match model {
+        DropModel::All => {
+            let d = deadline.max(now + 1);
+            if d <= offset {
+                return Pmf::point(d);
+            }
+            (d <= max).then(|| (d - offset) as usize)
+        }
+        _ => None,
+    };
+    let mut masses = pool::with_capacity(rest.len());
+    masses.extend(rest.iter().map(|&m| scale(m)));
+    if let Some(k) = k {
+        masses[k] = masses[k..].iter().sum();
+        masses.truncate(k + 1);
     }
+    Pmf::trimmed(offset, masses)
 }
 
 /// Rounding in long convolution chains accumulates; keep the stored total at 1.

@@ -58,6 +58,25 @@ proptest! {
     }
 
     #[test]
+    fn executing_pct_is_shift_condition_gather_bit_for_bit(
+        pet in arb_pmf(40),
+        start in -10i64..30,
+        now in -15i64..90,
+        deadline in -15i64..120,
+        model in prop_oneof![Just(DropModel::None), Just(DropModel::Pending), Just(DropModel::All)],
+    ) {
+        let fused = executing_pct(&pet, start, now, deadline, model);
+        let conditioned = pet.shift(start).condition_after(now);
+        let steps = match model {
+            DropModel::All => conditioned.gather_at(deadline.max(now + 1)),
+            _ => conditioned,
+        };
+        prop_assert_eq!(fused.min(), steps.min());
+        let bits = |p: &Pmf| p.masses().iter().map(|m| m.to_bits()).collect::<Vec<_>>();
+        prop_assert_eq!(bits(&fused), bits(&steps));
+    }
+
+    #[test]
     fn expected_min_is_the_direct_sum(a in arb_pmf(50), x in -5i64..70) {
         let direct: f64 = (a.min()..=a.max()).map(|t| a.mass_at(t) * t.min(x) as f64).sum();
         prop_assert!((a.expected_min(x) - direct).abs() < 1e-9 * direct.abs().max(1.0),
