@@ -81,7 +81,11 @@ impl BatchHeuristic for TwoPhase {
 
     fn map(&mut self, view: &View<'_>) -> Decision {
         let mut decision = Decision::default();
-        let mut vq = VirtualQueues::from_view(view);
+        // MinCompletion reads only expected tails: no tail CDF is built until one is read.
+        let mut vq = match self.plan.phase1 {
+            Phase1::MinCompletion => VirtualQueues::from_view_lazy(view),
+            Phase1::MaxSuccess => VirtualQueues::from_view(view),
+        };
         run(view, self.plan, &mut vq, view.batch, &mut decision);
         decision.pcts = vq.take_handover();
         decision

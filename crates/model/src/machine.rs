@@ -654,6 +654,7 @@ impl Cache {
 
     /// The tail CDF: when the machine is expected to be free for a new task (built on
     /// first use).
+    #[inline]
     pub fn tail(&self) -> &TailCdf {
         self.tail.get_or_init(|| match self.slots.last() {
             Some(s) => TailCdf::new(&s.pct),

@@ -21,12 +21,16 @@ pub struct VirtualMachine<'a> {
     /// the event (read once: the bound is used many times).
     stale: Option<Stale<'a>>,
     /// What [`VirtualQueues::bound_tail`] reads while the tail is unchanged: the exact tail
-    /// when computed at the start of the event, else the earlier one with its factor (the
-    /// cache whose tail CDF it reads, built on first use).
-    bound: Option<(&'a Cache, f64)>,
+    /// when computed at the start of the event, else the earlier one with its factor.
+    bound: Option<(&'a TailCdf, f64)>,
+    /// The same, as the cache whose tail CDF is built on first read
+    /// ([`VirtualQueues::from_view_lazy`]; `bound` is then `None`).
+    lazy: Option<(&'a Cache, f64)>,
     /// [`VirtualQueues::tail_mean_bounds`] while the tail is unchanged, found once per event.
     mean_bounds: OnceCell<Option<(f64, f64)>>,
-    own: Option<OwnTail>,
+    /// Boxed: most machines never get one in an event, and a small `VirtualMachine` keeps
+    /// the scans over many machines in cache.
+    own: Option<Box<OwnTail>>,
 }
 
 /// A tail changed by the heuristic.
@@ -88,8 +92,20 @@ pub struct VirtualQueues<'a> {
 }
 
 impl<'a> VirtualQueues<'a> {
-    /// The view's machines as they are (nothing is copied or computed).
+    /// The view's machines as they are (nothing is copied or computed but the tail CDFs of
+    /// the machines' current or earlier PCTs, which [`VirtualQueues::bound_tail`] reads: on
+    /// this hot path of the success-based heuristics, the CDF is then one read away).
     pub fn from_view(view: &View<'a>) -> Self {
+        Self::new(view, false)
+    }
+
+    /// As [`VirtualQueues::from_view`], building no tail CDF until one is read: for the
+    /// heuristics that read only expected tails ([`VirtualQueues::expected_completion`]).
+    pub fn from_view_lazy(view: &View<'a>) -> Self {
+        Self::new(view, true)
+    }
+
+    fn new(view: &View<'a>, lazy: bool) -> Self {
         let machines = view
             .machines
             .iter()
@@ -100,11 +116,16 @@ impl<'a> VirtualQueues<'a> {
                     (false, Some(st)) => Some((st.cache, st.upper_factor())),
                     (false, None) => None,
                 };
+                let (bound, lazy) = match bound {
+                    Some(b) if lazy => (None, Some(b)),
+                    b => (b.map(|(c, f)| (c.tail(), f)), None),
+                };
                 VirtualMachine {
                     free: m.free_slots(),
                     machine: m,
                     stale,
                     bound,
+                    lazy,
                     mean_bounds: OnceCell::new(),
                     own: None,
                 }
@@ -181,8 +202,11 @@ impl<'a> VirtualQueues<'a> {
             return (o.cdf(self.now), 1.0);
         }
         match vm.bound {
-            Some((c, f)) => (c.tail(), f),
-            None => (self.tail(view, m), 1.0),
+            Some(b) => b,
+            None => match vm.lazy {
+                Some((c, f)) => (c.tail(), f),
+                None => (self.tail(view, m), 1.0),
+            },
         }
     }
 
@@ -241,10 +265,11 @@ impl<'a> VirtualQueues<'a> {
     /// tick itself (nothing completes before it).
     pub fn tail_min_lower(&self, m: MachineId) -> pmf::Tick {
         let vm = &self.machines[m];
-        match (&vm.own, vm.bound) {
-            (Some(o), _) => o.min(self.now),
-            (None, Some((c, _))) => c.tail_min(),
-            (None, None) => self.now,
+        match (&vm.own, vm.bound, vm.lazy) {
+            (Some(o), _, _) => o.min(self.now),
+            (None, Some((tail, _)), _) => tail.min(),
+            (None, None, Some((c, _))) => c.tail_min(),
+            (None, None, None) => self.now,
         }
     }
 
@@ -279,7 +304,7 @@ impl<'a> VirtualQueues<'a> {
     /// Replaces machine `m`'s tail, e.g. after a heuristic culled tasks from its queue.
     pub fn set_tail(&mut self, m: MachineId, tail_pct: Option<Pmf>, free: usize) {
         let vm = &mut self.machines[m];
-        vm.own = Some(OwnTail::new(tail_pct, false));
+        vm.own = Some(Box::new(OwnTail::new(tail_pct, false)));
         self.with_free = self.with_free + usize::from(free > 0) - usize::from(vm.free > 0);
         vm.free = free;
     }
@@ -311,12 +336,16 @@ impl<'a> VirtualQueues<'a> {
         );
         pct.trim_tv(self.machines[m].machine.pct_epsilon());
         let vm = &mut self.machines[m];
-        let on_machine = vm.own.take().is_none_or(|o| o.on_machine);
+        let on_machine = vm.own.as_ref().is_none_or(|o| o.on_machine);
         if on_machine {
             // The same convolution the machine would compute to append the task.
             self.handover.push((task, pct.clone()));
         }
-        vm.own = Some(OwnTail::new(Some(pct), on_machine));
+        match &mut vm.own {
+            // The box is reused; the old tail's buffers go back to the pool.
+            Some(o) => **o = OwnTail::new(Some(pct), on_machine),
+            None => vm.own = Some(Box::new(OwnTail::new(Some(pct), on_machine))),
+        }
         if vm.free == 1 {
             self.with_free -= 1;
         }
