@@ -21,10 +21,10 @@ fn argmin(ms: impl Iterator<Item = MachineId>, mut f: impl FnMut(MachineId) -> f
 /// The first of `ms` (in their order) with the minimum expected tail plus `offset(m)` (the
 /// expected completion `E[tail PCT] + E[PET]` of MCT and KPB, the tail alone for FCFS): what
 /// [`argmin`] over `view.tail_mean(m) + offset(m)` returns, computing fewer tails. Machines
-/// whose PCTs at the tick are computed come first; another one's PCTs are computed only
-/// when the lower bound on its expected tail from its earlier PCTs ([`View::stale`]) does
-/// not put it above the best so far by more than a slack far above rounding (then it can
-/// neither win nor tie).
+/// whose PCTs at the tick are computed, or which have no earlier PCTs, are read exactly;
+/// the others, in increasing order of the lower bound on their expected tail from their
+/// earlier PCTs ([`View::stale`]), until that bound puts one above the best so far by more
+/// than a slack far above rounding (then it and the rest can neither win nor tie).
 fn min_expected(view: &View<'_>, ms: &[MachineId], offset: impl Fn(MachineId) -> f64) -> MachineId {
     let mut best: Option<(f64, usize)> = None;
     let consider = |i: usize, v: f64, best: &mut Option<(f64, usize)>| {
@@ -32,18 +32,27 @@ fn min_expected(view: &View<'_>, ms: &[MachineId], offset: impl Fn(MachineId) ->
             *best = Some((v, i));
         }
     };
-    let computed = |i: &usize| view.machines[ms[*i]].is_computed();
-    for i in (0..ms.len()).filter(computed) {
-        consider(i, view.tail_mean(ms[i]) + offset(ms[i]), &mut best);
+    // Exact first: the machines computed already, then those without earlier PCTs (they
+    // must be computed anyway); then the others by increasing lower bound, until one is
+    // above the best.
+    let mut bounded: Vec<(f64, usize)> = Vec::with_capacity(ms.len());
+    for (i, &m) in ms.iter().enumerate() {
+        let stale = (!view.machines[m].is_computed())
+            .then(|| view.stale(m))
+            .flatten();
+        match stale {
+            Some(st) => bounded.push((st.tail_mean_lower() + offset(m), i)),
+            None => consider(i, view.tail_mean(m) + offset(m), &mut best),
+        }
     }
-    for i in (0..ms.len()).filter(|i| !computed(i)) {
-        let m = ms[i];
-        if let (Some((b, _)), Some(st)) = (best, view.stale(m)) {
-            if st.tail_mean_lower() + offset(m) > b + MEAN_SLACK * b.abs().max(1.0) {
-                continue;
+    bounded.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    for (lower, i) in bounded {
+        if let Some((b, _)) = best {
+            if lower > b + MEAN_SLACK * b.abs().max(1.0) {
+                break;
             }
         }
-        consider(i, view.tail_mean(m) + offset(m), &mut best);
+        consider(i, view.tail_mean(ms[i]) + offset(ms[i]), &mut best);
     }
     best.map_or(0, |(_, i)| ms[i])
 }
