@@ -51,6 +51,27 @@ fn machine(queue: &[(usize, i64)], exec_deadline: i64) -> (Machine, Vec<TaskSpec
 
 const EPS: f64 = 1e-12;
 
+/// A view of `machines` at `now`, without deferring or staging.
+fn view_of<'a>(
+    now: Tick,
+    pet: &'a Pet,
+    tasks: &'a [TaskSpec],
+    batch: &'a [usize],
+    machines: &'a [Machine],
+    model: DropModel,
+) -> model::View<'a> {
+    model::View {
+        now,
+        pet,
+        tasks,
+        batch,
+        machines,
+        model,
+        defer: None,
+        staging: None,
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -158,16 +179,7 @@ proptest! {
         m.refresh(now, &tasks, &pet, model);
         // Machine 1 of the view is `m` (its id); machine 0 is idle.
         let machines = vec![Machine::new(0, None), m.clone()];
-        let view = model::View {
-            now,
-            pet: &pet,
-            tasks: &tasks,
-            batch: &ids,
-            machines: &machines,
-            model,
-            defer: None,
-            staging: None,
-        };
+        let view = view_of(now, &pet, &tasks, &ids, &machines, model);
         let mut vq = model::VirtualQueues::from_view(&view);
         for &id in &ids {
             vq.assign(&view, 1, id);
@@ -231,16 +243,7 @@ proptest! {
                 c.slots().first().map(|s| s.pct.mean().to_bits())
             );
             let machines = vec![Machine::new(0, None), fresh.clone()];
-            let view = model::View {
-                now,
-                pet: &pet,
-                tasks: &tasks,
-                batch: &ids,
-                machines: &machines,
-                model,
-                defer: None,
-                staging: None,
-            };
+            let view = view_of(now, &pet, &tasks, &ids, &machines, model);
             let mut vq = model::VirtualQueues::from_view(&view);
             for &id in &ids {
                 vq.assign(&view, 1, id);
@@ -329,16 +332,7 @@ proptest! {
         for mc in &mut machines {
             mc.advance(now);
         }
-        let view = model::View {
-            now,
-            pet: &pet,
-            tasks: &tasks,
-            batch: &[],
-            machines: &machines,
-            model,
-            defer: None,
-            staging: None,
-        };
+        let view = view_of(now, &pet, &tasks, &[], &machines, model);
         // The brute force: every tail computed afresh, the first minimum.
         let fresh: Vec<Machine> = machines.iter().map(|mc| {
             let mut f = mc.clone();
