@@ -3,13 +3,15 @@
 use model::{BatchHeuristic, Decision, TaskId, View, VirtualQueues};
 use pmf::{Pmf, next_pct};
 
-use crate::batch::{Phase1, Phase1Scope, Phase2, Plan, run};
+use crate::batch::{Phase1, Phase1Scope, Phase2, Plan, ScoreMemo, run};
 
 /// A batch heuristic defined only by its two phases: MM, MSD, MMU, PAM, EDF, SJF.
 #[derive(Debug, Clone)]
 pub struct TwoPhase {
     name: &'static str,
     plan: Plan,
+    /// Chances kept across mapping events.
+    memo: ScoreMemo,
 }
 
 impl TwoPhase {
@@ -70,6 +72,7 @@ impl TwoPhase {
                 phase2,
                 scope,
             },
+            memo: ScoreMemo::default(),
         }
     }
 }
@@ -86,7 +89,14 @@ impl BatchHeuristic for TwoPhase {
             Phase1::MinCompletion => VirtualQueues::from_view_lazy(view),
             Phase1::MaxSuccess => VirtualQueues::from_view(view),
         };
-        run(view, self.plan, &mut vq, view.batch, &mut decision);
+        run(
+            view,
+            self.plan,
+            &mut vq,
+            view.batch,
+            &mut decision,
+            &mut self.memo,
+        );
         decision.pcts = vq.take_handover();
         decision
     }
@@ -106,6 +116,8 @@ pub struct Moc {
     alpha: f64,
     epsilon: f64,
     scope: Phase1Scope,
+    /// Chances kept across mapping events.
+    memo: ScoreMemo,
 }
 
 impl Moc {
@@ -116,6 +128,7 @@ impl Moc {
             alpha,
             epsilon,
             scope,
+            memo: ScoreMemo::default(),
         }
     }
 }
@@ -216,7 +229,7 @@ impl BatchHeuristic for Moc {
             },
             scope: self.scope,
         };
-        run(view, plan, &mut vq, &cands, &mut decision);
+        run(view, plan, &mut vq, &cands, &mut decision, &mut self.memo);
         // Only the machines it culled nothing from (their chains start from the machines'
         // own PCTs; a culled one's is recomputed by the engine after the drops).
         decision.pcts = vq.take_handover();

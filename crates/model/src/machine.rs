@@ -11,6 +11,7 @@
 
 use std::cell::{Cell, OnceCell};
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use pmf::{DropModel, Pmf, TailCdf, Tick, executing_pct, next_pct};
 use workload::Pet;
@@ -258,9 +259,11 @@ impl Machine {
             }
             None => compute(&cache),
         };
-        // The tail moved: its CDF and mean are built again on first use.
+        // The tail moved: its CDF and mean are built again on first use, and it is another
+        // content.
         cache.tail.take();
         cache.mean.take();
+        cache.id = next_cache_id();
         cache.slots.push(slot);
         let _ = self.current.set(cache);
     }
@@ -483,6 +486,11 @@ impl Machine {
         Some((e1 - slack, e1 + later + slack))
     }
 
+    /// [`Cache::id`] of the PCTs at the machine's tick, when they are computed.
+    pub fn cache_id(&self) -> Option<u64> {
+        self.current.get().map(|c| c.id)
+    }
+
     /// True when the PCTs at the machine's tick are computed.
     pub fn is_computed(&self) -> bool {
         self.current.get().is_some()
@@ -565,6 +573,7 @@ impl Machine {
             slots.push(slot);
         }
         Cache {
+            id: next_cache_id(),
             slots,
             tail: OnceCell::new(),
             mean: OnceCell::new(),
@@ -631,9 +640,20 @@ fn survival(pet: &Pmf, start: Tick, now: Tick) -> f64 {
     (total - pet.mass_below_bin(k)).max(0.0)
 }
 
+/// The identity of the next [`Cache`] content: unique in the process, so that an id read
+/// from any machine, trial or simulation names one content (it never decides a result: it
+/// is only compared for equality).
+static NEXT_CACHE_ID: AtomicU64 = AtomicU64::new(0);
+
+fn next_cache_id() -> u64 {
+    NEXT_CACHE_ID.fetch_add(1, Ordering::Relaxed)
+}
+
 /// The PCTs of one machine queue at one tick.
 #[derive(Debug, Clone)]
 pub struct Cache {
+    /// Names this content ([`Cache::id`]).
+    id: u64,
     slots: Vec<Slot>,
     /// The tail CDF, built on first use ([`Cache::tail`]): the expectation-based
     /// heuristics read only the tail's mean.
@@ -647,6 +667,14 @@ pub struct Cache {
 }
 
 impl Cache {
+    /// A token naming this content: two caches with the same id hold the same PCTs, so
+    /// anything computed from one holds for the other (a cache carried over to a later tick
+    /// by [`Machine::advance`] keeps its id; computing or appending gives a new one). Ids
+    /// are unique in the process.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
     /// The queue positions, executing first.
     pub fn slots(&self) -> &[Slot] {
         &self.slots

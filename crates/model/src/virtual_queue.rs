@@ -273,6 +273,17 @@ impl<'a> VirtualQueues<'a> {
         }
     }
 
+    /// [`crate::Cache::id`] of the machine's own PCTs while machine `m`'s tail is theirs (no
+    /// provisional assignment or culling here) and they are computed: a value computed from
+    /// that tail before, in any event, holds while the id is the same.
+    pub fn own_cache_id(&self, m: MachineId) -> Option<u64> {
+        let vm = &self.machines[m];
+        if vm.own.is_some() {
+            return None;
+        }
+        vm.machine.cache_id()
+    }
+
     /// True when machine `m`'s tail is known exactly without computing anything.
     pub fn is_exact(&self, m: MachineId) -> bool {
         let vm = &self.machines[m];

@@ -433,13 +433,17 @@ fn a_cache_whose_executing_pct_lies_after_the_tick_carries_over() {
     m.push(1);
     m.refresh(0, &tasks, &pet, DropModel::All);
     assert_eq!(m.recomputations(), 1);
+    let id = m.cache_id().unwrap();
     m.advance(9);
     assert!(
         m.is_computed(),
         "no mass at or before 9: the PCTs stay exact"
     );
+    // The same content, the same id: chances kept across events by this id stay valid.
+    assert_eq!(m.cache_id(), Some(id));
     m.advance(10);
     assert!(!m.is_computed());
+    assert_eq!(m.cache_id(), None);
     let stale = m.stale(&tasks, &pet, DropModel::All).unwrap();
     // Half the executing task's mass (tick 10) is gone: Z(0) = 1, Z(10) = 0.5, r = 2.
     assert!((stale.ratio - 2.0).abs() < 1e-9);
@@ -448,6 +452,12 @@ fn a_cache_whose_executing_pct_lies_after_the_tick_carries_over() {
         Pmf::point(11)
     );
     assert_eq!(m.recomputations(), 2);
+    let recomputed = m.cache_id().unwrap();
+    assert_ne!(recomputed, id);
+    // Appending to the computed PCTs makes another content.
+    m.append(1, Tick::MIN, &tasks, &pet, DropModel::All);
+    assert!(m.is_computed());
+    assert!(m.cache_id().is_some_and(|a| a != recomputed && a != id));
     // A change of the queue leaves no bound behind.
     m.advance(11);
     m.push(1);
