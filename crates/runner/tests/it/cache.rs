@@ -51,6 +51,18 @@ fn machine(queue: &[(usize, i64)], exec_deadline: i64) -> (Machine, Vec<TaskSpec
 
 const EPS: f64 = 1e-12;
 
+/// Appends tasks of the given (type, deadline) to `tasks`; their ids.
+fn add_tasks(tasks: &mut Vec<TaskSpec>, extra: &[(usize, i64)]) -> Vec<usize> {
+    extra
+        .iter()
+        .map(|&(ty, d)| {
+            let id = tasks.len();
+            tasks.push(task(id, ty, 0, d));
+            id
+        })
+        .collect()
+}
+
 /// A view of `machines` at `now`, without deferring or staging.
 fn view_of<'a>(
     now: Tick,
@@ -168,14 +180,7 @@ proptest! {
         let (m, mut tasks) = machine(&queue, 60);
         let eps = if trimmed { 1e-3 } else { 0.0 };
         let mut m = m.with_pct_epsilon(eps);
-        let ids: Vec<usize> = extra
-            .iter()
-            .map(|&(ty, d)| {
-                let id = tasks.len();
-                tasks.push(task(id, ty, 0, d));
-                id
-            })
-            .collect();
+        let ids = add_tasks(&mut tasks, &extra);
         m.refresh(now, &tasks, &pet, model);
         // Machine 1 of the view is `m` (its id); machine 0 is idle.
         let machines = vec![Machine::new(0, None), m.clone()];
@@ -218,14 +223,7 @@ proptest! {
     ) {
         let pet = wide_pet(&sh);
         let (mut kept, mut tasks) = machine(&queue, exec_deadline);
-        let ids: Vec<usize> = extra
-            .iter()
-            .map(|&(ty, d)| {
-                let id = tasks.len();
-                tasks.push(task(id, ty, 0, d));
-                id
-            })
-            .collect();
+        let ids = add_tasks(&mut tasks, &extra);
         let mut now = 0;
         for dt in steps {
             now += dt;
