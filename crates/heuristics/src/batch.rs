@@ -190,6 +190,18 @@ impl SuccessCache {
         entry.1
     }
 
+    /// An upper bound on task `t`'s current chance on machine `m` from the [`ScoreMemo`]: its
+    /// chance on the machine's earlier PCTs, when computed in an earlier event, times their
+    /// factor ([`VirtualQueues::stale_id`]).
+    #[inline]
+    fn stale_bound(&self, vq: &VirtualQueues, t: TaskId, m: MachineId) -> Option<f64> {
+        if !self.use_memo {
+            return None;
+        }
+        let (id, f) = vq.stale_id(m)?;
+        self.memo.get(t, m, id).map(|p| f * p)
+    }
+
     fn invalidate_machine(&mut self, m: MachineId) {
         // Epochs start at 0 and an empty entry holds u32::MAX: 2^32 - 1 assignments to one
         // machine in one event would be needed to alias.
@@ -1138,6 +1150,12 @@ fn max_success(
     if a_top + BOUND_SLACK < defer_floor {
         return Best::BelowDefer;
     }
+    if defer_floor > f64::NEG_INFINITY
+        && succ.use_memo
+        && settled_below(view, vq, succ, order, t, defer_floor)
+    {
+        return Best::BelowDefer;
+    }
     // Pass 2: the machine of highest tail bound sets a floor, its exact chance (or the defer
     // threshold when higher). A machine whose bound is below the floor (with the slack) can
     // neither beat nor tie the best of a task that is not deferred; the others get the full
@@ -1166,6 +1184,40 @@ fn max_success(
     *kept_out = (kept, floor);
     best_of(view, scope, vq, succ, order[..kept].iter().copied(), (i, t))
         .map_or(Best::NoMachine, |b| Best::Machine(b.0))
+}
+
+/// True when every machine of `order` is below the defer threshold `q` by more than the slack
+/// without an exact evaluation: by its tail bound (already in `order`), by the chance kept
+/// from an earlier event on its earlier PCTs times their factor
+/// ([`SuccessCache::stale_bound`]), or by its full bound. Stops at the first machine that
+/// none of them settles. A bound found here replaces the tail bound in `order` (the lower,
+/// still an upper bound).
+///
+/// Oversubscribed, a deferred task stays in the batch and is probed again at the next event
+/// ([`infer_deferrals`]); its chances from then usually settle it again, where the search
+/// below would compute the exact chance of its best-bounded machine (and that machine's
+/// PCTs) first.
+fn settled_below(
+    view: &View<'_>,
+    vq: &VirtualQueues,
+    succ: &SuccessCache,
+    order: &mut [(f64, MachineId)],
+    t: TaskId,
+    q: f64,
+) -> bool {
+    order.iter_mut().all(|(a, m)| {
+        if *a + BOUND_SLACK < q {
+            return true;
+        }
+        if let Some(k) = succ.stale_bound(vq, t, *m) {
+            *a = a.min(k);
+            if *a + BOUND_SLACK < q {
+                return true;
+            }
+        }
+        *a = full_bound(view, vq, t, *m, *a);
+        *a + BOUND_SLACK < q
+    })
 }
 
 /// The O(1) bound of [`success_upper_bound`] and the segment bound, the lower of the two:

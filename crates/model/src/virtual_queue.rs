@@ -273,6 +273,20 @@ impl<'a> VirtualQueues<'a> {
         }
     }
 
+    /// The [`crate::Cache::id`] of machine `m`'s earlier PCTs ([`Machine::stale`]) and their
+    /// factor `f`, while its tail is unchanged here: any success probability computed from
+    /// that earlier tail before (in an earlier event, kept by its id), times `f`, bounds the
+    /// current one from above, as [`VirtualQueues::bound_tail`]'s CDF values do.
+    pub fn stale_id(&self, m: MachineId) -> Option<(u64, f64)> {
+        let vm = &self.machines[m];
+        if vm.own.is_some() {
+            return None;
+        }
+        vm.stale
+            .as_ref()
+            .map(|st| (st.cache.id(), st.upper_factor()))
+    }
+
     /// [`crate::Cache::id`] of the machine's own PCTs while machine `m`'s tail is theirs (no
     /// provisional assignment or culling here) and they are computed: a value computed from
     /// that tail before, in any event, holds while the id is the same.

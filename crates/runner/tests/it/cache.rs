@@ -362,6 +362,67 @@ proptest! {
         prop_assert_eq!(heuristics::Kpb { k: 0.5 }.choose(&view, t), first_min(&kb, &ect));
     }
 
+    /// PAM probes a deferred task again at the next event, where its chances kept from the
+    /// earlier one (on PCTs now stale) times their factor bound the current ones: its
+    /// decisions with that memo are those of a PAM that starts afresh on PCTs computed at the
+    /// later tick, under every dropping model.
+    #[test]
+    fn chances_kept_from_an_earlier_event_decide_as_fresh_ones(
+        sh in shapes(),
+        queues in prop::collection::vec(prop::collection::vec((0usize..2, 1i64..60), 0..3), 4),
+        exec_deadlines in prop::collection::vec(8i64..80, 4),
+        batch_specs in prop::collection::vec((0usize..2, 4i64..90), 1..7),
+        thresholds in prop::collection::vec(0.05f64..0.95, 2),
+        t0 in 0i64..4,
+        dt in 1i64..6,
+        model in models(),
+    ) {
+        use model::BatchHeuristic;
+        let pmf = |k: usize| {
+            let (off, w) = &sh[k % sh.len()];
+            Pmf::from_weights(*off, w.clone()).unwrap()
+        };
+        // 2 types x 4 machines.
+        let pet = pet_of((0..2).map(|t| (0..4).map(|m| pmf(t + m)).collect()).collect());
+        let mut tasks = Vec::new();
+        let mut machines = Vec::new();
+        for (m, (queue, &d)) in queues.iter().zip(&exec_deadlines).enumerate() {
+            let mut mc = Machine::new(m, Some(4));
+            let id = tasks.len();
+            tasks.push(task(id, m % 2, 0, d));
+            mc.start(0, id, 1_000);
+            for &(qty, qd) in queue {
+                let id = tasks.len();
+                tasks.push(task(id, qty, 0, qd));
+                mc.push(id);
+            }
+            mc.refresh(t0, &tasks, &pet, model);
+            machines.push(mc);
+        }
+        let batch = add_tasks(&mut tasks, &batch_specs);
+        fn with_defer<'a>(view: model::View<'a>, th: &'a [f64]) -> model::View<'a> {
+            model::View { defer: Some(th), ..view }
+        }
+        // The first event fills the memo with chances on the PCTs at t0.
+        let mut warm = heuristics::TwoPhase::pam(heuristics::Phase1Scope::AllMachines);
+        warm.map(&with_defer(view_of(t0, &pet, &tasks, &batch, &machines, model), &thresholds));
+        let t1 = t0 + dt;
+        for mc in &mut machines {
+            mc.advance(t1);
+        }
+        let fresh_machines: Vec<Machine> = machines.iter().map(|mc| {
+            let mut f = mc.clone();
+            f.invalidate();
+            f.refresh(t1, &tasks, &pet, model);
+            f
+        }).collect();
+        let got = warm.map(&with_defer(view_of(t1, &pet, &tasks, &batch, &machines, model), &thresholds));
+        let want = heuristics::TwoPhase::pam(heuristics::Phase1Scope::AllMachines)
+            .map(&with_defer(view_of(t1, &pet, &tasks, &batch, &fresh_machines, model), &thresholds));
+        prop_assert_eq!(&got.assign, &want.assign);
+        prop_assert_eq!(&got.deferred, &want.deferred);
+    }
+
     /// With a PCT epsilon (`Machine::with_pct_epsilon`) slot `k` (the executing task is
     /// slot 1) is within `k * eps` of the exact machine's, after appending to the cache
     /// and at a later tick (a cache carried over included); the bounds of an earlier
@@ -553,4 +614,44 @@ fn a_stale_tail_bounds_the_mean_from_below_when_a_later_start_ends_earlier() {
     let mut fresh = m.clone();
     fresh.refresh(1, &tasks, &pet, model);
     assert!((fresh.cache(&tasks, &pet, model).tail_mean() - 10.0).abs() < 1e-12);
+}
+
+#[test]
+fn a_chance_kept_from_an_earlier_event_is_scaled_by_the_stale_factor() {
+    // The machine of the test above (one machine, `pending`): executing since 0 on {1, 10},
+    // behind it a task of 20 ticks with deadline 5, so the tail is 21 or 10 at tick 0 and
+    // surely 10 at tick 2 (r = 2). Task X (1 to 16 ticks, uniform; deadline 20, defer
+    // threshold 0.3) has chance P(T + E < 20) = 9/32 at tick 0, below each of its bounds
+    // (the least is the segment bound, 5/16), so it is computed, and deferred; at tick 2 its
+    // chance is 9/16 and PAM maps it. The chance kept from tick 0 bounds the one at tick 2 only times r: without
+    // the factor, 9/32 would defer X again.
+    let e0 = Pmf::new(1, [vec![0.5], vec![0.0; 8], vec![0.5]].concat()).unwrap();
+    let x = Pmf::new(1, vec![1.0 / 16.0; 16]).unwrap();
+    let pet = pet_of(vec![vec![e0], vec![Pmf::point(20)], vec![x]]);
+    let tasks = [task(0, 0, 0, 100), task(1, 1, 0, 5), task(2, 2, 0, 20)];
+    let model = DropModel::Pending;
+    let mut m = Machine::new(0, Some(3));
+    m.start(0, 0, 10);
+    m.push(1);
+    let thresholds = [0.0, 0.0, 0.3];
+    let batch = [2];
+    let mut machines = [m];
+    machines[0].refresh(0, &tasks, &pet, model);
+    let mut pam = heuristics::TwoPhase::pam(heuristics::Phase1Scope::AllMachines);
+    use model::BatchHeuristic;
+    let first = pam.map(&model::View {
+        defer: Some(&thresholds),
+        ..view_of(0, &pet, &tasks, &batch, &machines, model)
+    });
+    assert_eq!(first.deferred, vec![2]);
+    assert!(first.assign.is_empty());
+    machines[0].advance(2);
+    let st = machines[0].stale(&tasks, &pet, model).unwrap();
+    assert!((st.upper_factor() - 2.0).abs() < 1e-9);
+    let second = pam.map(&model::View {
+        defer: Some(&thresholds),
+        ..view_of(2, &pet, &tasks, &batch, &machines, model)
+    });
+    assert_eq!(second.assign, vec![(2, 0)]);
+    assert!(second.deferred.is_empty());
 }
