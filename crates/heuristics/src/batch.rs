@@ -1205,6 +1205,8 @@ fn settled_below(
     t: TaskId,
     q: f64,
 ) -> bool {
+    let spec = view.task(t);
+    let (ty, d) = (spec.task_type, spec.deadline);
     order.iter_mut().all(|(a, m)| {
         if *a + BOUND_SLACK < q {
             return true;
@@ -1215,9 +1217,33 @@ fn settled_below(
                 return true;
             }
         }
-        *a = full_bound(view, vq, t, *m, *a);
+        *a = staged_bound(view, vq, (ty, d), *m, *a, q);
         *a + BOUND_SLACK < q
     })
+}
+
+/// [`full_bound`] in two steps, the O(1) execution half first: when that already puts the
+/// machine below `floor` (with the slack), the segment bound's reads are skipped and the
+/// lower of the two first bounds is returned (still an upper bound, below the floor). Only
+/// where a machine below the floor is settled for good ([`settled_below`]): phase 1's second
+/// pass sorts by the full bound, and a looser one there costs more exact chances than the
+/// reads it saves (PAM 139 M -> 140 M).
+#[inline]
+fn staged_bound(
+    view: &View<'_>,
+    vq: &VirtualQueues,
+    (ty, d): (usize, Tick),
+    m: MachineId,
+    a: f64,
+    floor: f64,
+) -> f64 {
+    let pet = view.pet.pmf(ty, m);
+    let (tail, f) = vq.bound_tail(view, m);
+    let b = a.min(exec_bound(pet, tail, d));
+    if b + BOUND_SLACK < floor {
+        return b;
+    }
+    b.min(f * tail.append_success_bound(pet, d))
 }
 
 /// The O(1) bound of [`success_upper_bound`] and the segment bound, the lower of the two:
