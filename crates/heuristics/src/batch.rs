@@ -582,6 +582,7 @@ fn infer_deferrals<'s>(
         by_type,
         probed,
         inferred,
+        marked,
         ..
     } = sc;
     inferred.clear();
@@ -621,7 +622,14 @@ fn infer_deferrals<'s>(
         inferred.extend((0..lo).filter(|&j| !probed[j]).map(|j| group[j]));
         // Probes at or after `lo` already hold their verdicts; the loop skips them.
     }
-    inferred.sort_unstable();
+    // In index order: a mark per candidate and one scan, O(n) where a sort was O(n log n)
+    // at every event.
+    reset(marked, cands.len(), false);
+    for &i in inferred.iter() {
+        marked[i] = true;
+    }
+    inferred.clear();
+    inferred.extend((0..cands.len()).filter(|&i| marked[i]));
     inferred
 }
 
@@ -637,6 +645,8 @@ struct DeferScratch {
     by_type: Vec<usize>,
     probed: Vec<bool>,
     inferred: Vec<usize>,
+    /// Per candidate: inferred deferred (to list them in index order).
+    marked: Vec<bool>,
 }
 
 /// The indices of `cands` ordered by (task type, deadline, index) into `sc.by_type`, type `k`'s
