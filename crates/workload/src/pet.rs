@@ -6,6 +6,8 @@ use pmf::{BinValue, Pmf, Tick};
 use rand::Rng;
 use rand_distr::{Distribution, Gamma};
 
+use std::sync::{Mutex, PoisonError};
+
 use crate::error::WorkloadError;
 use crate::rng::{Purpose, stream, substream};
 
@@ -376,13 +378,28 @@ impl Pet {
     /// The built-in default PET: [`Pet::from_means`] on [`PUBLISHED_MEANS`] with 2-unit bins
     /// (thesis 3.4.1). 12 task types x 8 machines; the same seed gives the same PET on every
     /// platform.
+    ///
+    /// Building it draws ~10^6 samples (~13 M instructions); the last few seeds' PETs are
+    /// kept in the process, so that a sweep's points (every figure point prepares its own
+    /// experiment) build each once and clone it.
     pub fn default_pet(seed: u64) -> Pet {
-        let means = Array2::from_shape_fn((12, 8), |(t, m)| PUBLISHED_MEANS[t][m]);
-        match Self::from_means(&means, defaults::BIN_WIDTH, seed) {
-            Ok(pet) => pet,
-            // The means are positive constants and the bin width is 2: no error is possible.
-            Err(e) => unreachable!("the default PET's parameters are valid: {e}"),
+        static KEPT: Mutex<Vec<(u64, Pet)>> = Mutex::new(Vec::new());
+        // A poisoned lock still holds whole PETs (they are pushed built).
+        let kept = || KEPT.lock().unwrap_or_else(PoisonError::into_inner);
+        let found = kept()
+            .iter()
+            .find(|(s, _)| *s == seed)
+            .map(|(_, p)| p.clone());
+        if let Some(pet) = found {
+            return pet;
         }
+        let pet = build_default_pet(seed);
+        let mut v = kept();
+        if v.len() >= KEPT_DEFAULT_PETS {
+            v.remove(0);
+        }
+        v.push((seed, pet.clone()));
+        pet
     }
 
     /// Checks that every task of `tasks` has a task type of this PET.
@@ -395,5 +412,35 @@ impl Pet {
                 n_types: self.n_types(),
             }),
         }
+    }
+}
+
+/// How many default PETs (by seed) [`Pet::default_pet`] keeps.
+const KEPT_DEFAULT_PETS: usize = 8;
+
+/// [`Pet::default_pet`] built afresh.
+fn build_default_pet(seed: u64) -> Pet {
+    let means = Array2::from_shape_fn((12, 8), |(t, m)| PUBLISHED_MEANS[t][m]);
+    match Pet::from_means(&means, defaults::BIN_WIDTH, seed) {
+        Ok(pet) => pet,
+        // The means are positive constants and the bin width is 2: no error is possible.
+        Err(e) => unreachable!("the default PET's parameters are valid: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_default_pet_is_the_one_built_afresh() {
+        // More seeds than are kept: the first ones are built again, the same.
+        for round in 0..2 {
+            for seed in 0..(KEPT_DEFAULT_PETS as u64 + 3) {
+                let kept = Pet::default_pet(seed);
+                assert_eq!(kept, build_default_pet(seed), "round {round}, seed {seed}");
+            }
+        }
+        assert_ne!(Pet::default_pet(1), Pet::default_pet(2));
     }
 }
