@@ -2,7 +2,6 @@
 //! once to an unbounded machine queue.
 
 use model::{ImmediateHeuristic, MachineId, TaskId, View};
-use pmf::Pmf;
 
 /// Index of the minimum of `f` over `ms` (ties: the first).
 fn argmin(ms: impl Iterator<Item = MachineId>, mut f: impl FnMut(MachineId) -> f64) -> MachineId {
@@ -177,7 +176,7 @@ impl ImmediateHeuristic for MaxRobust {
             .filter(|&(_, &s)| s >= best - self.epsilon)
             .map(|(&m, _)| m);
         argmin(near, |m| {
-            view.tail_pct(m).map_or(0.0, Pmf::variance) + view.pet.pmf(spec.task_type, m).variance()
+            view.tail_variance(m) + view.pet.pmf(spec.task_type, m).variance()
         })
     }
 }

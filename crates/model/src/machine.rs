@@ -259,10 +259,11 @@ impl Machine {
             }
             None => compute(&cache),
         };
-        // The tail moved: its CDF and mean are built again on first use, and it is another
+        // The tail moved: its CDF, mean and variance are built again on first use, and it is another
         // content.
         cache.tail.take();
         cache.mean.take();
+        cache.variance.take();
         cache.id = next_cache_id();
         cache.slots.push(slot);
         let _ = self.current.set(cache);
@@ -577,6 +578,7 @@ impl Machine {
             slots,
             tail: OnceCell::new(),
             mean: OnceCell::new(),
+            variance: OnceCell::new(),
             at: now,
             z,
         }
@@ -660,6 +662,8 @@ pub struct Cache {
     tail: OnceCell<TailCdf>,
     /// `E[tail]`, kept on first use ([`Cache::tail_mean`]).
     mean: OnceCell<f64>,
+    /// `Var[tail]`, kept on first use ([`Cache::tail_variance`]).
+    variance: OnceCell<f64>,
     /// The tick they were computed at.
     at: Tick,
     /// `Z(at)` of the executing task (see [`Machine::stale`]); 1 when idle.
@@ -698,6 +702,15 @@ impl Cache {
             Some(t) => t.mean(),
             None => self.slots.last().map_or(self.at as f64, |s| s.pct.mean()),
         })
+    }
+
+    /// `Var[tail]` ([`Pmf::variance`] of the tail PCT; 0 for an empty machine), kept on
+    /// first use: MaxRobust reads it for every near-best machine at every arrival.
+    #[inline]
+    pub fn tail_variance(&self) -> f64 {
+        *self
+            .variance
+            .get_or_init(|| self.tail_pct().map_or(0.0, Pmf::variance))
     }
 
     /// The first tick of the tail's support (`tail().min()`, without building the CDF).

@@ -53,6 +53,12 @@ impl<'a> View<'a> {
         self.cache(m).tail_mean()
     }
 
+    /// Machine `m`'s tail variance at `now` (`Var` of [`View::tail_pct`], 0 when empty),
+    /// computed once per cache ([`Cache::tail_variance`]).
+    pub fn tail_variance(&self, m: MachineId) -> f64 {
+        self.cache(m).tail_variance()
+    }
+
     /// Machine `m`'s tail PCT at `now` (`None` when it is empty).
     pub fn tail_pct(&self, m: MachineId) -> Option<&'a Pmf> {
         self.cache(m).tail_pct()

@@ -76,6 +76,85 @@ proptest! {
         prop_assert_eq!(bits(&fused), bits(&steps));
     }
 
+    /// `next_pct` under `pending` and `all` is, bit for bit, the direct computation: the part
+    /// of `prev` before the deadline convolved with the PET (each bin summed from +0.0 in
+    /// increasing index of that part, or of the PET when it is the shorter under `pending`),
+    /// under `all` cut at the deadline with the rest gathered
+    /// there, added into zeros with the part at or after the deadline, renormalised, and
+    /// trimmed of zero ends (whichever buffer the implementation adds into).
+    #[test]
+    fn next_pct_is_the_direct_computation_bit_for_bit(
+        prev in arb_pmf(40),
+        pet in prop_oneof![arb_pet(30), arb_pmf(12).prop_map(|p| p.shift(-p.min()))],
+        deadline in -25i64..110,
+        all in any::<bool>(),
+    ) {
+        let model = if all { DropModel::All } else { DropModel::Pending };
+        let got = next_pct(&prev, &pet, deadline, model);
+        let pm = prev.masses();
+        let split = (deadline - prev.min()).clamp(0, pm.len() as i64) as usize;
+        let (lo, hi) = pm.split_at(split);
+        if lo.is_empty() {
+            prop_assert_eq!(&got, &prev);
+            return Ok(());
+        }
+        let e = pet.masses();
+        // The outer input (whose index orders each bin's sum): `prev`'s part, but under
+        // `pending` the PET when it is the shorter.
+        let (outer, inner) = if !all && lo.len() > e.len() { (e, lo) } else { (lo, e) };
+        let mut conv = vec![0.0; lo.len() + e.len() - 1];
+        for (i, &a) in outer.iter().enumerate() {
+            for (j, &b) in inner.iter().enumerate() {
+                if a != 0.0 && b != 0.0 {
+                    conv[i + j] += a * b;
+                }
+            }
+        }
+        let mut conv_start = prev.min() + pet.min();
+        if all {
+            let keep = (deadline - conv_start).clamp(0, conv.len() as i64) as usize;
+            if keep < conv.len() {
+                let lo_total: f64 = lo.iter().sum();
+                let before: f64 = conv[..keep].iter().sum();
+                let gathered = (lo_total - before).max(0.0);
+                if deadline < conv_start {
+                    conv = vec![gathered];
+                    conv_start = deadline;
+                } else {
+                    conv.truncate(keep + 1);
+                    conv[keep] = gathered;
+                }
+            }
+        }
+        let (start, mut out) = if hi.is_empty() {
+            (conv_start, conv)
+        } else {
+            let hi_start = prev.min() + split as i64;
+            let start = conv_start.min(hi_start);
+            let end = (conv_start + conv.len() as i64 - 1).max(prev.max());
+            let mut out = vec![0.0; (end - start + 1) as usize];
+            let c0 = (conv_start - start) as usize;
+            for (o, &m) in out[c0..].iter_mut().zip(&conv) {
+                *o += m;
+            }
+            let h0 = (hi_start - start) as usize;
+            for (o, &m) in out[h0..].iter_mut().zip(hi) {
+                *o += m;
+            }
+            (start, out)
+        };
+        let total: f64 = out.iter().sum();
+        if (total - 1.0).abs() > 1e-12 && total > 0.0 {
+            let inv = 1.0 / total;
+            out.iter_mut().for_each(|m| *m *= inv);
+        }
+        let first = out.iter().position(|&m| m > 0.0).unwrap_or(0);
+        let last = out.iter().rposition(|&m| m > 0.0).unwrap_or(0);
+        prop_assert_eq!(got.min(), start + first as i64);
+        let bits = |v: &[f64]| v.iter().map(|m| m.to_bits()).collect::<Vec<_>>();
+        prop_assert_eq!(bits(got.masses()), bits(&out[first..=last]));
+    }
+
     #[test]
     fn expected_min_is_the_direct_sum(a in arb_pmf(50), x in -5i64..70) {
         let direct: f64 = (a.min()..=a.max()).map(|t| a.mass_at(t) * t.min(x) as f64).sum();
