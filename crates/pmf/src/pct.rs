@@ -104,20 +104,21 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf 
     }
     let start = conv_start.min(hi_start);
     let end = (conv_start + conv.len() as Tick - 1).max(prev.max());
-    if conv_start == start {
+    let len = (end - start + 1) as usize;
+    if conv_start == start && conv.capacity() >= len {
         // The usual case (the shortest execution is no longer than the ticks before the
-        // deadline): the pass-through mass is added into the convolution's own buffer,
-        // extended with zeros. The same sums as below: `+0.0 + c = c` for the masses
-        // `c >= 0`, then `+ h`.
+        // deadline, and the buffer has room): the pass-through mass is added into the
+        // convolution's own buffer, extended with zeros. The same sums as below:
+        // `+0.0 + c = c` for the masses `c >= 0`, then `+ h`.
         let mut out = conv;
-        out.resize((end - start + 1) as usize, 0.0);
+        out.resize(len, 0.0);
         let h0 = (hi_start - start) as usize;
         for (o, &m) in out[h0..h0 + hi.len()].iter_mut().zip(hi) {
             *o += m;
         }
         return renormalised(start, out);
     }
-    let mut out = pool::zeroed((end - start + 1) as usize);
+    let mut out = pool::zeroed(len);
     let c0 = (conv_start - start) as usize;
     for (o, &m) in out[c0..c0 + conv.len()].iter_mut().zip(&conv) {
         *o += m;
