@@ -51,6 +51,43 @@ fn machine(queue: &[(usize, i64)], exec_deadline: i64) -> (Machine, Vec<TaskSpec
 
 const EPS: f64 = 1e-12;
 
+/// A PET of 2 types x 4 machines from the shapes (type `t` on machine `m`: shape `t + m`).
+fn pet_2x4(shapes: &[(i64, Vec<f64>)]) -> Pet {
+    let pmf = |k: usize| {
+        let (off, w) = &shapes[k % shapes.len()];
+        Pmf::from_weights(*off, w.clone()).unwrap()
+    };
+    pet_of(
+        (0..2)
+            .map(|t| (0..4).map(|m| pmf(t + m)).collect())
+            .collect(),
+    )
+}
+
+/// Machine `m` of `queues` executing a task of type `m % 2` (deadline `exec_deadlines[m]`)
+/// since tick 0, with its queue of (type, deadline) pending behind it; queue limit `limit`.
+fn busy_machines(
+    queues: &[Vec<(usize, i64)>],
+    exec_deadlines: &[i64],
+    limit: Option<usize>,
+) -> (Vec<Machine>, Vec<TaskSpec>) {
+    let mut tasks = Vec::new();
+    let mut machines = Vec::new();
+    for (m, (queue, &d)) in queues.iter().zip(exec_deadlines).enumerate() {
+        let mut mc = Machine::new(m, limit);
+        let id = tasks.len();
+        tasks.push(task(id, m % 2, 0, d));
+        mc.start(0, id, 1_000);
+        for &(qty, qd) in queue {
+            let id = tasks.len();
+            tasks.push(task(id, qty, 0, qd));
+            mc.push(id);
+        }
+        machines.push(mc);
+    }
+    (machines, tasks)
+}
+
 /// Appends tasks of the given (type, deadline) to `tasks`; their ids.
 fn add_tasks(tasks: &mut Vec<TaskSpec>, extra: &[(usize, i64)]) -> Vec<usize> {
     extra
@@ -300,29 +337,11 @@ proptest! {
         model in models(),
     ) {
         use model::ImmediateHeuristic;
-        let pmf = |k: usize| {
-            let (off, w) = &sh[k % sh.len()];
-            Pmf::from_weights(*off, w.clone()).unwrap()
-        };
-        // 2 types x 4 machines.
-        let pet = pet_of((0..2).map(|t| (0..4).map(|m| pmf(t + m)).collect()).collect());
-        let mut tasks = Vec::new();
-        let mut machines = Vec::new();
-        for (m, (queue, &d)) in queues.iter().zip(&exec_deadlines).enumerate() {
-            let mut mc = Machine::new(m, None);
-            let id = tasks.len();
-            tasks.push(task(id, m % 2, 0, d));
-            mc.start(0, id, 1_000);
-            for &(qty, qd) in queue {
-                let id = tasks.len();
-                tasks.push(task(id, qty, 0, qd));
-                mc.push(id);
-            }
-            // Half the machines computed at t0 (stale at t1), the others not at all.
-            if m % 2 == 0 {
-                mc.refresh(t0, &tasks, &pet, model);
-            }
-            machines.push(mc);
+        let pet = pet_2x4(&sh);
+        let (mut machines, mut tasks) = busy_machines(&queues, &exec_deadlines, None);
+        // Half the machines computed at t0 (stale at t1), the others not at all.
+        for mc in machines.iter_mut().step_by(2) {
+            mc.refresh(t0, &tasks, &pet, model);
         }
         let t = tasks.len();
         tasks.push(task(t, ty, 0, 200));
@@ -378,26 +397,10 @@ proptest! {
         model in models(),
     ) {
         use model::BatchHeuristic;
-        let pmf = |k: usize| {
-            let (off, w) = &sh[k % sh.len()];
-            Pmf::from_weights(*off, w.clone()).unwrap()
-        };
-        // 2 types x 4 machines.
-        let pet = pet_of((0..2).map(|t| (0..4).map(|m| pmf(t + m)).collect()).collect());
-        let mut tasks = Vec::new();
-        let mut machines = Vec::new();
-        for (m, (queue, &d)) in queues.iter().zip(&exec_deadlines).enumerate() {
-            let mut mc = Machine::new(m, Some(4));
-            let id = tasks.len();
-            tasks.push(task(id, m % 2, 0, d));
-            mc.start(0, id, 1_000);
-            for &(qty, qd) in queue {
-                let id = tasks.len();
-                tasks.push(task(id, qty, 0, qd));
-                mc.push(id);
-            }
+        let pet = pet_2x4(&sh);
+        let (mut machines, mut tasks) = busy_machines(&queues, &exec_deadlines, Some(4));
+        for mc in &mut machines {
             mc.refresh(t0, &tasks, &pet, model);
-            machines.push(mc);
         }
         let batch = add_tasks(&mut tasks, &batch_specs);
         fn with_defer<'a>(view: model::View<'a>, th: &'a [f64]) -> model::View<'a> {
