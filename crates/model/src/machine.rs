@@ -259,8 +259,8 @@ impl Machine {
             }
             None => compute(&cache),
         };
-        // The tail moved: its CDF, mean and variance are built again on first use, and it is another
-        // content.
+        // The tail moved: its CDF, mean and variance are built again on first use, and it
+        // is another content.
         cache.tail.take();
         cache.mean.take();
         cache.variance.take();

@@ -1,12 +1,12 @@
 //! The PET matrix (probabilistic execution times): one execution-time PMF per (task type,
 //! machine), paper section VI-A, thesis 3.4.1.
 
+use std::sync::{Mutex, PoisonError};
+
 use ndarray::Array2;
 use pmf::{BinValue, Pmf, Tick};
 use rand::Rng;
 use rand_distr::{Distribution, Gamma};
-
-use std::sync::{Mutex, PoisonError};
 
 use crate::error::WorkloadError;
 use crate::rng::{Purpose, stream, substream};
@@ -395,10 +395,13 @@ impl Pet {
         }
         let pet = build_default_pet(seed);
         let mut v = kept();
-        if v.len() >= KEPT_DEFAULT_PETS {
-            v.remove(0);
+        // Another thread may have kept the same seed's meanwhile: one copy is enough.
+        if !v.iter().any(|(s, _)| *s == seed) {
+            if v.len() >= KEPT_DEFAULT_PETS {
+                v.remove(0);
+            }
+            v.push((seed, pet.clone()));
         }
-        v.push((seed, pet.clone()));
         pet
     }
 
