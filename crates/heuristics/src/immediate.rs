@@ -59,6 +59,9 @@ fn min_expected(view: &View<'_>, ms: &[MachineId], offset: impl Fn(MachineId) ->
 /// Relative slack when a machine is passed over by a lower bound on its expected tail.
 const MEAN_SLACK: f64 = 1e-9;
 
+/// Slack when a machine is passed over by an upper bound on its chance.
+const CHANCE_SLACK: f64 = 1e-9;
+
 /// The `k`-percent machines with the best expected execution times for `t`: `round(k M)`
 /// machines, at least one (JPDC-2016: 50% = 4 of 8, 62% = 5 of 8). Ties by machine index.
 fn k_best(view: &View<'_>, t: TaskId, k: f64) -> Vec<MachineId> {
@@ -159,24 +162,58 @@ impl ImmediateHeuristic for MaxRobust {
     fn name(&self) -> &str {
         "MR"
     }
+    /// The choice of computing every candidate's chance, computing fewer: a candidate whose
+    /// PCTs at the tick are not computed but whose earlier ones are kept is first bounded by
+    /// them (its chance is at most `r` times the one on the earlier tail,
+    /// [`View::stale`]); such candidates are computed by decreasing bound while the bound can
+    /// reach the best chance, and afterwards only when the bound can reach `best - epsilon`
+    /// (the near-best set, whose variances are read), with a slack far above rounding.
     fn choose(&mut self, view: &View<'_>, task: TaskId) -> MachineId {
         let spec = view.task(task);
         let cands = k_best(view, task, self.k);
-        let succ: Vec<f64> = cands
+        let pet = |m: MachineId| view.pet.pmf(spec.task_type, m);
+        let exact = |m: MachineId| view.tail(m).append_success(pet(m), spec.deadline);
+        // Per candidate: its chance when read, else an upper bound on it.
+        let mut succ: Vec<(f64, bool)> = cands
             .iter()
             .map(|&m| {
-                view.tail(m)
-                    .append_success(view.pet.pmf(spec.task_type, m), spec.deadline)
+                let stale = (!view.machines[m].is_computed())
+                    .then(|| view.stale(m))
+                    .flatten();
+                match stale {
+                    Some(st) => (
+                        st.upper_factor() * st.cache.tail().append_success(pet(m), spec.deadline),
+                        false,
+                    ),
+                    None => (exact(m), true),
+                }
             })
             .collect();
-        let best = succ.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let mut best = succ
+            .iter()
+            .filter(|s| s.1)
+            .map(|s| s.0)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let mut bounded: Vec<usize> = (0..cands.len()).filter(|&i| !succ[i].1).collect();
+        bounded.sort_unstable_by(|&a, &b| succ[b].0.total_cmp(&succ[a].0).then(a.cmp(&b)));
+        for &i in &bounded {
+            if succ[i].0 + CHANCE_SLACK < best {
+                break;
+            }
+            succ[i] = (exact(cands[i]), true);
+            best = best.max(succ[i].0);
+        }
+        let floor = best - self.epsilon;
+        for (s, &m) in succ.iter_mut().zip(&cands) {
+            if !s.1 && s.0 + CHANCE_SLACK >= floor {
+                *s = (exact(m), true);
+            }
+        }
         let near = cands
             .iter()
             .zip(&succ)
-            .filter(|&(_, &s)| s >= best - self.epsilon)
+            .filter(|&(_, &(s, read))| read && s >= floor)
             .map(|(&m, _)| m);
-        argmin(near, |m| {
-            view.tail_variance(m) + view.pet.pmf(spec.task_type, m).variance()
-        })
+        argmin(near, |m| view.tail_variance(m) + pet(m).variance())
     }
 }

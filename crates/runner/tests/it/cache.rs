@@ -381,6 +381,48 @@ proptest! {
         prop_assert_eq!(heuristics::Kpb { k: 0.5 }.choose(&view, t), first_min(&kb, &ect));
     }
 
+    /// MaxRobust bounds the chances of the machines whose PCTs are not computed by their
+    /// earlier PCTs (times their factor) and computes only those the bounds leave open: its
+    /// choice is that of MaxRobust on every machine's PCTs computed afresh, under every
+    /// dropping model.
+    #[test]
+    fn max_robust_reads_through_bounds_as_computing_every_chance(
+        sh in shapes(),
+        queues in prop::collection::vec(prop::collection::vec((0usize..2, 1i64..120), 0..4), 4),
+        exec_deadlines in prop::collection::vec(8i64..80, 4),
+        t0 in 0i64..6,
+        dt in 0i64..8,
+        ty in 0usize..2,
+        slack in 1i64..80,
+        epsilon in 0.0f64..0.3,
+        all_machines in any::<bool>(),
+        model in models(),
+    ) {
+        use model::ImmediateHeuristic;
+        let pet = pet_2x4(&sh);
+        let (mut machines, mut tasks) = busy_machines(&queues, &exec_deadlines, None);
+        // Half the machines computed at t0 (stale at t1), the others not at all.
+        for mc in machines.iter_mut().step_by(2) {
+            mc.refresh(t0, &tasks, &pet, model);
+        }
+        let now = t0 + dt;
+        let t = tasks.len();
+        tasks.push(task(t, ty, 0, now + slack));
+        for mc in &mut machines {
+            mc.advance(now);
+        }
+        let fresh: Vec<Machine> = machines.iter().map(|mc| {
+            let mut f = mc.clone();
+            f.invalidate();
+            f.refresh(now, &tasks, &pet, model);
+            f
+        }).collect();
+        let mr = heuristics::MaxRobust { k: if all_machines { 1.0 } else { 0.5 }, epsilon };
+        let got = mr.clone().choose(&view_of(now, &pet, &tasks, &[], &machines, model), t);
+        let want = mr.clone().choose(&view_of(now, &pet, &tasks, &[], &fresh, model), t);
+        prop_assert_eq!(got, want);
+    }
+
     /// PAM probes a deferred task again at the next event, where its chances kept from the
     /// earlier one (on PCTs now stale) times their factor bound the current ones: its
     /// decisions with that memo are those of a PAM that starts afresh on PCTs computed at the
@@ -657,4 +699,49 @@ fn a_chance_kept_from_an_earlier_event_is_scaled_by_the_stale_factor() {
     });
     assert_eq!(second.assign, vec![(2, 0)]);
     assert!(second.deferred.is_empty());
+}
+
+#[test]
+fn max_robust_scales_an_earlier_chance_by_the_stale_factor() {
+    // Machine 0 is the machine of the two tests above (`pending`): at tick 2 its earlier
+    // tail (tick 0) gives task X (1 to 16 ticks, deadline 20) the chance 9/32, the current
+    // one 9/16 (r = 2). Machine 1 executes a 12-tick task since 0 (its PCTs carry over):
+    // X's chance there is P(E <= 7) = 7/16. With epsilon 0 MaxRobust picks machine 0; the
+    // earlier chance without its factor (9/32 < 7/16) would pass machine 0 over.
+    let e0 = Pmf::new(1, [vec![0.5], vec![0.0; 8], vec![0.5]].concat()).unwrap();
+    let x = Pmf::new(1, vec![1.0 / 16.0; 16]).unwrap();
+    let row = |p: &Pmf| vec![p.clone(), p.clone()];
+    let pet = pet_of(vec![
+        row(&e0),
+        row(&Pmf::point(20)),
+        row(&x),
+        row(&Pmf::point(12)),
+    ]);
+    let tasks = [
+        task(0, 0, 0, 100),
+        task(1, 1, 0, 5),
+        task(2, 3, 0, 100),
+        task(3, 2, 0, 20),
+    ];
+    let model = DropModel::Pending;
+    let mut m0 = Machine::new(0, None);
+    m0.start(0, 0, 10);
+    m0.push(1);
+    let mut m1 = Machine::new(1, None);
+    m1.start(0, 2, 12);
+    let mut machines = [m0, m1];
+    for m in &mut machines {
+        m.refresh(0, &tasks, &pet, model);
+        m.advance(2);
+    }
+    assert!(!machines[0].is_computed() && machines[1].is_computed());
+    use model::ImmediateHeuristic;
+    let mut mr = heuristics::MaxRobust {
+        k: 1.0,
+        epsilon: 0.0,
+    };
+    assert_eq!(
+        mr.choose(&view_of(2, &pet, &tasks, &[], &machines, model), 3),
+        0
+    );
 }
