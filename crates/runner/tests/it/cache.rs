@@ -88,6 +88,26 @@ fn busy_machines(
     (machines, tasks)
 }
 
+/// Copies of `machines` with their PCTs computed afresh at `now`: the brute force the bounds
+/// of earlier PCTs are checked against.
+fn recomputed(
+    machines: &[Machine],
+    now: Tick,
+    tasks: &[TaskSpec],
+    pet: &Pet,
+    model: DropModel,
+) -> Vec<Machine> {
+    machines
+        .iter()
+        .map(|mc| {
+            let mut f = mc.clone();
+            f.invalidate();
+            f.refresh(now, tasks, pet, model);
+            f
+        })
+        .collect()
+}
+
 /// Appends tasks of the given (type, deadline) to `tasks`; their ids.
 fn add_tasks(tasks: &mut Vec<TaskSpec>, extra: &[(usize, i64)]) -> Vec<usize> {
     extra
@@ -351,12 +371,7 @@ proptest! {
         }
         let view = view_of(now, &pet, &tasks, &[], &machines, model);
         // The brute force: every tail computed afresh, the first minimum.
-        let fresh: Vec<Machine> = machines.iter().map(|mc| {
-            let mut f = mc.clone();
-            f.invalidate();
-            f.refresh(now, &tasks, &pet, model);
-            f
-        }).collect();
+        let fresh = recomputed(&machines, now, &tasks, &pet, model);
         let ect = |m: usize| fresh[m].cache(&tasks, &pet, model).tail_mean() + pet.mean(ty, m);
         let first_min = |ms: &[usize], f: &dyn Fn(usize) -> f64| {
             let mut best = (ms[0], f(ms[0]));
@@ -411,12 +426,7 @@ proptest! {
         for mc in &mut machines {
             mc.advance(now);
         }
-        let fresh: Vec<Machine> = machines.iter().map(|mc| {
-            let mut f = mc.clone();
-            f.invalidate();
-            f.refresh(now, &tasks, &pet, model);
-            f
-        }).collect();
+        let fresh = recomputed(&machines, now, &tasks, &pet, model);
         let mr = heuristics::MaxRobust { k: if all_machines { 1.0 } else { 0.5 }, epsilon };
         let got = mr.clone().choose(&view_of(now, &pet, &tasks, &[], &machines, model), t);
         let want = mr.clone().choose(&view_of(now, &pet, &tasks, &[], &fresh, model), t);
@@ -455,12 +465,7 @@ proptest! {
         for mc in &mut machines {
             mc.advance(t1);
         }
-        let fresh_machines: Vec<Machine> = machines.iter().map(|mc| {
-            let mut f = mc.clone();
-            f.invalidate();
-            f.refresh(t1, &tasks, &pet, model);
-            f
-        }).collect();
+        let fresh_machines = recomputed(&machines, t1, &tasks, &pet, model);
         let got = warm.map(&with_defer(view_of(t1, &pet, &tasks, &batch, &machines, model), &thresholds));
         let want = heuristics::TwoPhase::pam(heuristics::Phase1Scope::AllMachines)
             .map(&with_defer(view_of(t1, &pet, &tasks, &batch, &fresh_machines, model), &thresholds));
