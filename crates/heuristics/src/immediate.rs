@@ -214,6 +214,8 @@ impl ImmediateHeuristic for MaxRobust {
             .zip(&succ)
             .filter(|&(_, &(s, read))| read && s >= floor)
             .map(|(&m, _)| m);
-        argmin(near, |m| view.tail_variance(m) + pet(m).variance())
+        argmin(near, |m| {
+            view.tail_variance(m) + view.pet.variance(spec.task_type, m)
+        })
     }
 }

@@ -30,6 +30,19 @@ pub struct Running {
     pub end: Tick,
 }
 
+/// The kept `E[C1]` of [`Machine::chain_mean_bounds`].
+#[derive(Debug, Clone, Copy)]
+struct FirstMean {
+    /// The first pending task it is computed for.
+    task: TaskId,
+    /// That task's data-ready tick.
+    ready: Tick,
+    /// The first tick of the executing PCT it is computed on.
+    from: Tick,
+    /// `E[C1]`.
+    e1: f64,
+}
+
 /// One queue position as the mapper sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Slot {
@@ -68,6 +81,10 @@ pub struct Machine {
     /// the support it was computed on: it holds at every tick before that one (the
     /// conditioning removes nothing), until the queue changes.
     exec_mean: Cell<Option<(Tick, f64)>>,
+    /// `E[C1]` of [`Machine::chain_mean_bounds`] with the first pending task and its
+    /// data-ready tick it was computed for, and the first tick of the executing PCT it was
+    /// computed on: it holds, like `exec_mean`, at every tick before that one.
+    first_mean: Cell<Option<FirstMean>>,
     /// Number of PCT recomputations (a performance counter).
     recomputations: Cell<u64>,
     /// Every PCT is trimmed within this total-variation distance ([`Pmf::trim_tv`]); 0 =
@@ -89,6 +106,7 @@ impl Machine {
             current: OnceCell::new(),
             last: None,
             exec_mean: Cell::new(None),
+            first_mean: Cell::new(None),
             recomputations: Cell::new(0),
             pct_epsilon: 0.0,
         }
@@ -333,6 +351,7 @@ impl Machine {
         self.current.take();
         self.last = None;
         self.exec_mean.set(None);
+        self.first_mean.set(None);
     }
 
     /// Moves the machine to tick `now` (the engine calls this at every mapping event, before
@@ -444,31 +463,19 @@ impl Machine {
         if self.pct_epsilon > 0.0 || self.pending.len() > MEAN_BOUNDS_MAX_PENDING {
             return None;
         }
-        let spec = &tasks[r.task];
-        let c0 = executing_pct(
-            pet.pmf(spec.task_type, self.id),
-            r.start,
-            self.now,
-            spec.deadline,
-            model,
-        );
-        let spec1 = &tasks[t1];
-        let (pet1, d1) = (pet.pmf(spec1.task_type, self.id), spec1.deadline);
-        let mu1 = pet1.mean();
-        let mut e1 = 0.0;
-        for (s, &p) in (c0.min()..).zip(c0.masses()) {
-            if p == 0.0 {
-                continue;
+        let e1 = match self.first_mean.get() {
+            Some(f) if f.task == t1 && f.ready == r1 && f.from > self.now => f.e1,
+            _ => {
+                let (from, e1) = self.first_mean_at_tick(tasks, pet, model, r, t1, r1);
+                self.first_mean.set(Some(FirstMean {
+                    task: t1,
+                    ready: r1,
+                    from,
+                    e1,
+                }));
+                e1
             }
-            let s = s.max(r1);
-            let run = match model {
-                DropModel::None => mu1,
-                _ if s >= d1 => 0.0,
-                DropModel::Pending => mu1,
-                DropModel::All => pet1.expected_min(d1 - s),
-            };
-            e1 += p * (s as f64 + run);
-        }
+        };
         let later: f64 = self
             .pending
             .iter()
@@ -485,6 +492,45 @@ impl Machine {
             .sum();
         let slack = 1e-11 * e1.abs().max(1.0);
         Some((e1 - slack, e1 + later + slack))
+    }
+
+    /// `E[C1]` of [`Machine::chain_mean_bounds`] at the machine's tick, with the first tick
+    /// of the executing PCT it is computed on: one pass over that PCT.
+    fn first_mean_at_tick(
+        &self,
+        tasks: &[TaskSpec],
+        pet: &Pet,
+        model: DropModel,
+        r: Running,
+        t1: TaskId,
+        r1: Tick,
+    ) -> (Tick, f64) {
+        let spec = &tasks[r.task];
+        let c0 = executing_pct(
+            pet.pmf(spec.task_type, self.id),
+            r.start,
+            self.now,
+            spec.deadline,
+            model,
+        );
+        let spec1 = &tasks[t1];
+        let (pet1, d1) = (pet.pmf(spec1.task_type, self.id), spec1.deadline);
+        let mu1 = pet.mean(spec1.task_type, self.id);
+        let mut e1 = 0.0;
+        for (s, &p) in (c0.min()..).zip(c0.masses()) {
+            if p == 0.0 {
+                continue;
+            }
+            let s = s.max(r1);
+            let run = match model {
+                DropModel::None => mu1,
+                _ if s >= d1 => 0.0,
+                DropModel::Pending => mu1,
+                DropModel::All => pet1.expected_min(d1 - s),
+            };
+            e1 += p * (s as f64 + run);
+        }
+        (c0.min(), e1)
     }
 
     /// [`Cache::id`] of the PCTs at the machine's tick, when they are computed.
@@ -708,9 +754,10 @@ impl Cache {
     /// first use: MaxRobust reads it for every near-best machine at every arrival.
     #[inline]
     pub fn tail_variance(&self) -> f64 {
-        *self
-            .variance
-            .get_or_init(|| self.tail_pct().map_or(0.0, Pmf::variance))
+        *self.variance.get_or_init(|| {
+            self.tail_pct()
+                .map_or(0.0, |p| p.variance_about(self.tail_mean()))
+        })
     }
 
     /// The first tick of the tail's support (`tail().min()`, without building the CDF).

@@ -322,8 +322,7 @@ impl<'a> VirtualQueues<'a> {
     /// Variance of the completion time of appending `task` to machine `m` (independent sum).
     pub fn completion_variance(&self, view: &View<'_>, m: MachineId, task: TaskId) -> f64 {
         let spec = view.task(task);
-        self.tail_pct(view, m).map_or(0.0, Pmf::variance)
-            + view.pet.pmf(spec.task_type, m).variance()
+        self.tail_pct(view, m).map_or(0.0, Pmf::variance) + view.pet.variance(spec.task_type, m)
     }
 
     /// Replaces machine `m`'s tail, e.g. after a heuristic culled tasks from its queue.

@@ -73,6 +73,8 @@ pub struct Pet {
     type_names: Vec<String>,
     machine_names: Vec<String>,
     etc: Array2<f64>,
+    /// The variance of each PMF ([`Pet::variance`]).
+    variances: Array2<f64>,
     avg_type: Vec<f64>,
     avg_all: f64,
     /// Per machine, the first machine whose column of PMFs is identical (itself when none
@@ -151,6 +153,7 @@ impl Pet {
     /// Builds the cached means from checked parts.
     fn from_parts(pmfs: Array2<Pmf>, type_names: Vec<String>, machine_names: Vec<String>) -> Pet {
         let etc = pmfs.map(Pmf::mean);
+        let variances = pmfs.map(Pmf::variance);
         let n_machines = etc.ncols() as f64;
         let avg_type: Vec<f64> = etc
             .rows()
@@ -164,6 +167,7 @@ impl Pet {
             type_names,
             machine_names,
             etc,
+            variances,
             avg_type,
             avg_all,
             canonical,
@@ -215,6 +219,16 @@ impl Pet {
     #[inline]
     pub fn mean(&self, task_type: usize, machine: usize) -> f64 {
         self.etc[[task_type, machine]]
+    }
+
+    /// The variance of the execution time of `task_type` on `machine` ([`Pmf::variance`] of
+    /// [`Pet::pmf`], kept: MaxRobust reads it for every near-best machine at every arrival).
+    ///
+    /// # Panics
+    /// On an index out of range.
+    #[inline]
+    pub fn variance(&self, task_type: usize, machine: usize) -> f64 {
+        self.variances[[task_type, machine]]
     }
 
     /// `avg_i` of thesis eq. (3.7): the mean execution time of `task_type` averaged over the

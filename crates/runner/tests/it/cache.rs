@@ -292,6 +292,11 @@ proptest! {
             let c = fresh.cache(&tasks, &pet, model);
             let mean = c.tail_mean();
             prop_assert_eq!(mean.to_bits(), c.tail().mean().to_bits());
+            // The variance from the kept mean is the two-pass one.
+            prop_assert_eq!(
+                c.tail_variance().to_bits(),
+                c.tail_pct().map_or(0.0, pmf::Pmf::variance).to_bits()
+            );
             prop_assert_eq!(c.tail_min(), c.tail().min());
             prop_assert_eq!(
                 early.map(f64::to_bits),
@@ -341,6 +346,56 @@ proptest! {
         // A PCT epsilon turns them off.
         let trimmed = m.clone().with_pct_epsilon(1e-3);
         prop_assert!(trimmed.chain_mean_bounds(&tasks, &pet, model).is_none());
+    }
+
+    /// `Machine::chain_mean_bounds` keeps the first pending task's expected completion
+    /// while the executing PCT it was computed on lies wholly after the tick: at every tick
+    /// its bounds are those of the same machine built afresh there, bit for bit (also after
+    /// the first pending task changes).
+    #[test]
+    fn chain_free_mean_bounds_kept_across_ticks_are_the_fresh_ones(
+        sh in shapes(),
+        first in (0usize..2, 1i64..120, prop::option::of(0i64..40)),
+        second in (0usize..2, 1i64..120, prop::option::of(0i64..40)),
+        exec_deadline in 8i64..80,
+        exec_start in 0i64..10,
+        steps in prop::collection::vec(0i64..8, 1..8),
+        swap_at in 0usize..8,
+        model in models(),
+    ) {
+        let pet = wide_pet(&sh);
+        let mut tasks = vec![task(0, 0, 0, exec_deadline)];
+        for (i, &(ty, d, _)) in [first, second].iter().enumerate() {
+            tasks.push(task(i + 1, ty, 0, d));
+        }
+        let ready = |q: (usize, i64, Option<i64>)| q.2.unwrap_or(Tick::MIN);
+        let build = |head: usize| {
+            let mut m = Machine::new(1, None);
+            m.start(exec_start, 0, 1_000);
+            m.push_staged(head, ready(if head == 1 { first } else { second }));
+            m
+        };
+        let mut kept = build(1);
+        let mut head = 1;
+        let mut now = exec_start;
+        for (k, dt) in steps.into_iter().enumerate() {
+            now += dt;
+            if k == swap_at {
+                // Another first pending task: what was kept no longer holds.
+                kept.pop_pending();
+                head = 2;
+                kept.push_staged(head, ready(second));
+            }
+            kept.advance(now);
+            let mut fresh = build(head);
+            fresh.advance(now);
+            let a = kept.chain_mean_bounds(&tasks, &pet, model);
+            let b = fresh.chain_mean_bounds(&tasks, &pet, model);
+            prop_assert_eq!(
+                a.map(|(l, u)| (l.to_bits(), u.to_bits())),
+                b.map(|(l, u)| (l.to_bits(), u.to_bits()))
+            );
+        }
     }
 
     /// The immediate heuristics that read expected tails (MCT, KPB, FCFS) pass machines

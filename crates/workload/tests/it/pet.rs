@@ -26,6 +26,8 @@ fn default_pet_has_the_papers_shape_grid_and_valid_pmfs() {
         );
         assert_eq!(pet.mean(t, m), pet.etc()[[t, m]]);
         assert_eq!(pet.mean(t, m), p.mean());
+        assert_eq!(pet.variance(t, m).to_bits(), p.variance().to_bits());
+        assert!(pet.variance(t, m) > 0.0);
     }
 }
 
