@@ -142,25 +142,32 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf 
 pub fn executing_pct(pet: &Pmf, start: Tick, now: Tick, deadline: Tick, model: DropModel) -> Pmf {
     let pm = pet.masses();
     let shifted = pet.offset() + start;
-    // The mass after `now`, scaled to 1 (`Pmf::condition_after`): `(offset, rest, 1 / total)`.
-    let (offset, rest, inv) = if now < shifted {
-        (shifted, pm, None)
+    // Every non-zero bin of `pm` sits at a multiple of this: sums in bin order may step over
+    // the others (adding a zero to a sum of non-negative masses changes no bit, and the
+    // dependent chain is half as long on the 2-unit grid).
+    let stride = pet.stride();
+    let on_grid = |bin: usize| (stride - bin % stride) % stride;
+    // The mass after `now`, scaled to 1 (`Pmf::condition_after`): `(offset, rest, 1 / total,
+    // the bin of `pm` where `rest` starts)`.
+    let (offset, rest, inv, from) = if now < shifted {
+        (shifted, pm, None, 0)
     } else {
         let from = usize::try_from(now - shifted + 1).unwrap_or(usize::MAX);
         let Some(rest) = pm.get(from..).filter(|r| !r.is_empty()) else {
             return Pmf::point(now + 1);
         };
-        let total: f64 = rest.iter().sum();
+        let total: f64 = rest.iter().skip(on_grid(from)).step_by(stride).sum();
         if total <= 0.0 {
             return Pmf::point(now + 1);
         }
-        (now + 1, rest, Some(1.0 / total))
+        (now + 1, rest, Some(1.0 / total), from)
     };
     let scale = |m: f64| inv.map_or(m, |inv| m * inv);
     // Without the zero bins at either end (`Pmf::trimmed`).
     let first = rest.iter().position(|&m| scale(m) > 0.0).unwrap_or(0);
     let last = rest.iter().rposition(|&m| scale(m) > 0.0).unwrap_or(0);
     let rest = &rest[first..=last.max(first)];
+    let from = from + first;
     let offset = offset + first as Tick;
     let max = offset + rest.len() as Tick - 1;
     // The gathering of `Pmf::gather_at`: bins from `k` on summed into bin `k`.
@@ -177,7 +184,11 @@ pub fn executing_pct(pet: &Pmf, start: Tick, now: Tick, deadline: Tick, model: D
     let mut masses = pool::with_capacity(rest.len());
     masses.extend(rest.iter().map(|&m| scale(m)));
     if let Some(k) = k {
-        masses[k] = masses[k..].iter().sum();
+        masses[k] = masses[k..]
+            .iter()
+            .skip(on_grid(from + k))
+            .step_by(stride)
+            .sum();
         masses.truncate(k + 1);
     }
     Pmf::trimmed(offset, masses)
