@@ -156,7 +156,8 @@ pub fn executing_pct(pet: &Pmf, start: Tick, now: Tick, deadline: Tick, model: D
         let Some(rest) = pm.get(from..).filter(|r| !r.is_empty()) else {
             return Pmf::point(now + 1);
         };
-        let total: f64 = rest.iter().skip(on_grid(from)).step_by(stride).sum();
+        // The same sum, kept per bin by the PET's PMF.
+        let total = pet.total_from(from);
         if total <= 0.0 {
             return Pmf::point(now + 1);
         }

@@ -1,6 +1,7 @@
 //! The [`Pmf`] type: a discrete distribution on the integer tick grid.
 
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 use serde::{Deserialize, Serialize};
 
@@ -27,7 +28,7 @@ pub struct Pmf {
 }
 
 /// Derived data for the append query.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Caches {
     /// Indices of the non-zero bins (a 2-tick grid has half its bins zero).
     nonzero: Vec<u32>,
@@ -43,7 +44,34 @@ struct Caches {
     /// `truncated[j] = sum_{i < j} P(X > offset + i)`, `j = 0..=len`: the partial sums of
     /// [`Pmf::expected_min`].
     truncated: Vec<f64>,
+    /// [`Pmf::total_from`]'s sums, kept on first use (f64 bits; [`UNSET`] until then), one
+    /// per bin; allocated on the first call.
+    totals_from: OnceLock<Box<[AtomicU64]>>,
 }
+
+impl Clone for Caches {
+    fn clone(&self) -> Self {
+        let totals_from = OnceLock::new();
+        if let Some(t) = self.totals_from.get() {
+            let copy = t.iter().map(|b| AtomicU64::new(b.load(Relaxed))).collect();
+            let _ = totals_from.set(copy);
+        }
+        Caches {
+            nonzero: self.nonzero.clone(),
+            cum: self.cum.clone(),
+            stride: self.stride,
+            segments: self.segments.clone(),
+            truncated: self.truncated.clone(),
+            totals_from,
+        }
+    }
+}
+
+/// A kept sum not computed yet: a NaN, which a sum of finite non-negative masses never is.
+const UNSET: u64 = 0x7ff8_0000_0000_0001;
+
+/// Above this many bins [`Pmf::total_from`] keeps nothing (512 KiB of sums per PMF).
+const MAX_KEPT_TOTALS: usize = 1 << 16;
 
 /// Number of runs of [`Pmf::segments`].
 pub const SEGMENTS: usize = 8;
@@ -318,8 +346,42 @@ impl Pmf {
                 stride,
                 segments,
                 truncated,
+                totals_from: OnceLock::new(),
             }
         })
+    }
+
+    /// The sum of the masses from bin `from` on, in bin order (over the grid of
+    /// [`Pmf::stride`]: adding the zero bins off it changes no bit), for `from` below
+    /// [`Pmf::len`]. Kept per bin on first use: `executing_pct` asks a PET's PMF for the
+    /// same sums over and over (the mass an executing task has left after `now`).
+    pub(crate) fn total_from(&self, from: usize) -> f64 {
+        let c = self.caches();
+        let stride = c.stride;
+        let sum = || -> f64 {
+            let first_on_grid = (stride - from % stride) % stride;
+            self.masses[from..]
+                .iter()
+                .skip(first_on_grid)
+                .step_by(stride)
+                .sum()
+        };
+        if self.masses.len() > MAX_KEPT_TOTALS {
+            return sum();
+        }
+        let kept = c.totals_from.get_or_init(|| {
+            (0..self.masses.len())
+                .map(|_| AtomicU64::new(UNSET))
+                .collect()
+        });
+        let bits = kept[from].load(Relaxed);
+        if bits != UNSET {
+            return f64::from_bits(bits);
+        }
+        let total = sum();
+        // Threads racing here store the same bits.
+        kept[from].store(total.to_bits(), Relaxed);
+        total
     }
 
     /// Every non-zero bin index is a multiple of this (1 for a dense PMF, 2 on a 2-tick grid).
@@ -1090,6 +1152,33 @@ pub(crate) fn convolve_reference(a: &[f64], b: &[f64], out: &mut [f64]) {
 mod kernel_tests {
     use super::*;
     use proptest::prelude::*;
+
+    proptest! {
+        /// The kept sums are the sums in bin order of all the bins from `from` on, bit for
+        /// bit, on first use, when read again, and in a clone.
+        #[test]
+        fn kept_totals_are_the_sums_in_bin_order(
+            w in prop::collection::vec(prop_oneof![3 => 0.001f64..1.0, 1 => Just(0.0)], 1..60),
+            step in 1usize..4,
+            offset in -5i64..20,
+        ) {
+            let mut spread = vec![0.0; (w.len() - 1) * step + 1];
+            for (k, &m) in w.iter().enumerate() {
+                spread[k * step] = m;
+            }
+            spread[0] = spread[0].max(0.01);
+            let p = Pmf::from_weights(offset, spread).expect("valid weights");
+            let direct = |from: usize| -> f64 { p.masses()[from..].iter().sum() };
+            for from in 0..p.len() {
+                prop_assert_eq!(p.total_from(from).to_bits(), direct(from).to_bits());
+            }
+            let copy = p.clone();
+            for from in (0..p.len()).rev() {
+                prop_assert_eq!(p.total_from(from).to_bits(), direct(from).to_bits());
+                prop_assert_eq!(copy.total_from(from).to_bits(), direct(from).to_bits());
+            }
+        }
+    }
 
     #[test]
     fn strided_kernel_on_a_hand_example() {
