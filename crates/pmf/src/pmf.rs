@@ -651,6 +651,15 @@ impl Pmf {
         if !(0.0..=1.0).contains(&u) {
             return Err(PmfError::InvalidProbability(u));
         }
+        if let Some(c) = self.caches.get() {
+            // The kept running sums are the loop's below, bit for bit, and never decrease:
+            // the first bin where they reach `u`, then the first non-zero bin from there.
+            let k0 = c.cum.partition_point(|&acc| acc < u);
+            return Ok(self.masses[k0.min(self.masses.len())..]
+                .iter()
+                .position(|&m| m > 0.0)
+                .map_or(self.max(), |j| self.offset + (k0 + j) as Tick));
+        }
         let mut acc = 0.0;
         for (k, &m) in self.masses.iter().enumerate() {
             acc += m;
@@ -1152,6 +1161,35 @@ pub(crate) fn convolve_reference(a: &[f64], b: &[f64], out: &mut [f64]) {
 mod kernel_tests {
     use super::*;
     use proptest::prelude::*;
+
+    proptest! {
+        /// With its running sums kept (a PET's, after the append query read it), the quantile
+        /// is found by a binary search: the same tick as the scan's, for every `u`.
+        #[test]
+        fn quantile_from_kept_sums_is_the_scans(
+            w in prop::collection::vec(prop_oneof![3 => 0.001f64..1.0, 1 => Just(0.0)], 1..60),
+            offset in -5i64..20,
+            us in prop::collection::vec(0.0f64..=1.0, 1..20),
+        ) {
+            let mut w = w;
+            w[0] = w[0].max(0.01);
+            let scanned = Pmf::from_weights(offset, w).expect("valid weights");
+            let searched = scanned.clone();
+            let _ = searched.stride(); // builds the kept sums
+            prop_assert!(searched.caches.get().is_some() && scanned.caches.get().is_none());
+            let mut us = us;
+            us.extend([0.0, 1.0]);
+            // The running sums themselves: `u` exactly at a bin's CDF value (ties).
+            let mut acc = 0.0;
+            us.extend(scanned.masses().iter().map(|&m| {
+                acc += m;
+                acc
+            }));
+            for u in us {
+                prop_assert_eq!(searched.quantile(u).ok(), scanned.quantile(u).ok(), "u = {}", u);
+            }
+        }
+    }
 
     proptest! {
         /// The kept sums are the sums in bin order of all the bins from `from` on, bit for
