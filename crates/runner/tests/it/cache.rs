@@ -88,6 +88,41 @@ fn busy_machines(
     (machines, tasks)
 }
 
+/// Four busy machines' queues and executing tasks' deadlines, the tick `t0` where half of
+/// them are computed, the ticks `dt` until the event, and a task type: [`half_stale`]'s input.
+type HalfStale = (Vec<Vec<(usize, i64)>>, Vec<i64>, i64, i64, usize);
+
+/// Draws a [`HalfStale`].
+fn half_stale_setup() -> impl Strategy<Value = HalfStale> {
+    (
+        prop::collection::vec(prop::collection::vec((0usize..2, 1i64..120), 0..4), 4),
+        prop::collection::vec(8i64..80, 4),
+        0i64..6,
+        0i64..8,
+        0usize..2,
+    )
+}
+
+/// [`busy_machines`] with every other machine's PCTs computed at `t0` (stale at `now`), the
+/// others never computed, all moved to `now`.
+fn half_stale(
+    queues: &[Vec<(usize, i64)>],
+    exec_deadlines: &[i64],
+    t0: i64,
+    now: i64,
+    pet: &Pet,
+    model: DropModel,
+) -> (Vec<Machine>, Vec<TaskSpec>) {
+    let (mut machines, tasks) = busy_machines(queues, exec_deadlines, None);
+    for mc in machines.iter_mut().step_by(2) {
+        mc.refresh(t0, &tasks, pet, model);
+    }
+    for mc in &mut machines {
+        mc.advance(now);
+    }
+    (machines, tasks)
+}
+
 /// Copies of `machines` with their PCTs computed afresh at `now`: the brute force the bounds
 /// of earlier PCTs are checked against.
 fn recomputed(
@@ -404,26 +439,15 @@ proptest! {
     #[test]
     fn expected_tail_choices_read_through_bounds_are_exact(
         sh in shapes(),
-        queues in prop::collection::vec(prop::collection::vec((0usize..2, 1i64..120), 0..4), 4),
-        exec_deadlines in prop::collection::vec(8i64..80, 4),
-        t0 in 0i64..6,
-        dt in 0i64..8,
-        ty in 0usize..2,
+        (queues, exec_deadlines, t0, dt, ty) in half_stale_setup(),
         model in models(),
     ) {
         use model::ImmediateHeuristic;
         let pet = pet_2x4(&sh);
-        let (mut machines, mut tasks) = busy_machines(&queues, &exec_deadlines, None);
-        // Half the machines computed at t0 (stale at t1), the others not at all.
-        for mc in machines.iter_mut().step_by(2) {
-            mc.refresh(t0, &tasks, &pet, model);
-        }
+        let now = t0 + dt;
+        let (machines, mut tasks) = half_stale(&queues, &exec_deadlines, t0, now, &pet, model);
         let t = tasks.len();
         tasks.push(task(t, ty, 0, 200));
-        let now = t0 + dt;
-        for mc in &mut machines {
-            mc.advance(now);
-        }
         let view = view_of(now, &pet, &tasks, &[], &machines, model);
         // The brute force: every tail computed afresh, the first minimum.
         let fresh = recomputed(&machines, now, &tasks, &pet, model);
@@ -458,11 +482,7 @@ proptest! {
     #[test]
     fn max_robust_reads_through_bounds_as_computing_every_chance(
         sh in shapes(),
-        queues in prop::collection::vec(prop::collection::vec((0usize..2, 1i64..120), 0..4), 4),
-        exec_deadlines in prop::collection::vec(8i64..80, 4),
-        t0 in 0i64..6,
-        dt in 0i64..8,
-        ty in 0usize..2,
+        (queues, exec_deadlines, t0, dt, ty) in half_stale_setup(),
         slack in 1i64..80,
         epsilon in 0.0f64..0.3,
         all_machines in any::<bool>(),
@@ -470,17 +490,10 @@ proptest! {
     ) {
         use model::ImmediateHeuristic;
         let pet = pet_2x4(&sh);
-        let (mut machines, mut tasks) = busy_machines(&queues, &exec_deadlines, None);
-        // Half the machines computed at t0 (stale at t1), the others not at all.
-        for mc in machines.iter_mut().step_by(2) {
-            mc.refresh(t0, &tasks, &pet, model);
-        }
         let now = t0 + dt;
+        let (machines, mut tasks) = half_stale(&queues, &exec_deadlines, t0, now, &pet, model);
         let t = tasks.len();
         tasks.push(task(t, ty, 0, now + slack));
-        for mc in &mut machines {
-            mc.advance(now);
-        }
         let fresh = recomputed(&machines, now, &tasks, &pet, model);
         let mr = heuristics::MaxRobust { k: if all_machines { 1.0 } else { 0.5 }, epsilon };
         let got = mr.clone().choose(&view_of(now, &pet, &tasks, &[], &machines, model), t);
