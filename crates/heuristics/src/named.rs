@@ -158,7 +158,8 @@ impl BatchHeuristic for Moc {
             }
             let slots = view.slots(m);
             // Until the first cull every task's chance is its slot's (no PCT is copied).
-            let Some(first) = (first_pending..slots.len()).find(|&k| slots[k].success < self.alpha)
+            let Some(first) =
+                (first_pending..slots.len()).find(|&k| slots[k].success() < self.alpha)
             else {
                 continue;
             };

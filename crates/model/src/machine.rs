@@ -44,15 +44,46 @@ struct FirstMean {
 }
 
 /// One queue position as the mapper sees it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Slot {
     /// The task in this position.
     pub task: TaskId,
     /// Its completion-time PMF (the machine's free time after its slot) under the scenario's
     /// dropping model; for the executing task, conditioned on not having ended by `now`.
     pub pct: Pmf,
-    /// P(the task completes before its deadline), paper eq. (1).
-    pub success: f64,
+    /// The task's deadline.
+    deadline: Tick,
+    /// [`Slot::success`], on first read: only the pruner, MOC's culling and the bounds on a
+    /// stale cache read it, and the sum is a chain of dependent additions over the PCT.
+    success: OnceCell<f64>,
+}
+
+impl Slot {
+    fn new(task: TaskId, pct: Pmf, deadline: Tick) -> Self {
+        Slot {
+            task,
+            pct,
+            deadline,
+            success: OnceCell::new(),
+        }
+    }
+
+    /// P(the task completes before its deadline), paper eq. (1): `P(C < d)` of its PCT,
+    /// computed on first read and kept.
+    #[inline]
+    pub fn success(&self) -> f64 {
+        *self
+            .success
+            .get_or_init(|| self.pct.prob_before(self.deadline))
+    }
+}
+
+/// Slots are equal when their task, PCT and deadline are: whether the chance has been read
+/// yet does not count.
+impl PartialEq for Slot {
+    fn eq(&self, other: &Self) -> bool {
+        self.task == other.task && self.deadline == other.deadline && self.pct == other.pct
+    }
 }
 
 /// A machine and its local queue.
@@ -272,8 +303,7 @@ impl Machine {
                     compute(&cache).pct,
                     "a handed-over PCT differs from the one the machine computes"
                 );
-                let success = pct.prob_before(tasks[task].deadline);
-                Slot { task, pct, success }
+                Slot::new(task, pct, tasks[task].deadline)
             }
             None => compute(&cache),
         };
@@ -598,12 +628,7 @@ impl Machine {
             z = survival(pet_pmf, r.start, now);
             let mut pct = executing_pct(pet_pmf, r.start, now, spec.deadline, model);
             pct.trim_tv(self.pct_epsilon);
-            let success = pct.prob_before(spec.deadline);
-            slots.push(Slot {
-                task: r.task,
-                pct,
-                success,
-            });
+            slots.push(Slot::new(r.task, pct, spec.deadline));
         }
         for (&t, &ready) in self.pending.iter().zip(&self.ready) {
             let slot = pending_slot(
@@ -661,12 +686,7 @@ fn pending_slot(
         (None, None) => next_pct(&Pmf::point(now), pet_pmf, spec.deadline, model),
     };
     pct.trim_tv(eps);
-    let success = pct.prob_before(spec.deadline);
-    Slot {
-        task: t,
-        pct,
-        success,
-    }
+    Slot::new(t, pct, spec.deadline)
 }
 
 /// [`Machine::chain_mean_bounds`] answers only for queues with at most this many pending
@@ -803,7 +823,7 @@ impl Stale<'_> {
     /// A lower bound on the current success probability of slot `k`:
     /// `1 - r * (1 - s0)`.
     pub fn success_lower(&self, k: usize) -> f64 {
-        1.0 - self.ratio * (1.0 - self.cache.slots[k].success)
+        1.0 - self.ratio * (1.0 - self.cache.slots[k].success())
     }
 
     /// An upper bound on the current expected tail, in every dropping model:

@@ -2,6 +2,9 @@
 //! executing task to the tail, computing each task's success probability given the tasks
 //! ahead of it that are kept, and drop it when the probability is at or below its threshold.
 
+use std::borrow::Cow;
+
+use model::Slot;
 use pmf::{DropModel, Pmf, Tick, executing_pct, next_pct};
 
 use crate::thresholds::{drop_threshold, dynamic_offset};
@@ -42,24 +45,28 @@ pub fn walk_queue(
     walk_queue_cached(now, queue, model, rule, None, 0.0)
 }
 
-/// As [`walk_queue`], reusing `cached[i]`, the PCT of position `i` with nothing dropped ahead
-/// (a simulator's cache at `now`), until the first drop; from there on PCTs are recomputed,
-/// each trimmed at `pct_epsilon` ([`Pmf::trim_tv`]; the cache's own, 0 = exact).
+/// As [`walk_queue`], reusing `cached[i]`, the slot of position `i` with nothing dropped
+/// ahead (a simulator's cache at `now`: its PCT and its kept chance, [`Slot::success`]),
+/// until the first drop; from there on PCTs are recomputed, each trimmed at `pct_epsilon`
+/// ([`Pmf::trim_tv`]; the cache's own, 0 = exact). Until then nothing is copied: the walk
+/// builds on the cache's PCTs in place.
 pub fn walk_queue_cached(
     now: Tick,
     queue: &[QueuedTask<'_>],
     model: DropModel,
     rule: DropRule<'_>,
-    cached: Option<&[&Pmf]>,
+    cached: Option<&[Slot]>,
     pct_epsilon: f64,
 ) -> Vec<bool> {
     let mut drops = vec![false; queue.len()];
-    let mut prev: Option<Pmf> = None;
+    // The PCT of the last kept task: the cache's until the first drop, then the walk's own.
+    let mut prev: Option<Cow<'_, Pmf>> = None;
     let mut kept = 0usize;
     let mut dropped_any = false;
     for (i, task) in queue.iter().enumerate() {
-        let pct = match (cached, dropped_any) {
-            (Some(c), false) => c[i].clone(),
+        // `Slot::success` is `prob_before` of the same PCT and deadline: the same value.
+        let (pct, success) = match (cached, dropped_any) {
+            (Some(c), false) => (Cow::Borrowed(&c[i].pct), c[i].success()),
             _ => {
                 let mut pct = match (task.start, &prev) {
                     (Some(start), _) => executing_pct(task.pet, start, now, task.deadline, model),
@@ -67,10 +74,10 @@ pub fn walk_queue_cached(
                     (None, None) => next_pct(&Pmf::point(now), task.pet, task.deadline, model),
                 };
                 pct.trim_tv(pct_epsilon);
-                pct
+                let success = pct.prob_before(task.deadline);
+                (Cow::Owned(pct), success)
             }
         };
-        let success = pct.prob_before(task.deadline);
         let phi = if rule.dynamic_weight > 0.0 {
             dynamic_offset(pct.bounded_skewness(), kept, rule.dynamic_weight)
         } else {

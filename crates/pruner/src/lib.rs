@@ -204,13 +204,9 @@ impl model::Pruner for ProbabilisticPruner {
                     start,
                 });
             }
-            // Until the first drop, the walk's PCTs are the machine's cached ones.
-            let cached: Vec<&pmf::Pmf> = view.slots(m).iter().map(|s| &s.pct).collect();
-            let cached = if cached.len() == queue.len() {
-                Some(cached)
-            } else {
-                None
-            };
+            // Until the first drop, the walk's PCTs and chances are the machine's cached ones.
+            let slots = view.slots(m);
+            let cached = (slots.len() == queue.len()).then_some(slots);
             let drops = walk_queue_cached(
                 view.now,
                 &queue,
@@ -220,7 +216,7 @@ impl model::Pruner for ProbabilisticPruner {
                     dynamic_weight: self.config.dynamic_weight,
                     sufferage: self.sufferage.values(),
                 },
-                cached.as_deref(),
+                cached,
                 machine.pct_epsilon(),
             );
             out.extend(ids.iter().zip(drops).filter(|(_, d)| *d).map(|(&t, _)| t));

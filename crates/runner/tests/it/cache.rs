@@ -205,11 +205,11 @@ proptest! {
         fresh.refresh(t1, &tasks, &pet, model);
         let new = fresh.cache(&tasks, &pet, model);
         for (k, (s0, s1)) in old.slots().iter().zip(new.slots()).enumerate() {
-            prop_assert!(stale.success_lower(k) <= s1.success + EPS,
-                "slot {}: lower {} > {}", k, stale.success_lower(k), s1.success);
-            prop_assert!(s1.success <= stale.ratio * s0.success + EPS);
+            prop_assert!(stale.success_lower(k) <= s1.success() + EPS,
+                "slot {}: lower {} > {}", k, stale.success_lower(k), s1.success());
+            prop_assert!(s1.success() <= stale.ratio * s0.success() + EPS);
             if stale.monotone {
-                prop_assert!(s1.success <= s0.success + EPS);
+                prop_assert!(s1.success() <= s0.success() + EPS);
             }
         }
         let f = stale.upper_factor();
@@ -227,6 +227,51 @@ proptest! {
             let a1 = tail1.append_success(probe, d);
             prop_assert!(a1 <= f * tail0.append_success(probe, d) + EPS);
             prop_assert!(a1 <= f * tail0.append_success_bound(probe, d) + EPS);
+        }
+    }
+
+    /// The pruner's walk over a machine's cached slots (their PCTs and kept chances, until
+    /// the first drop) drops exactly what the walk computing every PCT afresh drops, with a
+    /// uniform threshold and with the per-task offset that reads each PCT's skewness.
+    #[test]
+    fn the_pruners_walk_over_cached_slots_is_the_walk_from_scratch(
+        sh in shapes(),
+        queue in prop::collection::vec((0usize..2, 1i64..120), 0..6),
+        exec_deadline in 8i64..80,
+        now in 0i64..10,
+        threshold in 0.0f64..1.0,
+        dynamic_weight in prop_oneof![Just(0.0), 0.0f64..1.0],
+        read_first in any::<bool>(),
+        model in models(),
+    ) {
+        let pet = wide_pet(&sh);
+        let (mut m, tasks) = machine(&queue, exec_deadline);
+        m.refresh(now, &tasks, &pet, model);
+        let slots = m.cache(&tasks, &pet, model).slots();
+        if read_first {
+            // A chance read before the walk is kept: the walk must read the same value.
+            for s in slots {
+                let _ = s.success();
+            }
+        }
+        let start = m.running().map(|r| r.start);
+        let queued: Vec<pruner::QueuedTask<'_>> = m
+            .tasks()
+            .enumerate()
+            .map(|(i, t)| pruner::QueuedTask {
+                task_type: tasks[t].task_type,
+                pet: pet.pmf(tasks[t].task_type, m.id()),
+                deadline: tasks[t].deadline,
+                start: if i == 0 { start } else { None },
+            })
+            .collect();
+        prop_assert_eq!(queued.len(), slots.len());
+        let rule = pruner::DropRule { threshold, dynamic_weight, sufferage: &[0.1, -0.1] };
+        let cached = pruner::walk_queue_cached(now, &queued, model, rule, Some(slots), 0.0);
+        let fresh = pruner::walk_queue(now, &queued, model, rule);
+        prop_assert_eq!(cached, fresh);
+        for (s, q) in slots.iter().zip(&queued) {
+            prop_assert_eq!(s.success().to_bits(), s.pct.prob_before(q.deadline).to_bits());
         }
     }
 
@@ -570,8 +615,8 @@ proptest! {
             let (a, e) = (approx.cache(&tasks, &pet, model), exact.cache(&tasks, &pet, model));
             for (k, (sa, se)) in a.slots().iter().zip(e.slots()).enumerate() {
                 let bound = (k + 1) as f64 * eps + EPS;
-                prop_assert!((sa.success - se.success).abs() <= bound,
-                    "tick {}, slot {}: {} vs exact {}", at, k, sa.success, se.success);
+                prop_assert!((sa.success() - se.success()).abs() <= bound,
+                    "tick {}, slot {}: {} vs exact {}", at, k, sa.success(), se.success());
                 let tv = sa.pct.total_variation(&se.pct);
                 prop_assert!(tv <= bound, "tick {}, slot {}: TV {} > {}", at, k, tv, bound);
             }
@@ -590,10 +635,10 @@ proptest! {
             for (k, (s0, s1)) in old.slots().iter().zip(new.slots()).enumerate() {
                 let ke = (k + 1) as f64 * eps;
                 let slack = (1.0 + r) * ke + EPS;
-                prop_assert!(1.0 - r * (1.0 - s0.success) <= s1.success + slack, "slot {}: lower", k);
-                prop_assert!(s1.success <= r * s0.success + slack, "slot {}: upper", k);
+                prop_assert!(1.0 - r * (1.0 - s0.success()) <= s1.success() + slack, "slot {}: lower", k);
+                prop_assert!(s1.success() <= r * s0.success() + slack, "slot {}: upper", k);
                 if monotone {
-                    prop_assert!(s1.success <= s0.success + 2.0 * ke + EPS, "slot {}: monotone", k);
+                    prop_assert!(s1.success() <= s0.success() + 2.0 * ke + EPS, "slot {}: monotone", k);
                 }
             }
         }
@@ -652,7 +697,7 @@ fn the_pruner_lower_bound_is_one_minus_r_times_the_failure() {
     m.refresh(0, &tasks, &pet, DropModel::None);
     // At 0 the pending task completes at 2..=8; P(< 5) = P(sum of two uniforms on 1..=4 < 5)
     // = 6/16.
-    let s0 = m.cache(&tasks, &pet, DropModel::None).slots()[1].success;
+    let s0 = m.cache(&tasks, &pet, DropModel::None).slots()[1].success();
     assert!((s0 - 6.0 / 16.0).abs() < 1e-12);
     m.advance(2);
     let stale = m.stale(&tasks, &pet, DropModel::None).unwrap();
@@ -660,7 +705,7 @@ fn the_pruner_lower_bound_is_one_minus_r_times_the_failure() {
     assert!((stale.ratio - 2.0).abs() < 1e-9);
     assert!((stale.success_lower(1) - (1.0 - 2.0 * 10.0 / 16.0)).abs() < 1e-9);
     // Exactly: the executing task ends at 3 or 4, the pending one at 4..=8: P(< 5) = 1/8.
-    let exact = m.cache(&tasks, &pet, DropModel::None).slots()[1].success;
+    let exact = m.cache(&tasks, &pet, DropModel::None).slots()[1].success();
     assert!((exact - 1.0 / 8.0).abs() < 1e-12);
     assert!(exact <= s0);
 }
