@@ -256,6 +256,9 @@ struct Buffers {
     succ_values: Vec<(u32, f64)>,
     succ_epoch: Vec<u32>,
     defer: DeferScratch,
+    /// [`run_by_type`]'s candidates per type (indices into the candidates) and cursors.
+    type_lists: Vec<Vec<usize>>,
+    type_cursor: Vec<usize>,
 }
 
 thread_local! {
@@ -281,9 +284,104 @@ pub(crate) fn run(
     // Taken out of the thread's slot for the event (a nested call would find it empty and
     // allocate, nothing worse), given back after it.
     let mut bufs = BUFFERS.with(|b| b.take());
-    memo.prune(cands, view.machines.len());
-    run_in(&mut bufs, view, plan, vq, cands, decision, memo);
+    if by_type_applies(view, plan) {
+        run_by_type(&mut bufs, view, plan, vq, cands, decision);
+    } else {
+        memo.prune(cands, view.machines.len());
+        run_in(&mut bufs, view, plan, vq, cands, decision, memo);
+    }
     BUFFERS.with(|b| *b.borrow_mut() = bufs);
+}
+
+/// True when a task's whole part in the two-phase loop depends on its type alone, and, for
+/// [`Phase2::SoonestDeadline`], its deadline: MinCompletion in phase 1 (the machine of
+/// minimum expected completion, found per type), no deferring (no chance is read), and a
+/// phase-2 key read from the type's machine and the deadline (MM, MSD and their dropping
+/// variants). [`run_by_type`] then replaces [`run_in`].
+fn by_type_applies(view: &View<'_>, plan: Plan) -> bool {
+    plan.phase1 == Phase1::MinCompletion
+        && view.defer.is_none()
+        && matches!(
+            plan.phase2,
+            Phase2::MinCompletion { .. } | Phase2::SoonestDeadline
+        )
+}
+
+/// [`run_in`] where [`by_type_applies`]: the same assignments in the same order, in
+/// O(types) per assignment instead of O(candidates).
+///
+/// In [`run_in`], every candidate of type `k` has the same phase-1 machine `m_k` (kept per
+/// type until `m_k` receives a task), so its phase-2 key, `(E[C], tie)` read from `m_k` or
+/// `(deadline, E[C])`, differs within the type by the deadline at most; phase 2 takes the
+/// least key, ties to the first candidate in batch order. So the winner is the best of each
+/// type's first candidate in (deadline, batch) order (batch order alone for MinCompletion's
+/// key), and that candidate is the one assigned: each type's candidates are sorted once per
+/// event and a cursor passes the assigned ones. A type whose machine is full waits, as its
+/// candidates do in [`run_in`], and one with no machine in scope is out of play.
+fn run_by_type(
+    bufs: &mut Buffers,
+    view: &View<'_>,
+    plan: Plan,
+    vq: &mut VirtualQueues,
+    cands: &[TaskId],
+    decision: &mut Decision,
+) {
+    let types = view.pet.n_types();
+    let lists = &mut bufs.type_lists;
+    lists.resize_with(types.max(lists.len()), Vec::new);
+    for list in lists.iter_mut() {
+        list.clear();
+    }
+    for (i, &t) in cands.iter().enumerate() {
+        lists[view.task(t).task_type].push(i);
+    }
+    if plan.phase2 == Phase2::SoonestDeadline {
+        // Stable: equal deadlines stay in batch order.
+        for list in &mut lists[..types] {
+            list.sort_by_key(|&i| view.task(cands[i]).deadline);
+        }
+    }
+    let cursor = &mut bufs.type_cursor;
+    reset(cursor, types, 0);
+    // The phase-1 machine of each type (`Some(None)`: none in scope), until it changes.
+    let mut by_type: Vec<Option<Option<MachineId>>> = vec![None; types];
+    while vq.any_free() {
+        let mut chosen: Option<((f64, f64), usize, usize, MachineId)> = None;
+        for k in 0..types {
+            let Some(&i) = lists[k].get(cursor[k]) else {
+                continue;
+            };
+            let t = cands[i];
+            let Some(m) =
+                *by_type[k].get_or_insert_with(|| min_completion(view, plan.scope, vq, t, true))
+            else {
+                continue;
+            };
+            if vq.free(m) == 0 {
+                continue;
+            }
+            let key = phase2_key(view, plan.phase2, vq, t, m);
+            let better = match chosen {
+                None => true,
+                Some((b, bi, _, _)) => {
+                    key.0 < b.0 || (key.0 == b.0 && (key.1 < b.1 || (key.1 == b.1 && i < bi)))
+                }
+            };
+            if better {
+                chosen = Some((key, i, k, m));
+            }
+        }
+        let Some((_, i, k, m)) = chosen else { break };
+        let t = cands[i];
+        vq.assign(view, m, t);
+        decision.assign.push((t, m));
+        cursor[k] += 1;
+        for choice in &mut by_type {
+            if *choice == Some(Some(m)) {
+                *choice = None;
+            }
+        }
+    }
 }
 
 /// [`run`] in the memory of `bufs`.
@@ -1766,6 +1864,103 @@ mod tests {
                 }
             }
             check(&vq, &mut indexes, &mut memos, &mut event_succ, &mut Vec::new(), false)?;
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        /// MinCompletion in both phases without deferring (MM, MSD and their variants):
+        /// the per-type loop makes the assignments of the per-candidate loop, in the same
+        /// order, with the same PCTs handed over, whatever the phase-2 key, scope and
+        /// dropping model. Deadlines repeat and types share machines' minima, so ties in
+        /// both phases are common.
+        #[test]
+        fn the_per_type_loop_assigns_as_the_per_candidate_loop(
+            queues in prop::collection::vec(
+                (0usize..6, 40i64..400, prop::collection::vec((0usize..6, 40i64..600), 0..3)),
+                1..6,
+            ),
+            batch in prop::collection::vec((0usize..6, 0i64..6), 0..24),
+            limit in 1usize..4,
+            now in 0i64..30,
+            key in 0usize..3,
+            free_only in any::<bool>(),
+            model in prop_oneof![
+                Just(pmf::DropModel::None),
+                Just(pmf::DropModel::Pending),
+                Just(pmf::DropModel::All),
+            ],
+        ) {
+            // Types 2j and 2j + 1 share their PMFs, and so do machines 0 and 1, and 3 and
+            // 4: equal expected completions across types and machines.
+            let base = Pet::default_pet(3).select_machines(&[0, 0, 1, 2, 2]);
+            let pet = Pet::new(
+                ndarray::Array2::from_shape_fn((6, 5), |(t, m)| base.pmf(t / 2, m).clone()),
+                (0..6).map(|t| format!("t{t}")).collect(),
+                (0..5).map(|m| format!("m{m}")).collect(),
+            )
+            .unwrap();
+            let mut tasks = Vec::new();
+            let mut machines = Vec::new();
+            for (m, (ty, d, pending)) in queues.iter().enumerate() {
+                let mut mc = model::Machine::new(m, Some(limit));
+                let id = tasks.len();
+                tasks.push(TaskSpec { id, task_type: *ty, arrival: 0, deadline: *d });
+                mc.start(0, id, 1_000);
+                for &(qty, qd) in pending.iter().take(limit) {
+                    let id = tasks.len();
+                    tasks.push(TaskSpec { id, task_type: qty, arrival: 0, deadline: qd });
+                    mc.push(id);
+                }
+                machines.push(mc);
+            }
+            let mut cands = Vec::new();
+            for &(ty, d) in &batch {
+                let id = tasks.len();
+                // Few types and few deadlines: ties everywhere.
+                tasks.push(TaskSpec { id, task_type: ty, arrival: 0, deadline: 100 + 50 * d });
+                cands.push(id);
+            }
+            for mc in &mut machines {
+                mc.advance(now);
+            }
+            let view = View {
+                now,
+                pet: &pet,
+                tasks: &tasks,
+                batch: &cands,
+                machines: &machines,
+                model,
+                defer: None,
+                staging: None,
+            };
+            let plan = Plan {
+                phase1: Phase1::MinCompletion,
+                phase2: match key {
+                    0 => Phase2::MinCompletion { tie_by_execution: false },
+                    1 => Phase2::MinCompletion { tie_by_execution: true },
+                    _ => Phase2::SoonestDeadline,
+                },
+                scope: if free_only { Phase1Scope::FreeMachines } else { Phase1Scope::AllMachines },
+            };
+            prop_assert!(by_type_applies(&view, plan));
+            let (mut a, mut b) = (Decision::default(), Decision::default());
+            let mut vq_a = VirtualQueues::from_view_lazy(&view);
+            run_in(
+                &mut Buffers::default(),
+                &view,
+                plan,
+                &mut vq_a,
+                &cands,
+                &mut a,
+                &mut ScoreMemo::default(),
+            );
+            let mut vq_b = VirtualQueues::from_view_lazy(&view);
+            run_by_type(&mut Buffers::default(), &view, plan, &mut vq_b, &cands, &mut b);
+            prop_assert_eq!(&a.assign, &b.assign);
+            prop_assert_eq!(vq_a.take_handover(), vq_b.take_handover());
+            prop_assert_eq!(a, b);
         }
     }
 }
