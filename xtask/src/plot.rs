@@ -225,8 +225,22 @@ fn draw_error_bar<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Renders an SVG to PNG with the embedded font.
+/// Renders an SVG to a PNG: at once, or on the background renderer while one runs
+/// ([`Background`]), so that a figure's rendering overlaps the next figure's simulations.
 pub fn render_png(svg: &str, png_path: &Path) -> Result<()> {
+    let queued = BACKGROUND
+        .lock()
+        .map_err(|_| anyhow::anyhow!("the background renderer panicked"))?
+        .as_ref()
+        .map(|b| b.queue.send((svg.to_owned(), png_path.to_owned())));
+    match queued {
+        Some(sent) => sent.map_err(|_| anyhow::anyhow!("the background renderer stopped")),
+        None => render_now(svg, png_path),
+    }
+}
+
+/// Rasterises `svg` and writes it as a PNG.
+fn render_now(svg: &str, png_path: &Path) -> Result<()> {
     let mut opt = resvg::usvg::Options {
         font_family: FONT.to_string(),
         ..Default::default()
@@ -243,10 +257,98 @@ pub fn render_png(svg: &str, png_path: &Path) -> Result<()> {
         resvg::tiny_skia::Transform::default(),
         &mut pixmap.as_mut(),
     );
-    pixmap
-        .save_png(png_path)
-        .with_context(|| format!("writing {}", png_path.display()))?;
+    write_png(&pixmap, png_path).with_context(|| format!("writing {}", png_path.display()))
+}
+
+/// Writes `pixmap` as an 8-bit RGBA PNG, compressed with the `png` crate's fast level (a
+/// DEFLATE specialised for PNG: several times faster than tiny-skia's default level for
+/// files a little larger).
+fn write_png(pixmap: &resvg::tiny_skia::Pixmap, path: &Path) -> Result<()> {
+    // tiny-skia keeps premultiplied colours; PNG stores straight ones.
+    let mut rgba = Vec::with_capacity(pixmap.data().len());
+    for p in pixmap.pixels() {
+        let c = p.demultiply();
+        rgba.extend_from_slice(&[c.red(), c.green(), c.blue(), c.alpha()]);
+    }
+    let file = std::fs::File::create(path)?;
+    let mut encoder = png::Encoder::new(
+        std::io::BufWriter::new(file),
+        pixmap.width(),
+        pixmap.height(),
+    );
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.set_compression(png::Compression::Fast);
+    let mut writer = encoder.write_header()?;
+    writer.write_image_data(&rgba)?;
+    writer.finish()?;
     Ok(())
+}
+
+/// A PNG to render: the SVG and where to write it.
+type RenderJob = (String, std::path::PathBuf);
+
+/// The background renderer while one runs: a thread rendering the queued PNGs in order.
+struct Running {
+    queue: std::sync::mpsc::Sender<RenderJob>,
+    thread: std::thread::JoinHandle<Result<()>>,
+}
+
+static BACKGROUND: std::sync::Mutex<Option<Running>> = std::sync::Mutex::new(None);
+
+/// While alive, [`render_png`] queues PNGs to a background thread instead of rendering them
+/// in place. [`Background::finish`] waits for every queued PNG and reports the first error;
+/// dropping it without finishing waits too, but loses the error.
+pub struct Background(());
+
+impl Background {
+    /// Starts the background renderer (one at a time per process).
+    pub fn start() -> Result<Self> {
+        let mut slot = BACKGROUND
+            .lock()
+            .map_err(|_| anyhow::anyhow!("the background renderer panicked"))?;
+        anyhow::ensure!(slot.is_none(), "a background renderer is already running");
+        let (queue, jobs) = std::sync::mpsc::channel::<RenderJob>();
+        let thread = std::thread::Builder::new()
+            .name("png".into())
+            .spawn(move || -> Result<()> {
+                for (svg, path) in jobs {
+                    render_now(&svg, &path)?;
+                }
+                Ok(())
+            })
+            .context("starting the PNG renderer")?;
+        *slot = Some(Running { queue, thread });
+        Ok(Background(()))
+    }
+
+    /// Waits for every queued PNG; the first rendering error, if any.
+    pub fn finish(self) -> Result<()> {
+        stop()
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        let _ = stop();
+    }
+}
+
+/// Closes the queue and waits for the renderer (nothing to do once stopped).
+fn stop() -> Result<()> {
+    let running = BACKGROUND
+        .lock()
+        .map_err(|_| anyhow::anyhow!("the background renderer panicked"))?
+        .take();
+    match running {
+        Some(Running { queue, thread }) => {
+            drop(queue);
+            thread
+                .join()
+                .map_err(|_| anyhow::anyhow!("the PNG renderer panicked"))?
+        }
+        None => Ok(()),
+    }
 }
 
 /// The seed-004 tables as grouped bars: ratio to ORACLE per distribution and strategy.

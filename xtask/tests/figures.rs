@@ -67,8 +67,21 @@ fn a_smoke_run_writes_the_csv_the_trials_and_the_plots() {
     assert_eq!(trials.lines().count(), 1 + 5 * 2);
     let svg = std::fs::read_to_string(out.join("thesis-4.4.svg")).unwrap();
     assert!(svg.contains("<svg") && svg.contains("PUM"));
-    let png = std::fs::read(out.join("thesis-4.4.png")).unwrap();
-    assert_eq!(&png[1..4], b"PNG");
+    // The PNG (rendered on the background thread, waited for before the command returns)
+    // decodes to the SVG's size, and the chart is drawn on it: not a blank white page.
+    let png = std::fs::File::open(out.join("thesis-4.4.png")).unwrap();
+    let mut reader = png::Decoder::new(std::io::BufReader::new(png))
+        .read_info()
+        .unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size().unwrap()];
+    let info = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!((info.width, info.height), (960, 600));
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    let inked = pixels[..info.buffer_size()]
+        .chunks_exact(4)
+        .filter(|p| p[..3] != [255, 255, 255])
+        .count();
+    assert!(inked > 1_000, "{inked} non-white pixels");
     let manifest = std::fs::read_to_string(out.join("thesis-4.4.manifest.json")).unwrap();
     assert!(manifest.contains("git_revision") && manifest.contains("\"seed\": 404"));
     std::fs::remove_dir_all(&out).ok();
