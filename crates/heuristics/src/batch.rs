@@ -256,7 +256,8 @@ struct Buffers {
     succ_values: Vec<(u32, f64)>,
     succ_epoch: Vec<u32>,
     defer: DeferScratch,
-    /// [`run_by_type`]'s candidates per type (indices into the candidates) and cursors.
+    /// [`run_by_type`]'s candidates per type (indices into the candidates) and the position
+    /// of each type's first candidate not yet assigned (it marks them in `alive`).
     type_lists: Vec<Vec<usize>>,
     type_cursor: Vec<usize>,
 }
@@ -294,30 +295,33 @@ pub(crate) fn run(
 }
 
 /// True when a task's whole part in the two-phase loop depends on its type alone, and, for
-/// [`Phase2::SoonestDeadline`], its deadline: MinCompletion in phase 1 (the machine of
-/// minimum expected completion, found per type), no deferring (no chance is read), and a
-/// phase-2 key read from the type's machine and the deadline (MM, MSD and their dropping
-/// variants). [`run_by_type`] then replaces [`run_in`].
+/// [`Phase2::SoonestDeadline`] and [`Phase2::MaxUrgency`], its deadline: MinCompletion in
+/// phase 1 (the machine of minimum expected completion, found per type), no deferring (no
+/// chance is read), and a phase-2 key read from the type's machine and the deadline (MM,
+/// MSD, MMU and their dropping variants). [`run_by_type`] then replaces [`run_in`].
 fn by_type_applies(view: &View<'_>, plan: Plan) -> bool {
     plan.phase1 == Phase1::MinCompletion
         && view.defer.is_none()
-        && matches!(
-            plan.phase2,
-            Phase2::MinCompletion { .. } | Phase2::SoonestDeadline
-        )
+        && !matches!(plan.phase2, Phase2::Shortlist { .. })
 }
 
-/// [`run_in`] where [`by_type_applies`]: the same assignments in the same order, in
+/// [`run_in`] where [`by_type_applies`]: the same assignments in the same order, in about
 /// O(types) per assignment instead of O(candidates).
 ///
 /// In [`run_in`], every candidate of type `k` has the same phase-1 machine `m_k` (kept per
-/// type until `m_k` receives a task), so its phase-2 key, `(E[C], tie)` read from `m_k` or
-/// `(deadline, E[C])`, differs within the type by the deadline at most; phase 2 takes the
-/// least key, ties to the first candidate in batch order. So the winner is the best of each
-/// type's first candidate in (deadline, batch) order (batch order alone for MinCompletion's
-/// key), and that candidate is the one assigned: each type's candidates are sorted once per
-/// event and a cursor passes the assigned ones. A type whose machine is full waits, as its
-/// candidates do in [`run_in`], and one with no machine in scope is out of play.
+/// type until `m_k` receives a task), so its phase-2 key is read from `m_k`'s expected
+/// completion `E` and, for MSD and MMU, its own deadline `d`; phase 2 takes the least key,
+/// ties to the first candidate in batch order. Each type's candidates are sorted once per
+/// event, by batch order (MinCompletion's key is the same for all of them) or by (deadline,
+/// batch order), and each round compares one candidate per type, the type's best:
+/// * MinCompletion, SoonestDeadline: the first candidate not yet assigned;
+/// * MaxUrgency, key `-1 / (d - E)` (`-inf` at `d = E`): the key grows with `d` on either
+///   side of `E` and is negative from `E` on, positive before it; so the first candidate
+///   not yet assigned with `d >= E`, else the first one, then any later one whose key
+///   equals its (rounding) with an earlier batch position.
+///
+/// A type whose machine is full waits, as its candidates do in [`run_in`], and one with no
+/// machine in scope is out of play.
 fn run_by_type(
     bufs: &mut Buffers,
     view: &View<'_>,
@@ -327,6 +331,7 @@ fn run_by_type(
     decision: &mut Decision,
 ) {
     let types = view.pet.n_types();
+    let deadline = |i: usize| view.task(cands[i]).deadline;
     let lists = &mut bufs.type_lists;
     lists.resize_with(types.max(lists.len()), Vec::new);
     for list in lists.iter_mut() {
@@ -335,32 +340,76 @@ fn run_by_type(
     for (i, &t) in cands.iter().enumerate() {
         lists[view.task(t).task_type].push(i);
     }
-    if plan.phase2 == Phase2::SoonestDeadline {
+    if plan.phase2
+        != (Phase2::MinCompletion {
+            tie_by_execution: false,
+        })
+        && plan.phase2
+            != (Phase2::MinCompletion {
+                tie_by_execution: true,
+            })
+    {
         // Stable: equal deadlines stay in batch order.
         for list in &mut lists[..types] {
-            list.sort_by_key(|&i| view.task(cands[i]).deadline);
+            list.sort_by_key(|&i| deadline(i));
         }
     }
-    let cursor = &mut bufs.type_cursor;
-    reset(cursor, types, 0);
+    // Per type, the position of its first candidate not yet assigned.
+    let first = &mut bufs.type_cursor;
+    reset(first, types, 0);
+    let assigned = &mut bufs.alive;
+    reset(assigned, cands.len(), false);
+    // The first candidate of `list` from position `p` on not yet assigned.
+    let next = |list: &[usize], assigned: &[bool], mut p: usize| {
+        while p < list.len() && assigned[list[p]] {
+            p += 1;
+        }
+        p
+    };
     // The phase-1 machine of each type (`Some(None)`: none in scope), until it changes.
     let mut by_type: Vec<Option<Option<MachineId>>> = vec![None; types];
     while vq.any_free() {
         let mut chosen: Option<((f64, f64), usize, usize, MachineId)> = None;
         for k in 0..types {
-            let Some(&i) = lists[k].get(cursor[k]) else {
+            let list = &lists[k];
+            first[k] = next(list, assigned, first[k]);
+            let Some(&i0) = list.get(first[k]) else {
                 continue;
             };
-            let t = cands[i];
-            let Some(m) =
-                *by_type[k].get_or_insert_with(|| min_completion(view, plan.scope, vq, t, true))
+            let Some(m) = *by_type[k]
+                .get_or_insert_with(|| min_completion(view, plan.scope, vq, cands[i0], true))
             else {
                 continue;
             };
             if vq.free(m) == 0 {
                 continue;
             }
-            let key = phase2_key(view, plan.phase2, vq, t, m);
+            let (key, i) = match plan.phase2 {
+                Phase2::MaxUrgency => {
+                    let ect = vq.expected_completion(view, m, cands[i0]);
+                    // The first with `d - E >= 0` (the same subtraction as the key's).
+                    let from = list.partition_point(|&i| (deadline(i) as f64 - ect) < 0.0);
+                    let p = match next(list, assigned, from.max(first[k])) {
+                        p if p < list.len() => p,
+                        _ => first[k],
+                    };
+                    let mut best = (
+                        phase2_key(view, plan.phase2, vq, cands[list[p]], m),
+                        list[p],
+                    );
+                    let mut q = next(list, assigned, p + 1);
+                    while q < list.len() {
+                        let key = phase2_key(view, plan.phase2, vq, cands[list[q]], m);
+                        if key != best.0 {
+                            break;
+                        }
+                        best.1 = best.1.min(list[q]);
+                        q = next(list, assigned, q + 1);
+                    }
+                    best
+                }
+                _ => (phase2_key(view, plan.phase2, vq, cands[i0], m), i0),
+            };
             let better = match chosen {
                 None => true,
                 Some((b, bi, _, _)) => {
@@ -371,11 +420,11 @@ fn run_by_type(
                 chosen = Some((key, i, k, m));
             }
         }
-        let Some((_, i, k, m)) = chosen else { break };
+        let Some((_, i, _, m)) = chosen else { break };
         let t = cands[i];
         vq.assign(view, m, t);
         decision.assign.push((t, m));
-        cursor[k] += 1;
+        assigned[i] = true;
         for choice in &mut by_type {
             if *choice == Some(Some(m)) {
                 *choice = None;
@@ -1884,7 +1933,7 @@ mod tests {
             batch in prop::collection::vec((0usize..6, 0i64..6), 0..24),
             limit in 1usize..4,
             now in 0i64..30,
-            key in 0usize..3,
+            key in 0usize..4,
             free_only in any::<bool>(),
             model in prop_oneof![
                 Just(pmf::DropModel::None),
@@ -1940,7 +1989,8 @@ mod tests {
                 phase2: match key {
                     0 => Phase2::MinCompletion { tie_by_execution: false },
                     1 => Phase2::MinCompletion { tie_by_execution: true },
-                    _ => Phase2::SoonestDeadline,
+                    2 => Phase2::SoonestDeadline,
+                    _ => Phase2::MaxUrgency,
                 },
                 scope: if free_only { Phase1Scope::FreeMachines } else { Phase1Scope::AllMachines },
             };
