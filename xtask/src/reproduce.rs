@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::fmt::Write as _;
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 use runner::{Estimate, FigureSpec, Point, Prepared, TrialMetrics, TrialSource};
 use serde::Serialize;
@@ -224,43 +226,68 @@ pub fn run(args: &Args) -> Result<()> {
         Mode::Shard { n, .. } => Some(n),
         Mode::Full => None,
     };
-    // PNGs are rendered on a thread of their own while the next figure simulates; the
+    // PNGs are rendered on a thread of their own while the next figures simulate; a
     // figure's time below excludes its PNG. Waited for before returning.
     let renderer = crate::plot::Background::start()?;
-    for id in &ids {
-        let start = Instant::now();
-        if id.starts_with("gao-") {
-            gao(id, args)?;
-        } else if id == "hansen-4" {
-            hansen4(args)?;
-        } else if id == "hansen-5" {
-            hansen5(args)?;
-        } else {
-            let path = args.experiments.join(format!("{id}.toml"));
-            if !path.exists() {
-                bail!(
-                    "no figure '{id}': {} does not exist (see `cargo xtask list-figures`)",
-                    path.display()
-                );
-            }
-            let spec = FigureSpec::load(&path)?;
-            let missing = figure(&spec, args, mode, pet_file.as_ref())?;
-            if !missing.is_empty() {
-                let labels: Vec<String> = missing.iter().map(|i| format!("{i:04}")).collect();
-                eprintln!(
-                    "{id}: {} point file(s) missing in {}: {}",
-                    missing.len(),
-                    args.out.join(format!("{id}.points")).display(),
-                    labels.join(" ")
-                );
-                missing_points += missing.len();
-                if let Some(n) = shards {
-                    missing_shards.extend(missing.iter().map(|i| i % n));
-                }
+    let progress = if std::io::stderr().is_terminal() {
+        MultiProgress::new()
+    } else {
+        MultiProgress::with_draw_target(ProgressDrawTarget::hidden())
+    };
+    // Figures run side by side on one pool of `--jobs` threads, their points and trials
+    // too: a thread that finishes its part of one figure takes up work of another, so no
+    // core waits at the end of a figure. Each figure's table is printed whole when it is
+    // done (in the order they finish); results do not depend on the order (every trial's
+    // random streams are its own).
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs)
+        .build()?;
+    let outcomes: Vec<Result<(f64, Vec<usize>)>> = pool.install(|| {
+        ids.par_iter()
+            .map(|id| -> Result<(f64, Vec<usize>)> {
+                let start = Instant::now();
+                let mut text = String::new();
+                let missing = if id.starts_with("gao-") {
+                    gao(id, args, &mut text).map(|()| Vec::new())
+                } else if id == "hansen-4" {
+                    hansen4(args, &mut text).map(|()| Vec::new())
+                } else if id == "hansen-5" {
+                    hansen5(args, &mut text).map(|()| Vec::new())
+                } else {
+                    let path = args.experiments.join(format!("{id}.toml"));
+                    if !path.exists() {
+                        bail!(
+                            "no figure '{id}': {} does not exist (see `cargo xtask list-figures`)",
+                            path.display()
+                        );
+                    }
+                    let spec = FigureSpec::load(&path)?;
+                    figure(&spec, args, mode, pet_file.as_ref(), &mut text, &progress)
+                }?;
+                let secs = start.elapsed().as_secs_f64();
+                progress.suspend(|| {
+                    print!("{text}");
+                    eprintln!("{id}: {secs:.1} s");
+                });
+                Ok((secs, missing))
+            })
+            .collect()
+    });
+    for (id, outcome) in ids.iter().zip(outcomes) {
+        let (secs, missing) = outcome?;
+        if !missing.is_empty() {
+            let labels: Vec<String> = missing.iter().map(|i| format!("{i:04}")).collect();
+            eprintln!(
+                "{id}: {} point file(s) missing in {}: {}",
+                missing.len(),
+                args.out.join(format!("{id}.points")).display(),
+                labels.join(" ")
+            );
+            missing_points += missing.len();
+            if let Some(n) = shards {
+                missing_shards.extend(missing.iter().map(|i| i % n));
             }
         }
-        let secs = start.elapsed().as_secs_f64();
-        eprintln!("{id}: {secs:.1} s");
         timings.push((id.clone(), secs));
     }
     renderer.finish()?;
@@ -353,6 +380,8 @@ fn figure(
     args: &Args,
     mode: Mode,
     pet_file: Option<&Pet>,
+    text: &mut String,
+    progress: &MultiProgress,
 ) -> Result<Vec<usize>> {
     let points = spec.points(args.trials).map_err(anyhow::Error::msg)?;
     let mut prepared: Vec<(usize, Prepared)> = Vec::new();
@@ -431,10 +460,8 @@ fn figure(
             // Sharding by point: shard s computes the points with index s mod n. Every point's
             // trials are seeded by their index, so they equal a local run's.
             let mine: Vec<usize> = (0..prepared.len()).filter(|pi| pi % n == s).collect();
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(args.jobs)
-                .build()?;
-            let computed: Vec<bool> = pool.install(|| {
+            // On the pool of `run`.
+            let computed: Vec<bool> = {
                 mine.par_iter()
                     .map(|&pi| -> Result<bool> {
                         let prep = &prepared[pi].1;
@@ -449,35 +476,30 @@ fn figure(
                         Ok(true)
                     })
                     .collect::<Result<Vec<_>>>()
-            })?;
+            }?;
             let fresh = computed.iter().filter(|c| **c).count();
-            println!(
+            writeln!(
+                text,
                 "{} shard {s} of {n}: {} point(s) of {} ({fresh} computed, {} already saved) in {}",
                 spec.id,
                 mine.len(),
                 prepared.len(),
                 mine.len() - fresh,
                 points_dir.display()
-            );
+            )?;
             return Ok(Vec::new());
         }
         Mode::Full => {}
     }
     let total: u64 = prepared.iter().map(|(_, p)| p.trials).sum();
-    let bar = if std::io::stderr().is_terminal() {
-        ProgressBar::new(total)
-    } else {
-        ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::hidden())
-    };
+    let bar = progress.add(ProgressBar::new(total));
     bar.set_style(
         ProgressStyle::with_template("{msg} {bar:40} {pos}/{len} runs {elapsed}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
     bar.set_message(spec.id.clone());
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs)
-        .build()?;
-    let per_point: Vec<Vec<TrialMetrics>> = pool.install(|| {
+    // On the pool of `run`, shared with the figures running beside this one.
+    let per_point: Vec<Vec<TrialMetrics>> = {
         prepared
             .par_iter()
             .enumerate()
@@ -501,8 +523,9 @@ fn figure(
                 Ok(trials)
             })
             .collect::<Result<Vec<_>>>()
-    })?;
+    }?;
     bar.finish_and_clear();
+    progress.remove(&bar);
     let by_point: Vec<Vec<&TrialMetrics>> = per_point.iter().map(|v| v.iter().collect()).collect();
     let metric = |m: &TrialMetrics, name: &str| -> Result<f64> {
         m.scalar(name)
@@ -515,11 +538,12 @@ fn figure(
     trials_w.write_record(["x", "series", "trial", "metric", "value"])?;
     let mut bars: Vec<Bar> = Vec::new();
     let mut manifest_points = Vec::new();
-    println!("{} — {}", spec.id, spec.title);
-    println!(
+    writeln!(text, "{} — {}", spec.id, spec.title)?;
+    writeln!(
+        text,
         "{:<12} {:<18} {:>10} {:>22} {:>4}",
         "x", "series", "mean", "95% CI", "n"
-    );
+    )?;
     for (pi, (orig, prep)) in prepared.iter().enumerate() {
         let point: &Point = &points[*orig];
         let mut values = Vec::new();
@@ -547,7 +571,7 @@ fn figure(
             }
         }
         let e = Estimate::new(&values);
-        write_row(&mut csv_w, &point.x_label, &point.series, &e)?;
+        write_row(text, &mut csv_w, &point.x_label, &point.series, &e)?;
         let label = spec
             .label_metric
             .as_ref()
@@ -596,7 +620,7 @@ fn figure(
                 ])?;
             }
             let e = Estimate::new(&values);
-            write_row(&mut csv_w, &point.x_label, "clairvoyant bound", &e)?;
+            write_row(text, &mut csv_w, &point.x_label, "clairvoyant bound", &e)?;
             bars.push(Bar {
                 x_index: point.x_index,
                 series_index: si,
@@ -641,7 +665,7 @@ fn figure(
     Ok(Vec::new())
 }
 
-fn gao(id: &str, args: &Args) -> Result<()> {
+fn gao(id: &str, args: &Args, text: &mut String) -> Result<()> {
     let table: cutting::tables::GaoTable = id.parse().map_err(|e| anyhow::anyhow!("{e}"))?;
     let instances = args.trials.unwrap_or(1000) as usize;
     let rows = cutting::tables::reproduce(table, instances, 2020)?;
@@ -650,7 +674,7 @@ fn gao(id: &str, args: &Args) -> Result<()> {
         &rows,
         std::fs::File::create(&path).with_context(|| format!("writing {}", path.display()))?,
     )?;
-    println!("{}", cutting::tables::render(&rows));
+    writeln!(text, "{}", cutting::tables::render(&rows))?;
     plot::write_gao(
         &rows,
         id,
@@ -660,7 +684,7 @@ fn gao(id: &str, args: &Args) -> Result<()> {
     Ok(())
 }
 
-fn hansen4(args: &Args) -> Result<()> {
+fn hansen4(args: &Args, text: &mut String) -> Result<()> {
     let trials = args.trials.unwrap_or(48) as usize;
     let rows = moldable::experiments::figure4(trials, 2)?;
     let path = args.out.join("hansen-4.csv");
@@ -674,11 +698,15 @@ fn hansen4(args: &Args) -> Result<()> {
             series.push(r.series.clone());
         }
     }
-    println!("hansen-4 — robustness per heuristic ({trials} trials)");
-    println!(
+    writeln!(
+        text,
+        "hansen-4 — robustness per heuristic ({trials} trials)"
+    )?;
+    writeln!(
+        text,
         "{:<14} {:>8} {:>8} {:>8} {:>8} {:>8}",
         "series", "min", "q1", "median", "q3", "max"
-    );
+    )?;
     let mut boxes = Vec::new();
     for s in &series {
         let mut v: Vec<f64> = rows
@@ -688,10 +716,11 @@ fn hansen4(args: &Args) -> Result<()> {
             .collect();
         v.sort_by(f64::total_cmp);
         let q = plot::quartiles(&v);
-        println!(
+        writeln!(
+            text,
             "{:<14} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
             s, q[0], q[1], q[2], q[3], q[4]
-        );
+        )?;
         boxes.push((s.clone(), q));
     }
     plot::write_boxes(
@@ -703,7 +732,7 @@ fn hansen4(args: &Args) -> Result<()> {
     )
 }
 
-fn hansen5(args: &Args) -> Result<()> {
+fn hansen5(args: &Args, text: &mut String) -> Result<()> {
     let trials = args.trials.unwrap_or(48) as usize;
     let rows = moldable::experiments::figure5(trials, 2)?;
     let path = args.out.join("hansen-5.csv");
@@ -711,16 +740,20 @@ fn hansen5(args: &Args) -> Result<()> {
         &rows,
         std::fs::File::create(&path).with_context(|| format!("writing {}", path.display()))?,
     )?;
-    println!("hansen-5 — B_norm of RF Duplex vs processor types ({trials} trials)");
+    writeln!(
+        text,
+        "hansen-5 — B_norm of RF Duplex vs processor types ({trials} trials)"
+    )?;
     let bars: Vec<Bar> = rows
         .iter()
         .enumerate()
-        .map(|(i, r)| {
-            println!(
+        .map(|(i, r)| -> Result<Bar> {
+            writeln!(
+                text,
                 "N_p = {:<3} B_norm = {:.4} ± {:.4}",
                 r.n_types, r.mean_b_norm, r.ci95
-            );
-            Bar {
+            )?;
+            Ok(Bar {
                 x_index: i,
                 series_index: 0,
                 estimate: Estimate {
@@ -731,9 +764,9 @@ fn hansen5(args: &Args) -> Result<()> {
                     n: r.n,
                 },
                 label: None,
-            }
+            })
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let fig = Figure {
         title: "hansen-5: normalised gap to the upper bound (Hansen et al., fig. 5)".into(),
         x_label: "Processor types".into(),
@@ -752,6 +785,7 @@ fn hansen5(args: &Args) -> Result<()> {
 
 /// One point's estimate: a row of `<id>.csv` and a line of the printed table.
 fn write_row(
+    text: &mut String,
     csv_w: &mut csv::Writer<std::fs::File>,
     x: &str,
     series: &str,
@@ -765,9 +799,10 @@ fn write_row(
         format!("{:.6}", e.ci95_high),
         e.n.to_string(),
     ])?;
-    println!(
+    writeln!(
+        text,
         "{:<12} {:<18} {:>10.3} [{:>9.3}, {:>9.3}] {:>4}",
         x, series, e.mean, e.ci95_low, e.ci95_high, e.n
-    );
+    )?;
     Ok(())
 }
