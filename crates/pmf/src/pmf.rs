@@ -23,9 +23,15 @@ pub type Tick = i64;
 pub struct Pmf {
     offset: Tick,
     masses: Vec<f64>,
-    /// Derived from `masses` on first use (only PETs are queried this way).
-    caches: OnceLock<Caches>,
+    /// Derived from `masses` on first use (only PETs are queried this way). Boxed: a PCT
+    /// never builds them, and a `Pmf` of 48 bytes instead of ~170 is cheaper to move
+    /// (slots, chains and their buffers are moved around at every mapping event).
+    caches: OnceLock<Box<Caches>>,
 }
+
+// PMFs are moved around at every mapping event (slots, chains, buffers): keep them small.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<Pmf>() <= 48);
 
 /// Derived data for the append query.
 #[derive(Debug)]
@@ -340,14 +346,14 @@ impl Pmf {
                 .chunks(per)
                 .map(|run| (run[0], run.iter().map(|&k| self.masses[k as usize]).sum()))
                 .collect();
-            Caches {
+            Box::new(Caches {
                 nonzero,
                 cum,
                 stride,
                 segments,
                 truncated,
                 totals_from: OnceLock::new(),
-            }
+            })
         })
     }
 
