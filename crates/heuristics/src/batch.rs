@@ -869,24 +869,30 @@ fn min_completion(
         }
     };
     let n = view.machines.len();
-    for m in (0..n).filter(|&m| in_scope(m) && vq.is_exact(m)) {
-        consider(m, &mut best);
+    // Plain loops (iterator adapters here did not inline): the computed machines first,
+    // then the others, free before full.
+    for m in 0..n {
+        if in_scope(m) && vq.is_exact(m) {
+            consider(m, &mut best);
+        }
     }
-    let pending = |full: bool| {
-        (0..n).filter(move |&m| in_scope(m) && !vq.is_exact(m) && (vq.free(m) == 0) == full)
-    };
-    for m in pending(false).chain(pending(true)) {
-        if let (Some((b, _)), Some((lower, upper))) = (best, vq.tail_mean_bounds(view, m)) {
-            let pet_mean = view.pet.mean(spec.task_type, m);
-            let slack = MEAN_SLACK * b.abs().max(1.0);
-            if lower + pet_mean > b + slack {
+    for full in [false, true] {
+        for m in 0..n {
+            if !in_scope(m) || vq.is_exact(m) || (vq.free(m) == 0) != full {
                 continue;
             }
-            if any_full_will_do && vq.free(m) == 0 && upper + pet_mean < b - slack {
-                return Some(m);
+            if let (Some((b, _)), Some((lower, upper))) = (best, vq.tail_mean_bounds(view, m)) {
+                let pet_mean = view.pet.mean(spec.task_type, m);
+                let slack = MEAN_SLACK * b.abs().max(1.0);
+                if lower + pet_mean > b + slack {
+                    continue;
+                }
+                if any_full_will_do && full && upper + pet_mean < b - slack {
+                    return Some(m);
+                }
             }
+            consider(m, &mut best);
         }
-        consider(m, &mut best);
     }
     best.map(|b| b.1)
 }
