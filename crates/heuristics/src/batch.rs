@@ -340,15 +340,7 @@ fn run_by_type(
     for (i, &t) in cands.iter().enumerate() {
         lists[view.task(t).task_type].push(i);
     }
-    if plan.phase2
-        != (Phase2::MinCompletion {
-            tie_by_execution: false,
-        })
-        && plan.phase2
-            != (Phase2::MinCompletion {
-                tie_by_execution: true,
-            })
-    {
+    if !matches!(plan.phase2, Phase2::MinCompletion { .. }) {
         // Stable: equal deadlines stay in batch order.
         for list in &mut lists[..types] {
             list.sort_by_key(|&i| deadline(i));
