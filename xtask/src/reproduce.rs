@@ -1,7 +1,9 @@
 //! `reproduce-figure`: run a figure's sweep, write its CSVs, manifest and plots.
 
+use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
@@ -116,12 +118,61 @@ fn point_key(prep: &Prepared, sources: &str) -> Result<u64> {
         env!("CARGO_PKG_VERSION"),
         git_revision()
     );
+    Ok(fnv1a(&text))
+}
+
+/// FNV-1a over what decides a point's trials once variant names are resolved: the
+/// configuration with its heuristic and pruner replaced by the ones
+/// [`runner::ExperimentConfig::resolved`] gives and its name cleared (a trial reads nothing
+/// else of them: `Prepared::run_trial`), the trials, seed and bound flag, and the PET and
+/// workload sources. Two points with the same key run the same trials: e.g. the base point
+/// that JPDC-2016 figs. 7, 8 and 11 share, or a defer-only variant (`MM-D`) across a sweep
+/// of the dropping toggle, which it sets to `never` whatever the sweep says.
+fn effective_key(prep: &Prepared, sources: &str) -> Result<u64> {
+    let (mapper, pruner) = prep.config.resolved();
+    let config = runner::ExperimentConfig {
+        name: String::new(),
+        mapper,
+        pruner: Some(pruner),
+        ..prep.config.clone()
+    };
+    let text = format!(
+        "{}|{}|{}|{}|{}",
+        serde_json::to_string(&config)?,
+        prep.trials,
+        prep.seed,
+        prep.with_bound,
+        sources,
+    );
+    Ok(fnv1a(&text))
+}
+
+fn fnv1a(text: &str) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    Ok(h)
+    h
+}
+
+/// The points computed in this run, by [`effective_key`], for the figures (or points of one
+/// figure) that run the same trials: each is computed once. A point not finished yet is
+/// computed again rather than waited for (a wait inside the pool could block a thread on
+/// work queued behind it): figures sharing points rarely run them at the same moment.
+#[derive(Default)]
+struct Computed(Mutex<HashMap<u64, Arc<Vec<TrialMetrics>>>>);
+
+impl Computed {
+    fn get(&self, key: u64) -> Option<Arc<Vec<TrialMetrics>>> {
+        self.0.lock().ok()?.get(&key).cloned()
+    }
+
+    fn insert(&self, key: u64, trials: &[TrialMetrics]) {
+        if let Ok(mut map) = self.0.lock() {
+            map.entry(key).or_insert_with(|| Arc::new(trials.to_vec()));
+        }
+    }
 }
 
 fn load_point(path: &Path) -> Option<Vec<TrialMetrics>> {
@@ -239,6 +290,8 @@ pub fn run(args: &Args) -> Result<()> {
     // core waits at the end of a figure. Each figure's table is printed whole when it is
     // done (in the order they finish); results do not depend on the order (every trial's
     // random streams are its own).
+    // Points that run the same trials are computed once (see [`Computed`]).
+    let computed = Computed::default();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs)
         .build()?;
@@ -262,7 +315,15 @@ pub fn run(args: &Args) -> Result<()> {
                         );
                     }
                     let spec = FigureSpec::load(&path)?;
-                    figure(&spec, args, mode, pet_file.as_ref(), &mut text, &progress)
+                    figure(
+                        &spec,
+                        args,
+                        mode,
+                        pet_file.as_ref(),
+                        &computed,
+                        &mut text,
+                        &progress,
+                    )
                 }?;
                 let secs = start.elapsed().as_secs_f64();
                 progress.suspend(|| {
@@ -380,6 +441,7 @@ fn figure(
     args: &Args,
     mode: Mode,
     pet_file: Option<&Pet>,
+    computed: &Computed,
     text: &mut String,
     progress: &MultiProgress,
 ) -> Result<Vec<usize>> {
@@ -505,11 +567,18 @@ fn figure(
             .enumerate()
             .map(|(pi, (_, prep))| -> Result<Vec<TrialMetrics>> {
                 let file = &files[pi];
+                let key = effective_key(prep, &sources)?;
                 if !args.fresh {
                     if let Some(done) = load_point(file) {
                         bar.inc(prep.trials);
+                        computed.insert(key, &done);
                         return Ok(done);
                     }
+                }
+                if let Some(done) = computed.get(key) {
+                    bar.inc(prep.trials);
+                    save_point(file, &done)?;
+                    return Ok(done.to_vec());
                 }
                 let trials = (0..prep.trials)
                     .into_par_iter()
@@ -519,6 +588,7 @@ fn figure(
                         r
                     })
                     .collect::<Result<Vec<_>, _>>()?;
+                computed.insert(key, &trials);
                 save_point(file, &trials)?;
                 Ok(trials)
             })
@@ -805,4 +875,74 @@ fn write_row(
         x, series, e.mean, e.ci95_low, e.ci95_high, e.n
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small experiment at rate 19k: `mapper` and the dropping toggle as given.
+    fn prepared(name: &str, mapper: &str, toggle: &str, bound: bool) -> Prepared {
+        let text = format!(
+            "name = \"{name}\"\n\
+             [workload]\nrate = 19000\ntasks = 120\nseed = 7\n\
+             [mapper]\nname = \"{mapper}\"\n\
+             [pruner]\ndrop_threshold = 0.75\ndefer_threshold = 0.75\ntoggle = {toggle}\n"
+        );
+        let config = runner::ExperimentConfig::from_toml_str(&text, "test", None).unwrap();
+        let mut prep = Prepared::new(config, None, TrialSource::Generated, Some(2), None).unwrap();
+        prep.with_bound = bound;
+        prep
+    }
+
+    #[test]
+    fn points_that_resolve_alike_share_their_key_and_their_trials() {
+        // A defer-only variant sets the toggle to `never` whatever the sweep gives it.
+        let a = prepared("x=1", "MM-D", "1", false);
+        let b = prepared("x=None", "MM-D", "\"never\"", false);
+        assert_eq!(
+            effective_key(&a, "s").unwrap(),
+            effective_key(&b, "s").unwrap()
+        );
+        // The point keys (which name the files) still differ: the raw configs do.
+        assert_ne!(point_key(&a, "s").unwrap(), point_key(&b, "s").unwrap());
+        // And the premise: the trials read nothing but the resolved configuration.
+        for k in 0..2 {
+            assert_eq!(a.run_trial(k).unwrap().1, b.run_trial(k).unwrap().1);
+        }
+    }
+
+    #[test]
+    fn points_that_run_differently_have_different_keys() {
+        let base = effective_key(&prepared("p", "MM-P", "1", false), "s").unwrap();
+        // The toggle matters to a variant that drops.
+        assert_ne!(
+            base,
+            effective_key(&prepared("p", "MM-P", "0", false), "s").unwrap()
+        );
+        // So do the heuristic, the bound flag and the sources.
+        assert_ne!(
+            base,
+            effective_key(&prepared("p", "MSD-P", "1", false), "s").unwrap()
+        );
+        assert_ne!(
+            base,
+            effective_key(&prepared("p", "MM-P", "1", true), "s").unwrap()
+        );
+        assert_ne!(
+            base,
+            effective_key(&prepared("p", "MM-P", "1", false), "t").unwrap()
+        );
+    }
+
+    #[test]
+    fn the_run_level_memo_hands_back_what_was_put_in() {
+        let prep = prepared("p", "MM", "1", false);
+        let trials: Vec<TrialMetrics> = (0..2).map(|k| prep.run_trial(k).unwrap().1).collect();
+        let memo = Computed::default();
+        assert!(memo.get(1).is_none());
+        memo.insert(1, &trials);
+        assert_eq!(memo.get(1).unwrap().as_slice(), trials.as_slice());
+        assert!(memo.get(2).is_none());
+    }
 }
