@@ -529,7 +529,7 @@ impl Pmf {
 
     /// `E[X]`: `offset + sum_k k m_k`, summed in bin order.
     ///
-    /// On the 2-unit grid ([`odd_bins_zero`]) the odd bins are left out: each of their terms
+    /// On the 2-unit grid (every odd bin zero) the odd bins are left out: each of their terms
     /// is a zero, and adding a zero to a sum that started from +0.0 and only received
     /// non-negative terms changes no bit. The same value from a chain of dependent additions
     /// half as long.
