@@ -13,10 +13,6 @@ mod plot;
 mod reproduce;
 mod slurm;
 
-/// mimalloc: the simulator allocates and frees many small PMF buffers (docs/performance.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[derive(Parser, Debug)]
 #[command(name = "xtask", about = "prunesim project tasks")]
 struct Cli {

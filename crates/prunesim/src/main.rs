@@ -12,10 +12,6 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use runner::experiment::DEFAULT_PRICES;
 use runner::{ExperimentConfig, Prepared, Summary, TrialMetrics, TrialSource};
 
-/// mimalloc: the simulator allocates and frees many small PMF buffers (docs/performance.md).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 #[derive(Parser, Debug)]
 #[command(
     name = "prunesim",
