@@ -51,28 +51,12 @@ impl TailCdf {
         // `Pmf::mean`, so the same bits.
         // (`k` counts in f64: exact for every index, the same values as `k as f64`.)
         let (mut acc, mut s, mut k) = (0.0, 0.0, 0.0);
-        let masses = pmf.masses();
-        if crate::pmf::odd_bins_zero(masses) {
-            // On the 2-unit grid an odd bin adds zeros to both sums (changing no bit, as in
-            // `Pmf::mean`): it repeats the even bin's value, and the chains are half as long.
-            for c in masses.chunks(2) {
-                acc += c[0];
-                s += c[0] * k;
-                k += 2.0;
-                let v = acc.min(1.0);
-                self.cum.push(v);
-                if c.len() == 2 {
-                    self.cum.push(v);
-                }
-            }
-        } else {
-            self.cum.extend(masses.iter().map(|&m| {
-                acc += m;
-                s += m * k;
-                k += 1.0;
-                acc.min(1.0)
-            }));
-        }
+        self.cum.extend(pmf.masses().iter().map(|&m| {
+            acc += m;
+            s += m * k;
+            k += 1.0;
+            acc.min(1.0)
+        }));
         if let Some(last) = self.cum.last_mut() {
             *last = 1.0;
         }

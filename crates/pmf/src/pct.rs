@@ -75,9 +75,8 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf 
         if keep == conv_len {
             (conv_start, conv)
         } else {
-            // (In bin order; on the 2-unit grid without the odd bins, which hold zeros.)
-            let lo_total = crate::pmf::sum_in_order(lo);
-            let before = crate::pmf::sum_in_order(&conv[..keep]);
+            let lo_total: f64 = lo.iter().sum();
+            let before: f64 = conv[..keep].iter().sum();
             let gathered = (lo_total - before).max(0.0);
             if deadline < conv_start {
                 // Even the shortest execution overshoots: all of it is dropped at the deadline.

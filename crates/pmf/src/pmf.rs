@@ -527,26 +527,11 @@ impl Pmf {
         self.offset += dt;
     }
 
-    /// `E[X]`: `offset + sum_k k m_k`, summed in bin order.
-    ///
-    /// On the 2-unit grid (every odd bin zero) the odd bins are left out: each of their terms
-    /// is a zero, and adding a zero to a sum that started from +0.0 and only received
-    /// non-negative terms changes no bit. The same value from a chain of dependent additions
-    /// half as long.
+    /// `E[X]`.
     pub fn mean(&self) -> f64 {
-        let m = &self.masses;
         let mut s = 0.0;
-        if odd_bins_zero(m) {
-            // (`k` counts in f64: exact for every index, the same values as `k as f64`.)
-            let mut k = 0.0;
-            for &v in m.iter().step_by(2) {
-                s += v * k;
-                k += 2.0;
-            }
-        } else {
-            for (k, &v) in m.iter().enumerate() {
-                s += v * k as f64;
-            }
+        for (k, &m) in self.masses.iter().enumerate() {
+            s += m * k as f64;
         }
         self.offset as f64 + s
     }
@@ -558,25 +543,12 @@ impl Pmf {
 
     /// [`Pmf::variance`] from this PMF's mean `mean` as [`Pmf::mean`] returned it (kept by
     /// the caller): the same value, one pass instead of two.
-    ///
-    /// On the 2-unit grid the odd bins are left out, as in [`Pmf::mean`]: each term there is
-    /// a zero times a finite square.
     pub fn variance_about(&self, mean: f64) -> f64 {
         let mu = mean - self.offset as f64;
-        let m = &self.masses;
         let mut s = 0.0;
-        if odd_bins_zero(m) {
-            let mut k = 0.0;
-            for &v in m.iter().step_by(2) {
-                let d = k - mu;
-                s += v * d * d;
-                k += 2.0;
-            }
-        } else {
-            for (k, &v) in m.iter().enumerate() {
-                let d = k as f64 - mu;
-                s += v * d * d;
-            }
+        for (k, &m) in self.masses.iter().enumerate() {
+            let d = k as f64 - mu;
+            s += m * d * d;
         }
         s.max(0.0)
     }
@@ -631,7 +603,8 @@ impl Pmf {
             return 1.0;
         }
         let k = (t - self.offset) as usize;
-        sum_in_order(&self.masses[..=k]).min(1.0)
+        let s: f64 = self.masses[..=k].iter().sum();
+        s.min(1.0)
     }
 
     /// P(X <= t) at a real time: the mass of every tick `<= t`, i.e. `cdf_tick(floor(t))`.
@@ -1013,41 +986,6 @@ fn outer_on_grid<const S: usize>(
     }
 }
 
-/// True when every odd bin of `m` is zero (+0.0 or -0.0) and `m` is long enough for leaving
-/// them out of a sum in bin order to pay: a PMF on the 2-unit grid whose first bin is even
-/// (a trimmed PMF's first bin is non-zero). One pass of independent ORs, no dependent chain:
-/// a zero's bits are zero but for the sign.
-#[inline]
-pub(crate) fn odd_bins_zero(m: &[f64]) -> bool {
-    if m.len() < ODD_SKIP_MIN_BINS {
-        return false;
-    }
-    let mut bits = 0u64;
-    let mut chunks = m.chunks_exact(8);
-    for c in &mut chunks {
-        bits |= c[1].to_bits() | c[3].to_bits() | c[5].to_bits() | c[7].to_bits();
-    }
-    for v in chunks.remainder().iter().skip(1).step_by(2) {
-        bits |= v.to_bits();
-    }
-    bits << 1 == 0
-}
-
-/// `v.iter().sum()`, the sum in bin order, with the odd bins left out when they are all zero
-/// ([`odd_bins_zero`]): adding a zero to a sum of non-negative masses changes no bit, so the
-/// same value from a chain of dependent additions half as long.
-#[inline]
-pub(crate) fn sum_in_order(v: &[f64]) -> f64 {
-    if odd_bins_zero(v) {
-        v.iter().step_by(2).sum()
-    } else {
-        v.iter().sum()
-    }
-}
-
-/// Below this many bins, sums in bin order do not look for the 2-unit grid.
-const ODD_SKIP_MIN_BINS: usize = 16;
-
 /// The largest `g` such that every non-zero bin of `v` sits at a multiple of `g`, if it is at
 /// most [`MAX_SPLIT`]; else 1 (also when there is at most one non-zero bin, at 0, or none).
 /// Beyond that the residue classes are too many and short to pay for their set-up.
@@ -1391,89 +1329,5 @@ mod kernel_tests {
 
     fn bits(v: &[f64]) -> Vec<u64> {
         v.iter().map(|x| x.to_bits()).collect()
-    }
-}
-
-#[cfg(test)]
-mod grid_sum_tests {
-    use super::*;
-    use crate::TailCdf;
-    use proptest::prelude::*;
-
-    /// Masses on the 2-unit grid (odd bins +0.0 or -0.0) or, with `off_grid`, with one odd
-    /// bin non-zero.
-    fn weights() -> impl Strategy<Value = (Vec<f64>, bool)> {
-        (
-            prop::collection::vec(prop_oneof![3 => 0.001f64..1.0, 1 => Just(0.0)], 1..90),
-            any::<bool>(),
-            any::<bool>(),
-        )
-            .prop_map(|(mut w, off_grid, negative_zero)| {
-                w[0] = w[0].max(0.01);
-                for k in (1..w.len()).step_by(2) {
-                    w[k] = if negative_zero { -0.0 } else { 0.0 };
-                }
-                if off_grid && w.len() > 2 {
-                    w[1] = 0.5;
-                }
-                (w, off_grid)
-            })
-    }
-
-    proptest! {
-        /// The sums in bin order that leave the odd bins out on the 2-unit grid (mean,
-        /// variance, CDF, the tail table) equal the sums over every bin, bit for bit.
-        #[test]
-        fn sums_on_the_grid_are_the_sums_over_every_bin((w, _) in weights(), offset in -5i64..40) {
-            let p = Pmf::from_weights(offset, w).expect("valid weights");
-            let m = p.masses();
-            let mut s = 0.0;
-            for (k, &v) in m.iter().enumerate() {
-                s += v * k as f64;
-            }
-            let mean = offset_of(&p) + s;
-            prop_assert_eq!(p.mean().to_bits(), mean.to_bits());
-            let mu = mean - offset_of(&p);
-            let mut v2 = 0.0;
-            for (k, &v) in m.iter().enumerate() {
-                let d = k as f64 - mu;
-                v2 += v * d * d;
-            }
-            prop_assert_eq!(p.variance_about(mean).to_bits(), v2.max(0.0).to_bits());
-            let tail = TailCdf::new(&p);
-            prop_assert_eq!(tail.mean().to_bits(), mean.to_bits());
-            let mut acc = 0.0;
-            for (k, &v) in m.iter().enumerate() {
-                acc += v;
-                let t = p.offset() + k as Tick;
-                if t < p.max() {
-                    let direct: f64 = m[..=k].iter().sum();
-                    prop_assert_eq!(p.cdf_tick(t).to_bits(), direct.min(1.0).to_bits());
-                    prop_assert_eq!(tail.at(t).to_bits(), acc.min(1.0).to_bits());
-                }
-            }
-        }
-    }
-
-    fn offset_of(p: &Pmf) -> f64 {
-        p.offset() as f64
-    }
-
-    #[test]
-    fn the_grid_test_sees_one_non_zero_odd_bin() {
-        let mut m = vec![0.0; 40];
-        for k in (0..40).step_by(2) {
-            m[k] = 0.05;
-        }
-        assert!(odd_bins_zero(&m));
-        m[39] = -0.0;
-        assert!(odd_bins_zero(&m));
-        for k in (1..40).step_by(2) {
-            let mut n = m.clone();
-            n[k] = 1e-300;
-            assert!(!odd_bins_zero(&n), "bin {k}");
-        }
-        // Too short to pay.
-        assert!(!odd_bins_zero(&m[..ODD_SKIP_MIN_BINS - 1]));
     }
 }
