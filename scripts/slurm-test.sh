@@ -142,12 +142,14 @@ fi
 say "slurmctld :$CTLD_PORT and slurmd :$SLURMD_PORT up; node $HOST idle ($CPUS CPUs, ${MEM} MB)"
 
 # 5. The binary the array tasks run: release by default; PRUNESIM_XTASK_PROFILE=debug reuses
-# the debug build that `cargo test` already made (CI: the sweep is small, a release build of
+# the debug build that `cargo test --workspace` already made (CI: the sweep is small, a release build of
 # the whole tree would take minutes).
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 if [ "${PRUNESIM_XTASK_PROFILE:-release}" = debug ]; then
-  say "cargo build -p xtask (debug, target $TARGET)"
-  CARGO_TARGET_DIR=$TARGET cargo build --quiet -p xtask
+  # `cargo test --workspace --no-run` resolves features as `cargo test --workspace` did, so it
+  # finds that build fresh; `cargo build -p xtask` would build its dependencies a second time.
+  say "cargo test --workspace --no-run (debug, target $TARGET)"
+  CARGO_TARGET_DIR=$TARGET cargo test --workspace --no-run --quiet
   XTASK=$TARGET/debug/xtask
 else
   say "cargo build --release -p xtask (target $TARGET)"
