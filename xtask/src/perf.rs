@@ -361,8 +361,11 @@ pub struct PointResult {
 pub struct TrialResult {
     /// The heuristic.
     pub heuristic: String,
-    /// Median milliseconds over the repetitions.
+    /// Median milliseconds over the repetitions: what the goal is compared with.
     pub median_ms: f64,
+    /// The fastest and the slowest repetition (ms): on a shared host, how far its load moved
+    /// the runs of one binary.
+    pub spread_ms: (f64, f64),
     /// Number of timed runs.
     pub repetitions: usize,
 }
@@ -439,6 +442,15 @@ fn mib(kib: u64) -> String {
     format!("{:.0} MiB", kib as f64 / 1024.0)
 }
 
+/// The smallest and the largest value of a list (`(inf, -inf)` when empty).
+pub fn spread(values: &[f64]) -> (f64, f64) {
+    values
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+            (lo.min(v), hi.max(v))
+        })
+}
+
 /// The median of a non-empty list (the mean of the two middle values for an even count).
 pub fn median(values: &[f64]) -> f64 {
     let mut v = values.to_vec();
@@ -487,7 +499,10 @@ pub fn target_rows(file: &ScaleFile, m: &Measurements) -> Vec<TargetRow> {
             ),
             goal: format!("≤ {} ms", plain(t.max_ms)),
             measured: r.map_or("not run".into(), |r| {
-                format!("{:.2} ms (median of {})", r.median_ms, r.repetitions)
+                format!(
+                    "{:.2} ms (median of {}; {:.2}-{:.2} ms)",
+                    r.median_ms, r.repetitions, r.spread_ms.0, r.spread_ms.1
+                )
             }),
             met: r.map_or(Met::Unknown, |r| Met::from_bool(r.median_ms <= t.max_ms)),
         });
@@ -727,6 +742,23 @@ fn write_csv(path: &Path, m: &Measurements) -> Result<()> {
             "",
             "",
         ])?;
+        for (measure, ms) in [
+            ("trial_fastest", t.spread_ms.0),
+            ("trial_slowest", t.spread_ms.1),
+        ] {
+            w.write_record([
+                measure,
+                &t.heuristic,
+                "",
+                "",
+                "done",
+                &format!("{:.6}", ms / 1000.0),
+                "",
+                "",
+                "",
+                "",
+            ])?;
+        }
     }
     let status = |o: &Outcome<PointReport>| match o {
         Outcome::Done { .. } => "done".to_string(),
@@ -892,13 +924,15 @@ pub fn run(args: &Args) -> Result<()> {
             ms.push(start.elapsed().as_secs_f64() * 1000.0);
         }
         let median_ms = median(&ms);
+        let spread_ms = spread(&ms);
         say(format!(
-            "trial {}: median {median_ms:.2} ms over {reps} runs",
-            t.heuristic
+            "trial {}: median {median_ms:.2} ms over {reps} runs ({:.2}-{:.2} ms)",
+            t.heuristic, spread_ms.0, spread_ms.1
         ));
         trials.push(TrialResult {
             heuristic: t.heuristic.clone(),
             median_ms,
+            spread_ms,
             repetitions: reps,
         });
     }
@@ -1160,11 +1194,13 @@ mod tests {
                 TrialResult {
                     heuristic: "PAM".into(),
                     median_ms: 4.5,
+                    spread_ms: (4.25, 6.0),
                     repetitions: 11,
                 },
                 TrialResult {
                     heuristic: "MM".into(),
                     median_ms: 20.0,
+                    spread_ms: (19.0, 21.0),
                     repetitions: 11,
                 },
             ],
@@ -1178,7 +1214,7 @@ mod tests {
         let met: Vec<Met> = rows.iter().map(|r| r.met).collect();
         assert_eq!(met, [Met::Yes, Met::No, Met::Yes, Met::No, Met::Unknown]);
         assert_eq!(rows[0].goal, "≤ 5 ms");
-        assert_eq!(rows[0].measured, "4.50 ms (median of 11)");
+        assert_eq!(rows[0].measured, "4.50 ms (median of 11; 4.25-6.00 ms)");
         assert_eq!(rows[2].measured, "100.0 s");
         assert_eq!(rows[3].measured, "2048 MiB");
         assert_eq!(rows[3].goal, "≤ 1 GiB");
@@ -1189,7 +1225,7 @@ mod tests {
         assert_eq!(lines.len(), 2 + rows.len());
         assert_eq!(
             lines[2],
-            "| 800-task PAM trial at 34k, default PET, one thread | ≤ 5 ms | 4.50 ms (median of 11) | yes |"
+            "| 800-task PAM trial at 34k, default PET, one thread | ≤ 5 ms | 4.50 ms (median of 11; 4.25-6.00 ms) | yes |"
         );
         assert!(
             lines[6].ends_with("| not run (--figures) | — |"),
@@ -1272,6 +1308,8 @@ mod tests {
         assert_eq!(thousands(64), "64");
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(spread(&[4.0, 1.0, 2.0, 3.0]), (1.0, 4.0));
+        assert_eq!(spread(&[]), (f64::INFINITY, f64::NEG_INFINITY));
         assert_eq!(plain(5.0), "5");
         assert_eq!(plain(0.25), "0.25");
         let status = "Name:\txtask\nVmPeak:\t  200 kB\nVmHWM:\t   12345 kB\nVmRSS:\t 100 kB\n";
