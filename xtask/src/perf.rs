@@ -283,7 +283,7 @@ impl ScaleFile {
         cfg.name = format!("perf: {machines} machines x {tasks} tasks");
         cfg.mapper = heuristics::HeuristicConfig::named(&s.heuristic);
         cfg.pruner = None;
-        cfg.system.queue_size = QueueSize::Limit(s.queue_size);
+        cfg.system.queue_size = Some(QueueSize::Limit(s.queue_size));
         let w = &mut cfg.workload;
         w.rate = rate;
         w.horizon = horizon;
@@ -1168,7 +1168,7 @@ mod tests {
         let c64 = f.point_config(64, 10_000).unwrap();
         assert_eq!(c64.workload.machines, Some(64));
         assert_eq!(c64.workload.pet().unwrap().n_machines(), 64);
-        assert_eq!(c64.system.queue_size, QueueSize::Limit(6));
+        assert_eq!(c64.system.queue_size, Some(QueueSize::Limit(6)));
         assert_eq!(c64.mapper.name, "PAM");
         assert_eq!(c64.workload.tasks, 10_000);
         let t = f.trial_config("MM").unwrap();

@@ -70,13 +70,23 @@ fn y_range(fig: &Figure) -> (f64, f64) {
     let hi = fig
         .bars
         .iter()
-        .map(|b| b.estimate.ci95_high.max(b.estimate.mean))
+        .map(|b| {
+            b.estimate
+                .ci95_high
+                .unwrap_or(b.estimate.mean)
+                .max(b.estimate.mean)
+        })
         .filter(|v| v.is_finite())
         .fold(0.0f64, f64::max);
     let lo = fig
         .bars
         .iter()
-        .map(|b| b.estimate.ci95_low.min(b.estimate.mean))
+        .map(|b| {
+            b.estimate
+                .ci95_low
+                .unwrap_or(b.estimate.mean)
+                .min(b.estimate.mean)
+        })
         .filter(|v| v.is_finite())
         .fold(0.0f64, f64::min);
     let hi = if hi <= 0.0 { 1.0 } else { hi * 1.15 };
@@ -149,7 +159,10 @@ fn draw(fig: &Figure, svg: &mut String) -> Result<()> {
                                 format!("{l:.1}"),
                                 (
                                     xc - w * 0.3,
-                                    b.estimate.ci95_high.max(b.estimate.mean)
+                                    b.estimate
+                                        .ci95_high
+                                        .unwrap_or(b.estimate.mean)
+                                        .max(b.estimate.mean)
                                         + (y_hi - y_lo) * 0.02,
                                 ),
                                 (FONT, 11),
@@ -207,17 +220,17 @@ fn draw_error_bar<DB: DrawingBackend>(
     e: &Estimate,
     half: f64,
 ) -> Result<()> {
-    if !(e.ci95_low.is_finite() && e.ci95_high.is_finite()) {
+    let (Some(lo), Some(hi)) = (e.ci95_low, e.ci95_high) else {
+        return Ok(());
+    };
+    if !(lo.is_finite() && hi.is_finite()) {
         return Ok(());
     }
     let style = BLACK.stroke_width(1);
     let lines = vec![
-        PathElement::new(vec![(x, e.ci95_low), (x, e.ci95_high)], style),
-        PathElement::new(vec![(x - half, e.ci95_low), (x + half, e.ci95_low)], style),
-        PathElement::new(
-            vec![(x - half, e.ci95_high), (x + half, e.ci95_high)],
-            style,
-        ),
+        PathElement::new(vec![(x, lo), (x, hi)], style),
+        PathElement::new(vec![(x - half, lo), (x + half, lo)], style),
+        PathElement::new(vec![(x - half, hi), (x + half, hi)], style),
     ];
     chart
         .draw_series(lines)
@@ -378,9 +391,9 @@ pub fn write_gao(
                 .unwrap_or(0),
             estimate: Estimate {
                 mean: r.ratio,
-                ci95_low: r.ci95_low,
-                ci95_high: r.ci95_high,
-                std_dev: f64::NAN,
+                ci95_low: Some(r.ci95_low),
+                ci95_high: Some(r.ci95_high),
+                std_dev: None,
                 n: r.n,
             },
             label: None,

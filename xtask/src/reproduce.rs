@@ -116,7 +116,7 @@ fn point_key(prep: &Prepared, sources: &str) -> Result<u64> {
         prep.with_bound,
         sources,
         env!("CARGO_PKG_VERSION"),
-        git_revision()
+        runner::provenance::GIT_REVISION
     );
     Ok(fnv1a(&text))
 }
@@ -129,11 +129,10 @@ fn point_key(prep: &Prepared, sources: &str) -> Result<u64> {
 /// that JPDC-2016 figs. 7, 8 and 11 share, or a defer-only variant (`MM-D`) across a sweep
 /// of the dropping toggle, which it sets to `never` whatever the sweep says.
 fn effective_key(prep: &Prepared, sources: &str) -> Result<u64> {
-    let (mapper, pruner) = prep.config.resolved();
     let config = runner::ExperimentConfig {
         name: String::new(),
-        mapper,
-        pruner: Some(pruner),
+        mapper: prep.heuristic.clone(),
+        pruner: Some(pruner::PrunerTable::explicit(&prep.pruner)),
         ..prep.config.clone()
     };
     let text = format!(
@@ -424,16 +423,6 @@ struct PointManifest {
     seed: u64,
 }
 
-fn git_revision() -> String {
-    std::process::Command::new("git")
-        .args(["rev-parse", "--short=12", "HEAD"])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| "unknown".into())
-}
-
 /// Runs one figure's sweep in `mode`; returns the indices of its missing point files (only a
 /// collect has any: it then renders nothing).
 fn figure(
@@ -640,7 +629,7 @@ fn figure(
                 ])?;
             }
         }
-        let e = Estimate::new(&values);
+        let e = Estimate::of_metric(&spec.metric, &values);
         write_row(text, &mut csv_w, &point.x_label, &point.series, &e)?;
         let label = spec
             .label_metric
@@ -652,13 +641,12 @@ fn figure(
             estimate: e,
             label,
         });
-        let (h, p) = prep.config.resolved();
         manifest_points.push(PointManifest {
             x: point.x_label.clone(),
             series: point.series.clone(),
             config: prep.config.clone(),
-            heuristic: h.name,
-            pruner: p,
+            heuristic: prep.heuristic.name.clone(),
+            pruner: prep.pruner.clone(),
             trials: prep.trials,
             seed: prep.seed,
         });
@@ -689,7 +677,7 @@ fn figure(
                     v.to_string(),
                 ])?;
             }
-            let e = Estimate::new(&values);
+            let e = Estimate::of_metric(bm, &values);
             write_row(text, &mut csv_w, &point.x_label, "clairvoyant bound", &e)?;
             bars.push(Bar {
                 x_index: point.x_index,
@@ -705,7 +693,8 @@ fn figure(
         "figure": spec.id,
         "title": spec.title,
         "source": spec.source,
-        "git_revision": git_revision(),
+        "git_revision": runner::provenance::GIT_REVISION,
+        "version": runner::provenance::VERSION,
         "pet": args.pet.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "generated default".into()),
         "workloads": args.workloads.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "generated".into()),
         "skipped": skipped,
@@ -828,9 +817,9 @@ fn hansen5(args: &Args, text: &mut String) -> Result<()> {
                 series_index: 0,
                 estimate: Estimate {
                     mean: r.mean_b_norm,
-                    ci95_low: r.mean_b_norm - r.ci95,
-                    ci95_high: r.mean_b_norm + r.ci95,
-                    std_dev: f64::NAN,
+                    ci95_low: Some(r.mean_b_norm - r.ci95),
+                    ci95_high: Some(r.mean_b_norm + r.ci95),
+                    std_dev: None,
                     n: r.n,
                 },
                 label: None,
@@ -865,14 +854,19 @@ fn write_row(
         x.to_string(),
         series.to_string(),
         format!("{:.6}", e.mean),
-        format!("{:.6}", e.ci95_low),
-        format!("{:.6}", e.ci95_high),
+        e.ci95_low.map_or(String::new(), |v| format!("{v:.6}")),
+        e.ci95_high.map_or(String::new(), |v| format!("{v:.6}")),
         e.n.to_string(),
     ])?;
     writeln!(
         text,
         "{:<12} {:<18} {:>10.3} [{:>9.3}, {:>9.3}] {:>4}",
-        x, series, e.mean, e.ci95_low, e.ci95_high, e.n
+        x,
+        series,
+        e.mean,
+        e.ci95_low.unwrap_or(f64::NAN),
+        e.ci95_high.unwrap_or(f64::NAN),
+        e.n
     )?;
     Ok(())
 }
@@ -886,6 +880,7 @@ mod tests {
         let text = format!(
             "name = \"{name}\"\n\
              [workload]\nrate = 19000\ntasks = 120\nseed = 7\n\
+             [system]\nskip_first = 10\nskip_last = 10\n\
              [mapper]\nname = \"{mapper}\"\n\
              [pruner]\ndrop_threshold = 0.75\ndefer_threshold = 0.75\ntoggle = {toggle}\n"
         );

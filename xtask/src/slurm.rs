@@ -38,17 +38,12 @@ pub fn shards_of(args: &Args) -> Result<Option<usize>> {
     Ok(None)
 }
 
-/// Quotes a word for a POSIX shell when it needs it.
-fn quote(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
-    if plain {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
+/// Quotes a word for a POSIX shell when it needs it (`shlex`); a word with a NUL byte, which
+/// no shell word can hold, is an error.
+fn quote(word: &str) -> Result<String> {
+    shlex::try_quote(word)
+        .map(std::borrow::Cow::into_owned)
+        .map_err(|e| anyhow::anyhow!("cannot quote {word:?} for the shell: {e}"))
 }
 
 /// The release binary the tasks run: this one if it is a release build, else
@@ -109,7 +104,7 @@ pub fn script(args: &Args, cwd: &Path, binary: &Path) -> Result<String> {
         "# Point files are keyed by the git revision: keep the checkout as it is until collected."
     )?;
     writeln!(s, "set -euo pipefail")?;
-    writeln!(s, "cd {}", quote(&cwd.display().to_string()))?;
+    writeln!(s, "cd {}", quote(&cwd.display().to_string())?)?;
     let mut cmd = vec![
         binary.display().to_string(),
         "reproduce-figure".into(),
@@ -142,12 +137,12 @@ pub fn script(args: &Args, cwd: &Path, binary: &Path) -> Result<String> {
         .iter()
         .map(|w| {
             if w.starts_with('"') {
-                w.clone()
+                Ok(w.clone())
             } else {
                 quote(w)
             }
         })
-        .collect();
+        .collect::<Result<_>>()?;
     writeln!(s, "exec {}", cmd.join(" "))?;
     Ok(s)
 }
@@ -178,7 +173,7 @@ pub fn write(args: &Args) -> Result<()> {
     let mut collect = format!(
         "cargo xtask reproduce-figure {} --collect --out {}",
         args.id,
-        quote(&args.out.display().to_string())
+        quote(&args.out.display().to_string())?
     );
     for (flag, v) in [
         ("--trials", args.trials.map(|t| t.to_string())),
@@ -189,7 +184,7 @@ pub fn write(args: &Args) -> Result<()> {
         ),
     ] {
         if let Some(v) = v {
-            let _ = write!(collect, " {flag} {}", quote(&v));
+            let _ = write!(collect, " {flag} {}", quote(&v)?);
         }
     }
     if args.submit {
@@ -265,6 +260,15 @@ mod tests {
         ] {
             assert!(s.lines().any(|l| l == line), "no line {line:?} in\n{s}");
         }
-        assert_eq!(quote("it's"), r"'it'\''s'");
+        for word in ["it's", "my pet.etc", "a\"b", "$HOME", "plain", "x y 'z'"] {
+            let quoted = quote(word).unwrap();
+            assert_eq!(
+                shlex::split(&quoted),
+                Some(vec![word.to_owned()]),
+                "{quoted}"
+            );
+        }
+        assert_eq!(quote("plain").unwrap(), "plain");
+        assert!(quote("nul\0").is_err());
     }
 }

@@ -166,6 +166,8 @@ fn every_experiment_is_deterministic_across_threads_and_trial_order() {
             }
             let mut cfg = point.config.clone();
             cfg.workload.tasks = 150;
+            cfg.system.skip_first = 25;
+            cfg.system.skip_last = 25;
             let p = runner::Prepared::new(cfg, None, runner::TrialSource::Generated, Some(2), None)
                 .unwrap();
             let one = p.run(1, &|| {}).unwrap();

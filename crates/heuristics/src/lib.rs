@@ -57,16 +57,18 @@ impl Mapper {
     }
 }
 
-/// A heuristic and its parameters, as written in an experiment TOML (`[mapper]`).
+/// A heuristic and its parameters, as written in an experiment TOML (`[mapper]`). A parameter
+/// left out takes the heuristic's default; a parameter the heuristic does not use is an error
+/// ([`HeuristicError::NotApplicable`]), never silently ignored.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HeuristicConfig {
     /// The base heuristic's name (case-insensitive): MM, MSD, MMU, MOC, PAM, EDF, SJF,
     /// FCFS, MET (MEET), MCT (MECT), KPB, MR.
     pub name: String,
-    /// Which machines phase 1 may choose (batch heuristics).
-    #[serde(default)]
-    pub phase1: Phase1Scope,
+    /// Which machines phase 1 may choose (batch heuristics; default `all_machines`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase1: Option<Phase1Scope>,
     /// MOC's culling threshold (JPDC-2016: 0.2; thesis: 0.3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub alpha: Option<f64>,
@@ -84,11 +86,71 @@ impl HeuristicConfig {
     pub fn named(name: &str) -> Self {
         HeuristicConfig {
             name: name.to_string(),
-            phase1: Phase1Scope::default(),
+            phase1: None,
             alpha: None,
             epsilon: None,
             k: None,
         }
+    }
+
+    /// The configuration with every parameter the heuristic uses set to the value that runs
+    /// (the given one, else the default for `model`), and the others absent.
+    pub fn with_defaults(&self, model: DropModel) -> HeuristicConfig {
+        let uses = parameters_of(&self.name).unwrap_or(&[]);
+        let default_k = if model == DropModel::All { 0.62 } else { 0.5 };
+        HeuristicConfig {
+            name: self.name.clone(),
+            phase1: uses
+                .contains(&"phase1")
+                .then(|| self.phase1.unwrap_or_default()),
+            alpha: uses
+                .contains(&"alpha")
+                .then(|| self.alpha.unwrap_or(DEFAULT_ALPHA)),
+            epsilon: uses
+                .contains(&"epsilon")
+                .then(|| self.epsilon.unwrap_or(DEFAULT_EPSILON)),
+            k: uses.contains(&"k").then(|| self.k.unwrap_or(default_k)),
+        }
+    }
+
+    /// The parameters that are set, by their TOML names.
+    fn set_parameters(&self) -> impl Iterator<Item = &'static str> {
+        [
+            ("phase1", self.phase1.is_some()),
+            ("alpha", self.alpha.is_some()),
+            ("epsilon", self.epsilon.is_some()),
+            ("k", self.k.is_some()),
+        ]
+        .into_iter()
+        .filter(|&(_, set)| set)
+        .map(|(name, _)| name)
+    }
+}
+
+/// MOC's default culling threshold `alpha` (JPDC-2016 6.2.5).
+pub const DEFAULT_ALPHA: f64 = 0.2;
+
+/// MOC's and MR's default near-best width `epsilon`.
+pub const DEFAULT_EPSILON: f64 = 0.05;
+
+/// The `[mapper]` parameters a base heuristic uses; `None` for an unknown name.
+pub fn parameters_of(name: &str) -> Option<&'static [&'static str]> {
+    Some(match name.to_ascii_uppercase().as_str() {
+        "MM" | "MSD" | "MMU" | "PAM" | "EDF" | "SJF" => &["phase1"],
+        "MOC" => &["phase1", "alpha", "epsilon"],
+        "FCFS" | "MET" | "MEET" | "MCT" | "MECT" => &[],
+        "KPB" => &["k"],
+        "MR" => &["k", "epsilon"],
+        _ => return None,
+    })
+}
+
+/// True when a base heuristic maps in immediate mode; `None` for an unknown name.
+pub fn is_immediate(name: &str) -> Option<bool> {
+    match name.to_ascii_uppercase().as_str() {
+        "MM" | "MSD" | "MMU" | "PAM" | "EDF" | "SJF" | "MOC" => Some(false),
+        "FCFS" | "MET" | "MEET" | "MCT" | "MECT" | "KPB" | "MR" => Some(true),
+        _ => None,
     }
 }
 
@@ -99,6 +161,19 @@ pub enum HeuristicError {
     /// The name is not a known heuristic.
     #[error("unknown heuristic '{0}' (see `prunesim list`)")]
     Unknown(String),
+    /// A parameter that the heuristic does not use.
+    #[error(
+        "[mapper] {param} does not apply to {heuristic} (it uses {}); remove it",
+        if uses.is_empty() { "no parameter".to_string() } else { uses.join(", ") }
+    )]
+    NotApplicable {
+        /// The heuristic.
+        heuristic: String,
+        /// The parameter.
+        param: &'static str,
+        /// The parameters it uses.
+        uses: &'static [&'static str],
+    },
     /// A parameter is out of its range.
     #[error("heuristic {heuristic}: parameter '{param}' = {value} is outside {range}")]
     OutOfRange {
@@ -176,11 +251,24 @@ fn check(name: &str, param: &'static str, v: f64, lo_open: bool) -> Result<f64, 
 /// Builds the heuristic a config names. `model` picks KPB's and MR's default `k`.
 pub fn build(config: &HeuristicConfig, model: DropModel) -> Result<Mapper, HeuristicError> {
     let name = config.name.to_ascii_uppercase();
-    let scope = config.phase1;
-    let eps = check(&name, "epsilon", config.epsilon.unwrap_or(0.05), false)?;
+    let uses = parameters_of(&name).ok_or_else(|| HeuristicError::Unknown(config.name.clone()))?;
+    if let Some(param) = config.set_parameters().find(|p| !uses.contains(p)) {
+        return Err(HeuristicError::NotApplicable {
+            heuristic: config.name.clone(),
+            param,
+            uses,
+        });
+    }
+    let scope = config.phase1.unwrap_or_default();
+    let eps = check(
+        &name,
+        "epsilon",
+        config.epsilon.unwrap_or(DEFAULT_EPSILON),
+        false,
+    )?;
     let default_k = if model == DropModel::All { 0.62 } else { 0.5 };
     let k = check(&name, "k", config.k.unwrap_or(default_k), true)?;
-    let alpha = check(&name, "alpha", config.alpha.unwrap_or(0.2), false)?;
+    let alpha = check(&name, "alpha", config.alpha.unwrap_or(DEFAULT_ALPHA), false)?;
     let mapper = match name.as_str() {
         "MM" => Mapper::Batch(Box::new(TwoPhase::mm(scope))),
         "MSD" => Mapper::Batch(Box::new(TwoPhase::msd(scope))),

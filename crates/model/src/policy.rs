@@ -56,7 +56,9 @@ pub trait Pruner: Send {
     /// previous one (`mu_t` of paper eq. (8)); returns whether dropping is engaged.
     fn observe(&mut self, misses: usize) -> bool;
     /// The tasks to drop from the machine queues (executing or pending) at this event, when
-    /// dropping is engaged.
+    /// dropping is engaged. An executing task can be dropped only under
+    /// [`pmf::DropModel::All`]; under the other models the engine keeps it running and logs a
+    /// warning.
     fn select_drops(&mut self, view: &View<'_>) -> Vec<TaskId>;
     /// Defer thresholds per task type, `None` when deferring is off.
     fn defer_thresholds(&self) -> Option<&[f64]>;

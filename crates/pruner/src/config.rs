@@ -1,5 +1,27 @@
 //! The pruner's configuration (`[pruner]` in an experiment TOML). Each mechanism is on or
 //! off on its own, so every variant in the thesis' figures is a configuration, not code.
+//!
+//! A `[pruner]` table ([`PrunerTable`]) starts from nothing, or from a named preset, and sets
+//! keys; a key left out means its mechanism is off or neutral, never a published value:
+//!
+//! | key | left out (no preset) | `preset = "paper"` | `preset = "thesis"` |
+//! |---|---|---|---|
+//! | `drop_threshold` | dropping off | 0.5 | 0.75 |
+//! | `defer_threshold` | deferring off | 0.9 | 0.75 |
+//! | `toggle` | 0 (engaged at every event) when dropping is on | 1 | 1 |
+//! | `lambda` | 1 (no history) | 0.9 | 1 |
+//! | `schmitt` | false | true | false |
+//! | `schmitt_off` | 0.8 (used only with `schmitt`) | 0.8 | 0.8 |
+//! | `dynamic_weight` | 0 (off) | 0 | 0 |
+//! | `fairness` | 0 (off) | 0 | 0 |
+//!
+//! ```toml
+//! [pruner]
+//! preset = "paper"        # HCW 2019, VII: the settings of the paper's experiments
+//! drop_threshold = 0.25   # ... with a lower drop threshold
+//! ```
+//! `toggle` without dropping (no `drop_threshold`, no preset) is an error: it would gate
+//! nothing. The resolved [`PrunerConfig`] is what runs, and what results print and save.
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -146,6 +168,159 @@ pub enum ConfigError {
         /// The accepted range.
         range: &'static str,
     },
+    /// A key that has no effect in the table it is in.
+    #[error("pruner: '{field}' has no effect: {why}")]
+    NoEffect {
+        /// The field's TOML name.
+        field: &'static str,
+        /// Why, and what to write instead.
+        why: &'static str,
+    },
+}
+
+/// A published pruner setting that a `[pruner]` table can start from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Preset {
+    /// The HCW 2019 paper's experiments (VII): drop 50%, defer 90%, toggle 1, lambda 0.9,
+    /// Schmitt trigger off at 80% of the toggle ([`PrunerConfig::default`]).
+    Paper,
+    /// The thesis' chapters 4-6: one threshold of 75% for dropping and deferring, toggle 1, no
+    /// history, no Schmitt trigger ([`PrunerConfig::thesis`] at 0.75 and toggle 1).
+    Thesis,
+}
+
+impl Preset {
+    /// Every preset with its TOML name.
+    pub const ALL: [(Preset, &'static str); 2] =
+        [(Preset::Paper, "paper"), (Preset::Thesis, "thesis")];
+
+    /// The preset's configuration.
+    pub fn config(self) -> PrunerConfig {
+        match self {
+            Preset::Paper => PrunerConfig::default(),
+            Preset::Thesis => PrunerConfig::thesis(0.75, Toggle::Level(1.0)),
+        }
+    }
+}
+
+/// A `[pruner]` table as written: an optional preset and the keys that override it (see the
+/// module docs for what a key left out means). [`PrunerTable::resolve`] gives the
+/// configuration that runs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrunerTable {
+    /// The published setting to start from; none = every mechanism off or neutral.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<Preset>,
+    /// [`PrunerConfig::drop_threshold`]; setting it turns dropping on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drop_threshold: Option<f64>,
+    /// [`PrunerConfig::defer_threshold`]: a number turns deferring on, `"off"` turns it off.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "off_or_number_opt"
+    )]
+    pub defer_threshold: Option<Option<f64>>,
+    /// [`PrunerConfig::toggle`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub toggle: Option<Toggle>,
+    /// [`PrunerConfig::lambda`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lambda: Option<f64>,
+    /// [`PrunerConfig::schmitt`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schmitt: Option<bool>,
+    /// [`PrunerConfig::schmitt_off`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schmitt_off: Option<f64>,
+    /// [`PrunerConfig::dynamic_weight`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dynamic_weight: Option<f64>,
+    /// [`PrunerConfig::fairness`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fairness: Option<f64>,
+}
+
+impl PrunerTable {
+    /// A table that states every key of `config` (no preset): it resolves to `config`.
+    pub fn explicit(config: &PrunerConfig) -> Self {
+        PrunerTable {
+            preset: None,
+            drop_threshold: Some(config.drop_threshold),
+            defer_threshold: Some(config.defer_threshold),
+            toggle: Some(config.toggle),
+            lambda: Some(config.lambda),
+            schmitt: Some(config.schmitt),
+            schmitt_off: Some(config.schmitt_off),
+            dynamic_weight: Some(config.dynamic_weight),
+            fairness: Some(config.fairness),
+        }
+    }
+
+    /// The configuration the table describes: the preset (or every mechanism off) with the
+    /// table's keys set, validated.
+    pub fn resolve(&self) -> Result<PrunerConfig, ConfigError> {
+        let mut c = match self.preset {
+            Some(p) => p.config(),
+            None => PrunerConfig {
+                toggle: if self.drop_threshold.is_some() {
+                    Toggle::Level(0.0)
+                } else {
+                    Toggle::Never(Never::Never)
+                },
+                ..PrunerConfig::off()
+            },
+        };
+        if let Some(v) = self.drop_threshold {
+            c.drop_threshold = v;
+        }
+        if let Some(v) = self.defer_threshold {
+            c.defer_threshold = v;
+        }
+        if let Some(v) = self.toggle {
+            c.toggle = v;
+        }
+        if let Some(v) = self.lambda {
+            c.lambda = v;
+        }
+        if let Some(v) = self.schmitt {
+            c.schmitt = v;
+        }
+        if let Some(v) = self.schmitt_off {
+            c.schmitt_off = v;
+        }
+        if let Some(v) = self.dynamic_weight {
+            c.dynamic_weight = v;
+        }
+        if let Some(v) = self.fairness {
+            c.fairness = v;
+        }
+        c.validate()?;
+        if self.preset.is_none() && self.drop_threshold.is_none() && self.toggle.is_some() {
+            return Err(ConfigError::NoEffect {
+                field: "toggle",
+                why: "dropping is off (set drop_threshold, or start from a preset)",
+            });
+        }
+        Ok(c)
+    }
+}
+
+/// `defer_threshold` absent, `= 0.9` or `= "off"`.
+mod off_or_number_opt {
+    use serde::{Deserializer, Serializer};
+
+    // Only called for present values (`skip_serializing_if` and `default` handle absence).
+    #[allow(clippy::ref_option)]
+    pub fn serialize<S: Serializer>(v: &Option<Option<f64>>, s: S) -> Result<S::Ok, S::Error> {
+        super::off_or_number::serialize(&v.flatten(), s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<f64>>, D::Error> {
+        super::off_or_number::deserialize(d).map(Some)
+    }
 }
 
 fn in_unit(field: &'static str, v: f64) -> Result<(), ConfigError> {

@@ -36,6 +36,11 @@ pub struct DropRule<'a> {
 /// Walks one machine queue (executing task first, if any) at `now` and returns, for each task,
 /// whether to drop it. Dropping a task improves those behind it, so each probability is
 /// computed given the kept tasks ahead only.
+///
+/// The executing task is a candidate only under [`DropModel::All`]: under
+/// [`DropModel::Pending`] and [`DropModel::None`] it runs to completion (JPDC-2016, scenario
+/// (a): the executing task cannot be dropped), so it is always kept, and the tasks behind it
+/// are judged on its full completion-time PMF.
 pub fn walk_queue(
     now: Tick,
     queue: &[QueuedTask<'_>],
@@ -84,7 +89,8 @@ pub fn walk_queue_cached(
             0.0
         };
         let suff = rule.sufferage.get(task.task_type).copied().unwrap_or(0.0);
-        if success <= drop_threshold(rule.threshold, suff, phi) {
+        let droppable = task.start.is_none() || model == DropModel::All;
+        if droppable && success <= drop_threshold(rule.threshold, suff, phi) {
             drops[i] = true;
             dropped_any = true;
         } else {

@@ -37,7 +37,7 @@ mod drop;
 mod engage;
 mod thresholds;
 
-pub use config::{ConfigError, Never, PrunerConfig, Toggle};
+pub use config::{ConfigError, Never, Preset, PrunerConfig, PrunerTable, Toggle};
 pub use drop::{DropRule, QueuedTask, walk_queue, walk_queue_cached};
 pub use engage::Engagement;
 pub use thresholds::{Sufferage, drop_threshold, dynamic_offset};

@@ -2,15 +2,17 @@
 //!
 //! `prunesim` alone runs the built-in default experiment (the paper's headline setting).
 
+mod output;
+
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use runner::experiment::DEFAULT_PRICES;
-use runner::{ExperimentConfig, Prepared, Summary, TrialMetrics, TrialSource};
+use runner::{ExperimentConfig, Prepared, RunError, RunManifest, Summary, TrialSource};
+use workload::PetSource;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -27,8 +29,39 @@ struct Cli {
 enum Command {
     /// Run an experiment (the built-in default when no file is given).
     Run(RunArgs),
-    /// List the heuristics and the variant names.
+    /// Run again what a `run --out DIR` wrote to DIR/manifest.json, after checking that its
+    /// input files are unchanged; the summary is the same byte for byte.
+    Rerun(RerunArgs),
+    /// List the heuristics, the variant names and the pruner presets.
     List,
+    /// Print the glossary of the measures: unit and definition of each.
+    Metrics {
+        /// As Markdown (the text of docs/metrics.md).
+        #[arg(long)]
+        markdown: bool,
+    },
+}
+
+/// How a histogram bin of a samples CSV becomes a tick.
+#[derive(Clone, Copy, Debug, Default, ValueEnum)]
+enum BinValueArg {
+    /// The bin's upper edge (the thesis' reading: no time is underestimated).
+    #[default]
+    Upper,
+    /// The bin's centre.
+    Centre,
+    /// The bin's lower edge.
+    Lower,
+}
+
+impl From<BinValueArg> for pmf::BinValue {
+    fn from(b: BinValueArg) -> Self {
+        match b {
+            BinValueArg::Upper => pmf::BinValue::Upper,
+            BinValueArg::Centre => pmf::BinValue::Centre,
+            BinValueArg::Lower => pmf::BinValue::Lower,
+        }
+    }
 }
 
 #[derive(clap::Args, Debug, Default)]
@@ -38,25 +71,34 @@ struct RunArgs {
     /// Number of trials (default: the experiment's, or the number of workload files).
     #[arg(long)]
     trials: Option<u64>,
-    /// Master seed (default: the experiment's).
+    /// Master seed: the same as `workload.seed` in the file (it seeds the trials and, unless
+    /// `workload.pet_seed` is set, the generated PET and the machines drawn).
     #[arg(long)]
     seed: Option<u64>,
     /// Worker threads (0 = all cores); results are identical for any value.
     #[arg(long, default_value_t = 0)]
     jobs: usize,
-    /// Write per-trial CSV and summary JSON into this folder.
+    /// Write the per-trial CSV, the summary JSON and the manifest into this folder.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Print the summary JSON on stdout instead of the table.
     #[arg(long)]
     json: bool,
-    /// Use this PET (.etc file) instead of the experiment's.
+    /// Use this PET instead of the experiment's: an `.etc` file, or a CSV of measured
+    /// execution times (columns task_type, machine, execution_time; needs --bin-width).
     #[arg(long)]
     pet: Option<PathBuf>,
-    /// Use these arrival trials (.dat or workload CSV files; a glob such as 'dir/arr34k_*.dat').
+    /// Histogram bin width, in time units, for a samples CSV given with --pet.
+    #[arg(long, value_name = "W")]
+    bin_width: Option<i64>,
+    /// The tick a histogram bin [k W, (k+1) W) of a samples CSV stands for.
+    #[arg(long, value_enum, default_value = "upper")]
+    bin_value: BinValueArg,
+    /// Use these arrival trials (.dat or workload CSV files): a file, a folder, or a glob such
+    /// as 'dir/arr34k_*.dat' (quote it), in natural order (arr34k_2 before arr34k_10).
     #[arg(long)]
     workload: Option<String>,
-    /// Heuristic (or variant) name, overriding the experiment's.
+    /// Heuristic (or variant) name, replacing `[mapper] name`; the table's other keys stay.
     #[arg(long)]
     heuristic: Option<String>,
     /// Skip the clairvoyant upper bound (computed per trial by default).
@@ -68,24 +110,48 @@ struct RunArgs {
     pct_epsilon: Option<f64>,
 }
 
+#[derive(clap::Args, Debug)]
+struct RerunArgs {
+    /// The folder a `run --out` wrote, or its manifest.json.
+    manifest: PathBuf,
+    /// Worker threads (0 = all cores); results are identical for any value.
+    #[arg(long, default_value_t = 0)]
+    jobs: usize,
+    /// Write the outputs into this folder.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print the summary JSON on stdout instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
+        .with_ansi(std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none())
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
     let result = match cli.command {
         None => run(&RunArgs::default()),
         Some(Command::Run(a)) => run(&a),
+        Some(Command::Rerun(a)) => rerun(&a),
         Some(Command::List) => list(),
+        Some(Command::Metrics { markdown: false }) => {
+            output::print_glossary(&mut std::io::stdout().lock())
+        }
+        Some(Command::Metrics { markdown: true }) => {
+            print!("{}", runner::metrics::glossary_markdown());
+            Ok(())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", output::escape_controls(&format!("{e:#}")));
             ExitCode::FAILURE
         }
     }
@@ -93,163 +159,258 @@ fn main() -> ExitCode {
 
 fn list() -> Result<()> {
     let mut out = std::io::stdout().lock();
-    writeln!(out, "Base heuristics:")?;
+    writeln!(out, "Base heuristics ([mapper] parameters they take):")?;
     for (name, desc) in heuristics::HEURISTICS {
-        writeln!(out, "  {name:<9} {desc}")?;
+        let params = heuristics::parameters_of(name).unwrap_or(&[]);
+        let params = if params.is_empty() {
+            "-".to_string()
+        } else {
+            params.join(", ")
+        };
+        writeln!(out, "  {name:<9} [{params}] {desc}")?;
     }
     writeln!(out, "Variants (a heuristic plus a pruner configuration):")?;
     for (name, desc) in runner::variants::VARIANTS {
         writeln!(out, "  {name:<9} {desc}")?;
     }
+    writeln!(out, "Pruner presets ([pruner] preset = \"...\"):")?;
+    for (p, name) in pruner::Preset::ALL {
+        writeln!(out, "  {name:<9} {}", output::pruner_line(&p.config()))?;
+    }
     Ok(())
 }
 
-/// Expands a simple glob (`*` and `?` in the file name part) into sorted paths.
-fn expand_glob(pattern: &str) -> Result<Vec<PathBuf>> {
+/// Expands a file, a folder (its files) or a glob into paths in natural order.
+fn expand_files(pattern: &str) -> Result<Vec<PathBuf>> {
     let path = Path::new(pattern);
-    if path.is_file() {
-        return Ok(vec![path.to_path_buf()]);
-    }
-    if path.is_dir() {
-        let mut v: Vec<PathBuf> = std::fs::read_dir(path)
+    let mut v: Vec<PathBuf> = if path.is_file() {
+        vec![path.to_path_buf()]
+    } else if path.is_dir() {
+        std::fs::read_dir(path)
             .with_context(|| format!("reading folder {}", path.display()))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.is_file())
-            .collect();
-        v.sort_by(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
-        return Ok(v);
-    }
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let pat = path
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("reading folder {}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| wildcard(&pat, &n.to_string_lossy()))
-        })
-        .collect();
-    v.sort_by(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
+            .collect()
+    } else {
+        glob::glob(pattern)
+            .with_context(|| format!("--workload '{pattern}' is not a valid glob"))?
+            .filter_map(std::result::Result::ok)
+            .filter(|p| p.is_file())
+            .collect()
+    };
+    alphanumeric_sort::sort_path_slice(&mut v);
     if v.is_empty() {
-        bail!("no file matches '{pattern}'");
+        bail!("--workload '{pattern}': no file matches (nothing to run)");
     }
     Ok(v)
 }
 
-fn wildcard(p: &str, s: &str) -> bool {
-    let (p, s): (Vec<char>, Vec<char>) = (p.chars().collect(), s.chars().collect());
-    let (mut pi, mut si, mut star, mut mark) = (0, 0, None, 0);
-    while si < s.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == s[si]) {
-            pi += 1;
-            si += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = si;
-            pi += 1;
-        } else if let Some(st) = star {
-            pi = st + 1;
-            mark += 1;
-            si = mark;
-        } else {
-            return false;
-        }
-    }
-    while pi < p.len() && p[pi] == '*' {
-        pi += 1;
-    }
-    pi == p.len()
-}
-
-/// Orders `arr34k_2` before `arr34k_10`.
-fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
-    let key = |s: &str| {
-        let mut parts: Vec<(String, u64)> = Vec::new();
-        let mut text = String::new();
-        let mut num = String::new();
-        for c in s.chars() {
-            if c.is_ascii_digit() {
-                num.push(c);
-            } else {
-                if !num.is_empty() {
-                    parts.push((std::mem::take(&mut text), num.parse().unwrap_or(u64::MAX)));
-                    num.clear();
-                }
-                text.push(c);
-            }
-        }
-        parts.push((text, num.parse().unwrap_or(0)));
-        parts
-    };
-    key(a).cmp(&key(b))
+/// What reading the trial files repaired, for the report at the end of a run.
+#[derive(Debug, Default)]
+struct Repairs {
+    files: usize,
+    repaired_arrivals: usize,
+    files_with_repairs: usize,
+    out_of_order: usize,
 }
 
 /// Reads the trial files; a task type the PET lacks is an error naming the file and line.
-fn read_trials(pattern: &str, pet: &workload::Pet) -> Result<Vec<workload::Trial>> {
+fn read_trials(
+    paths: &[PathBuf],
+    pet: &workload::Pet,
+    repairs: &mut Repairs,
+) -> Result<Vec<workload::Trial>, RunError> {
     let mut trials = Vec::new();
-    for p in expand_glob(pattern)? {
+    for p in paths {
         let is_csv = p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
         let trial = if is_csv {
-            workload::io::read_workload_csv_with_names(&p, pet.type_names())?
+            workload::io::read_workload_csv_with_names(p, pet.type_names())?
         } else {
             let options = workload::io::DatOptions {
                 task_types: Some(pet.n_types()),
                 ..workload::io::DatOptions::default()
             };
-            let (t, report) = workload::io::read_dat_with(&p, &options)?;
+            let (t, report) = workload::io::read_dat_with(p, &options)?;
+            let repaired = report.repaired().count();
+            repairs.repaired_arrivals += repaired;
+            repairs.files_with_repairs += usize::from(repaired > 0);
+            repairs.out_of_order += report.out_of_order;
             tracing::info!(file = %p.display(), ?report, "read trial");
             t
         };
+        repairs.files += 1;
         trials.push(trial);
     }
     Ok(trials)
 }
 
+/// The PET source a `--pet` file stands for: a samples CSV by its extension or header, else
+/// an `.etc` file.
+fn pet_source(args: &RunArgs, path: &Path) -> Result<PetSource> {
+    let head = {
+        use std::io::Read;
+        let mut buf = [0u8; 256];
+        let n = std::fs::File::open(path)
+            .and_then(|mut f| f.read(&mut buf))
+            .with_context(|| format!("--pet {}", path.display()))?;
+        String::from_utf8_lossy(&buf[..n]).into_owned()
+    };
+    let is_csv = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+        || head.trim_start().starts_with("task_type");
+    if is_csv {
+        let Some(bin_width) = args.bin_width else {
+            bail!(
+                "--pet {}: a CSV of measured execution times needs --bin-width W (the histogram's bin width in time units)",
+                path.display()
+            );
+        };
+        if bin_width <= 0 {
+            bail!("--bin-width: expected a positive number of time units, found {bin_width}");
+        }
+        Ok(PetSource::Samples {
+            path: path.to_path_buf(),
+            bin_width,
+            bin_value: args.bin_value.into(),
+        })
+    } else {
+        if args.bin_width.is_some() {
+            bail!(
+                "--bin-width applies to a CSV of measured execution times, and {} is an .etc file",
+                path.display()
+            );
+        }
+        Ok(PetSource::Etc(path.to_path_buf()))
+    }
+}
+
+/// The options that change the experiment, as they read on the command line (for the title).
+fn overrides(args: &RunArgs) -> Vec<String> {
+    let mut v = Vec::new();
+    if let Some(h) = &args.heuristic {
+        v.push(format!("--heuristic {h}"));
+    }
+    if let Some(p) = &args.pet {
+        v.push(format!(
+            "--pet {}",
+            p.file_name().unwrap_or(p.as_os_str()).to_string_lossy()
+        ));
+    }
+    if let Some(w) = &args.workload {
+        v.push(format!("--workload {w}"));
+    }
+    if let Some(e) = args.pct_epsilon {
+        v.push(format!("--pct-epsilon {e}"));
+    }
+    v
+}
+
 fn run(args: &RunArgs) -> Result<()> {
+    if args.bin_width.is_some() && args.pet.is_none() {
+        bail!("--bin-width applies to a samples CSV given with --pet");
+    }
     let mut config = match &args.experiment {
         Some(p) => ExperimentConfig::load(p)?,
         None => ExperimentConfig::paper_default(),
     };
+    let changed = overrides(args);
+    if !changed.is_empty() {
+        let base = match &args.experiment {
+            Some(_) => config.name.clone(),
+            None => "built-in experiment".to_owned(),
+        };
+        config.name = format!("{base} with {}", changed.join(" "));
+    }
     if let Some(h) = &args.heuristic {
-        config.mapper = heuristics::HeuristicConfig::named(h);
-        config
-            .validate()
-            .map_err(anyhow::Error::msg)
-            .context("--heuristic")?;
+        config.mapper.name.clone_from(h);
+    }
+    if let Some(s) = args.seed {
+        config.workload.seed = s;
     }
     if let Some(eps) = args.pct_epsilon {
         config.system.pct_epsilon = eps;
-        config
-            .validate()
-            .map_err(anyhow::Error::msg)
-            .context("--pct-epsilon")?;
     }
-    let pet = match &args.pet {
-        Some(p) => {
-            let (pet, report) = workload::io::read_etc(p)?;
-            tracing::info!(file = %p.display(), ?report, "read PET");
-            pet
-        }
-        None => config
-            .workload
-            .pet()
-            .with_context(|| match &args.experiment {
-                Some(p) => format!("{}: the PET of [workload]", p.display()),
-                None => "the built-in experiment's PET".to_owned(),
-            })?,
-    };
-    let source = match &args.workload {
-        Some(g) => TrialSource::Given(read_trials(g, &pet)?),
+    if let Some(p) = &args.pet {
+        config.workload.pet = pet_source(args, p)?;
+    }
+    let mut with_options = changed;
+    if let Some(s) = args.seed {
+        with_options.push(format!("--seed {s}"));
+    }
+    config
+        .validate()
+        .map_err(anyhow::Error::msg)
+        .with_context(|| {
+            let what = args
+                .experiment
+                .as_ref()
+                .map_or("the built-in experiment".to_owned(), |p| {
+                    p.display().to_string()
+                });
+            if with_options.is_empty() {
+                what
+            } else {
+                format!("{what} with {}", with_options.join(" "))
+            }
+        })?;
+    let pet = config
+        .workload
+        .pet()
+        .with_context(|| match &args.experiment {
+            Some(p) => format!("{}: the PET of [workload]", p.display()),
+            None => "the PET".to_owned(),
+        })?;
+    let mut repairs = Repairs::default();
+    let files = args.workload.as_deref().map(expand_files).transpose()?;
+    let source = match &files {
+        Some(f) => TrialSource::Given(read_trials(f, &pet, &mut repairs)?),
         None => TrialSource::Generated,
     };
-    let mut prepared = Prepared::new(config, Some(pet), source, args.trials, args.seed)?;
+    let mut prepared = Prepared::new(config, Some(pet), source, args.trials, None)?;
     prepared.with_bound = !args.no_bound;
+    let manifest = RunManifest::new(&prepared, files.as_deref())?;
+    execute(
+        &prepared,
+        &manifest,
+        args.jobs,
+        args.out.as_deref(),
+        args.json,
+    )?;
+    if files.is_some() {
+        report_repairs(&repairs);
+    }
+    Ok(())
+}
+
+fn rerun(args: &RerunArgs) -> Result<()> {
+    let manifest = RunManifest::load(&args.manifest)?;
+    for d in manifest.build_differences() {
+        tracing::warn!("the run was made by another build: {d}; results may differ");
+    }
+    let mut repairs = Repairs::default();
+    let prepared = manifest.prepare(|files, pet| read_trials(files, pet, &mut repairs))?;
+    execute(
+        &prepared,
+        &manifest,
+        args.jobs,
+        args.out.as_deref(),
+        args.json,
+    )?;
+    if manifest.workload_files.is_some() {
+        report_repairs(&repairs);
+    }
+    Ok(())
+}
+
+/// Runs the trials, then prints and writes the results.
+fn execute(
+    prepared: &Prepared,
+    manifest: &RunManifest,
+    jobs: usize,
+    out: Option<&Path>,
+    json: bool,
+) -> Result<()> {
     let bar = if std::io::stderr().is_terminal() {
         ProgressBar::new(prepared.trials)
     } else {
@@ -259,78 +420,27 @@ fn run(args: &RunArgs) -> Result<()> {
         ProgressStyle::with_template("{bar:40} {pos}/{len} trials {elapsed}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let trials = prepared.run(args.jobs, &|| bar.inc(1))?;
+    let trials = prepared.run(jobs, &|| bar.inc(1))?;
     bar.finish_and_clear();
-    let summary = Summary::new(&prepared, &trials);
-    if let Some(dir) = &args.out {
-        write_outputs(dir, &summary, &trials)?;
+    let summary = Summary::new(prepared, &trials);
+    if let Some(dir) = out {
+        output::write_outputs(dir, &summary, &trials, manifest)?;
     }
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+    let mut stdout = std::io::stdout().lock();
+    if json {
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&summary)?)?;
     } else {
-        print_table(&summary, &prepared);
+        output::print_table(&mut stdout, &summary, prepared)?;
     }
     Ok(())
 }
 
-fn write_outputs(dir: &Path, summary: &Summary, trials: &[TrialMetrics]) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let path = dir.join("trials.csv");
-    let mut w =
-        csv::Writer::from_path(&path).with_context(|| format!("writing {}", path.display()))?;
-    if let Some(first) = trials.first() {
-        let mut header = vec!["trial".to_string()];
-        header.extend(first.scalars().into_iter().map(|(n, _)| n.to_string()));
-        w.write_record(&header)?;
-    }
-    for (k, t) in trials.iter().enumerate() {
-        let mut row = vec![k.to_string()];
-        row.extend(t.scalars().into_iter().map(|(_, v)| v.to_string()));
-        w.write_record(&row)?;
-    }
-    w.flush()?;
-    let path = dir.join("summary.json");
-    std::fs::write(&path, serde_json::to_string_pretty(summary)?)
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
-}
-
-fn print_table(summary: &Summary, prepared: &Prepared) {
-    println!(
-        "{} — {} ({} trials, seed {}, {} machines, {} task types)",
-        summary.experiment,
-        summary.heuristic,
-        summary.trials,
-        summary.seed,
-        prepared.pet.n_machines(),
-        prepared.pet.n_types()
-    );
-    println!("{:<22} {:>12} {:>25}", "metric", "mean", "95% CI");
-    for (name, e) in &summary.metrics {
-        println!(
-            "{:<22} {:>12.3} [{:>11.3}, {:>11.3}]",
-            name, e.mean, e.ci95_low, e.ci95_high
+/// What the `.dat` readers repaired, said at the end of every run that read files.
+fn report_repairs(r: &Repairs) {
+    if r.repaired_arrivals > 0 || r.out_of_order > 0 {
+        eprintln!(
+            "note: of {} workload files, {} had arrivals repaired ({} arrivals that lost leading characters, e.g. \"45\" read as 1.45, restored from their deadline and type slack); {} tasks were out of arrival order and sorted (RUST_LOG=info lists them)",
+            r.files, r.files_with_repairs, r.repaired_arrivals, r.out_of_order
         );
-    }
-    if let (Some(b), Some(r)) = (
-        summary.metrics.get("bound"),
-        summary.metrics.get("robustness"),
-    ) {
-        println!(
-            "clairvoyant upper bound: {:.2}% on average; {} reaches {:.1}% of it (gap {:.2} points)",
-            b.mean,
-            summary.heuristic,
-            100.0 * r.mean / b.mean,
-            b.mean - r.mean
-        );
-    }
-    if summary.pct_epsilon > 0.0 {
-        println!(
-            "approximate: PCT tails trimmed at epsilon = {:e} (docs/performance.md)",
-            summary.pct_epsilon
-        );
-    }
-    if prepared.config.system.prices.is_none() {
-        println!("(cost uses the default price table {DEFAULT_PRICES:?} per machine-hour)");
     }
 }

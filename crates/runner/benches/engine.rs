@@ -41,7 +41,7 @@ fn scale_point(machines: usize, tasks: usize) -> Prepared {
     let mut cfg = ExperimentConfig::paper_default();
     cfg.mapper = heuristics::HeuristicConfig::named("PAM");
     cfg.pruner = None;
-    cfg.system.queue_size = QueueSize::Limit(6);
+    cfg.system.queue_size = Some(QueueSize::Limit(6));
     cfg.workload.rate = per_unit * horizon;
     cfg.workload.horizon = horizon;
     cfg.workload.tasks = tasks;

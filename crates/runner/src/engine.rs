@@ -94,6 +94,8 @@ pub struct TaskRecord {
     pub outcome: Outcome,
     /// The machine it was mapped to, if any.
     pub machine: Option<MachineId>,
+    /// The tick it started executing, if it did.
+    pub start: Option<Tick>,
     /// The tick its outcome was decided.
     pub end: Tick,
     /// How many mapping events deferred it.
@@ -317,7 +319,7 @@ pub fn simulate_jpdc(
     // Tasks still waiting when nothing else can happen can only expire in the batch queue.
     for t in std::mem::take(&mut e.batch) {
         let end = tasks[t].deadline.max(last);
-        e.settle(t, Outcome::Unmapped, None, end, pruner);
+        e.settle(t, Outcome::Unmapped, None, None, end, pruner);
     }
     let pct_recomputations = e.machines.iter().map(Machine::recomputations).sum();
     let records: Vec<TaskRecord> = e
@@ -348,6 +350,7 @@ impl Engine<'_> {
         t: TaskId,
         outcome: Outcome,
         machine: Option<MachineId>,
+        start: Option<Tick>,
         end: Tick,
         pruner: &mut dyn Pruner,
     ) {
@@ -355,6 +358,7 @@ impl Engine<'_> {
         self.records[t] = Some(TaskRecord {
             outcome,
             machine,
+            start,
             end,
             deferrals: 0,
         });
@@ -384,7 +388,7 @@ impl Engine<'_> {
         if outcome != Outcome::OnTime {
             self.wasted[m] += ran;
         }
-        self.settle(r.task, outcome, Some(m), now, pruner);
+        self.settle(r.task, outcome, Some(m), Some(r.start), now, pruner);
         self.start_next(m, now, pruner);
     }
 
@@ -422,7 +426,7 @@ impl Engine<'_> {
             let spec = self.tasks[t];
             if self.model != DropModel::None && spec.deadline <= now {
                 self.machines[m].release_reserved_slot();
-                self.settle(t, Outcome::ExpiredPending, Some(m), now, pruner);
+                self.settle(t, Outcome::ExpiredPending, Some(m), None, now, pruner);
                 continue;
             }
             let pmf = self.pet.pmf(spec.task_type, m);
@@ -470,7 +474,7 @@ impl Engine<'_> {
             keep
         });
         for t in expired {
-            self.settle(t, Outcome::Unmapped, None, now, pruner);
+            self.settle(t, Outcome::Unmapped, None, None, now, pruner);
         }
         if self.model != DropModel::None {
             for m in 0..self.machines.len() {
@@ -490,7 +494,7 @@ impl Engine<'_> {
                     .collect();
                 for t in late {
                     self.machines[m].remove_pending(t);
-                    self.settle(t, Outcome::ExpiredPending, Some(m), now, pruner);
+                    self.settle(t, Outcome::ExpiredPending, Some(m), None, now, pruner);
                 }
             }
         }
@@ -536,7 +540,7 @@ impl Engine<'_> {
                 for &t in &decision.discard {
                     if t < self.tasks.len() && self.in_batch[t] {
                         self.in_batch[t] = false;
-                        self.settle(t, Outcome::Discarded, None, now, pruner);
+                        self.settle(t, Outcome::Discarded, None, None, now, pruner);
                     }
                 }
                 for &(t, m) in &decision.assign {
@@ -567,14 +571,31 @@ impl Engine<'_> {
                 self.schedule_early_mapping(now);
             }
             Mapper::Immediate(h) => {
+                // With deferring on (MCT-D, KPB-P, ...), a task whose chance on the machine
+                // the heuristic chose is at or below its type's defer threshold stays in the
+                // batch queue, the defer pool, and is mapped again at the next mapping event
+                // (thesis 7.2.5); its deadline removes it like any unmapped task.
+                let defer: Option<Vec<f64>> = pruner.defer_thresholds().map(<[f64]>::to_vec);
                 let batch = std::mem::take(&mut self.batch);
                 for t in batch {
                     self.advance(now);
-                    let m = {
-                        let view = self.view(now, None);
-                        h.choose(&view, t)
+                    let (m, deferred) = {
+                        let view = self.view(now, defer.as_deref());
+                        let m = h.choose(&view, t).min(self.machines.len() - 1);
+                        let deferred = defer.is_some() && {
+                            let spec = view.task(t);
+                            let chance = view
+                                .tail(m)
+                                .append_success(view.pet.pmf(spec.task_type, m), spec.deadline);
+                            view.should_defer(t, chance)
+                        };
+                        (m, deferred)
                     };
-                    let m = m.min(self.machines.len() - 1);
+                    if deferred {
+                        self.deferrals[t] += 1;
+                        self.batch.push(t);
+                        continue;
+                    }
                     self.push_task(m, t, now, None);
                     self.assigned_to[t] = Some(m);
                     self.start_next(m, now, pruner);
@@ -695,15 +716,25 @@ impl Engine<'_> {
                 continue;
             };
             if self.machines[m].running().map(|r| r.task) == Some(t) {
-                if let Some(r) = self.machines[m].finish_running() {
+                if self.model != DropModel::All {
+                    // JPDC-2016 scenario (a): the executing task runs to completion.
+                    tracing::warn!(
+                        task = t,
+                        machine = m,
+                        "a drop of an executing task ignored: drop_model is not \"all\""
+                    );
+                    continue;
+                }
+                let start = self.machines[m].finish_running().map(|r| {
                     let ran = now - r.start;
                     self.busy[m] += ran;
                     self.wasted[m] += ran;
-                }
-                self.settle(t, Outcome::PrunedExecuting, Some(m), now, pruner);
+                    r.start
+                });
+                self.settle(t, Outcome::PrunedExecuting, Some(m), start, now, pruner);
                 touched.push(m);
             } else if self.machines[m].remove_pending(t) {
-                self.settle(t, Outcome::PrunedPending, Some(m), now, pruner);
+                self.settle(t, Outcome::PrunedPending, Some(m), None, now, pruner);
                 touched.push(m);
             }
         }

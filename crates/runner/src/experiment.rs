@@ -2,25 +2,29 @@
 //! results independent of the thread count, and the summary over trials.
 //!
 //! ```toml
-//! name = "paper headline"
+//! name = "paper headline"  # the title of the outputs (default: the file's name)
 //!
 //! [workload]            # see the workload crate: PET source, pattern, rate, tasks, trials, seed
 //! rate = 34000
 //! seed = 42
 //!
 //! [system]
-//! queue_size = 6        # counting the executing task; "unbounded" for immediate mode
-//! drop_model = "all"    # "none" | "pending" | "all": who is dropped at its deadline
-//! skip_first = 100      # tasks left out of the measures, by arrival
+//! queue_size = 6        # counting the executing task (default 6 in batch mode); immediate
+//!                       # heuristics map into unbounded queues: only "unbounded" is allowed
+//! drop_model = "all"    # "none" | "pending" | "all": who is dropped at its deadline; only
+//!                       # under "all" may the pruner drop the executing task
+//! skip_first = 100      # tasks left out of the measures, by arrival (at least one must count)
 //! skip_last = 100
 //! prices = [0.0464, 0.0832, 0.085, 0.1, 0.126, 0.19, 0.526, 0.526]  # per machine-hour
 //! hour = 3600           # time units per hour
 //! pct_epsilon = 0.0     # 0 = exact; > 0 (below 0.1): approximate, see below
 //!
 //! [mapper]
-//! name = "PAM"          # a base heuristic or a variant (PAMF, PUM, MOCA, PAMND, MM-D, ...)
+//! name = "PAM"          # a base heuristic or a variant (PAMF, PUM, MOCA, PAMND, MM-D, MCT-P, ...)
+//! # phase1, alpha, epsilon, k: only for the heuristics that use them (`prunesim list`)
 //!
-//! [pruner]              # optional; see the pruner crate
+//! [pruner]              # optional; see the pruner crate (`pruner::PrunerTable`)
+//! preset = "paper"      # optional: "paper" or "thesis"; without it a key left out is off
 //! drop_threshold = 0.5
 //! defer_threshold = 0.9
 //! ```
@@ -39,7 +43,7 @@ use std::path::{Path, PathBuf};
 use heuristics::HeuristicConfig;
 use model::{Pruner as _, TaskSpec};
 use pmf::DropModel;
-use pruner::{ProbabilisticPruner, PrunerConfig};
+use pruner::{ProbabilisticPruner, PrunerConfig, PrunerTable};
 use rand::Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -65,9 +69,11 @@ pub const MAX_PCT_EPSILON: f64 = 0.1;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SystemConfig {
-    /// Machine queue-size limit counting the executing task (default 6); immediate-mode
-    /// heuristics always use unbounded queues.
-    pub queue_size: QueueSize,
+    /// Machine queue-size limit counting the executing task (default 6 for batch-mode
+    /// heuristics). Immediate-mode heuristics map into unbounded queues: a limit with one of
+    /// them is an error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queue_size: Option<QueueSize>,
     /// Who is dropped at its deadline (default `all`: executing tasks too, as the thesis).
     pub drop_model: DropModel,
     /// Tasks left out of the measures at the start, by arrival.
@@ -103,7 +109,7 @@ fn is_zero(x: &f64) -> bool {
 impl Default for SystemConfig {
     fn default() -> Self {
         SystemConfig {
-            queue_size: QueueSize::Limit(6),
+            queue_size: None,
             drop_model: DropModel::All,
             skip_first: 100,
             skip_last: 100,
@@ -116,7 +122,20 @@ impl Default for SystemConfig {
     }
 }
 
+/// The queue-size limit of batch-mode heuristics when `[system]` sets none.
+pub const DEFAULT_QUEUE_SIZE: usize = 6;
+
 impl SystemConfig {
+    /// The queue-size limit that runs: the configured one, else [`DEFAULT_QUEUE_SIZE`] in
+    /// batch mode and unbounded queues in immediate mode.
+    pub fn queue_size_for(&self, immediate: bool) -> QueueSize {
+        match self.queue_size {
+            Some(q) => q,
+            None if immediate => QueueSize::Unbounded(crate::engine::Unbounded::Unbounded),
+            None => QueueSize::Limit(DEFAULT_QUEUE_SIZE),
+        }
+    }
+
     /// The measures' counting rule.
     pub fn counting(&self) -> Counting {
         Counting {
@@ -135,7 +154,7 @@ impl SystemConfig {
     }
 
     fn validate(&self) -> Result<(), String> {
-        if let QueueSize::Limit(0) = self.queue_size {
+        if let Some(QueueSize::Limit(0)) = self.queue_size {
             return Err("system.queue_size must be at least 1 (or \"unbounded\")".into());
         }
         if !(self.hour.is_finite() && self.hour > 0.0) {
@@ -176,9 +195,10 @@ pub struct ExperimentConfig {
     pub system: SystemConfig,
     /// The heuristic (a base name or a variant).
     pub mapper: HeuristicConfig,
-    /// The pruner; absent = the paper's defaults for PAM and its variants, none for the rest.
+    /// The pruner table; absent = the paper's pruner for PAM, its variants and the suffixed
+    /// names, none for a plain base heuristic ([`crate::variants::resolve`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pruner: Option<PrunerConfig>,
+    pub pruner: Option<PrunerTable>,
     /// Input-data staging (JPDC-2016); absent = data are always ready (the thesis).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub staging: Option<StagingConfig>,
@@ -227,13 +247,21 @@ impl ExperimentConfig {
         Ok(cfg)
     }
 
-    /// Reads an experiment file.
+    /// Reads an experiment file. Without a `name`, the experiment is named after the file
+    /// (`my-study.toml` is `my-study`).
     pub fn load(path: &Path) -> Result<Self, RunError> {
         let text = std::fs::read_to_string(path).map_err(|e| RunError::Io {
             path: path.to_path_buf(),
             message: e.to_string(),
         })?;
-        Self::from_toml_str(&text, &path.display().to_string(), path.parent())
+        let mut cfg = Self::from_toml_str(&text, &path.display().to_string(), path.parent())?;
+        let named = toml::from_str::<toml::Table>(&text).is_ok_and(|t| t.contains_key("name"));
+        if !named {
+            if let Some(stem) = path.file_stem() {
+                cfg.name = stem.to_string_lossy().into_owned();
+            }
+        }
+        Ok(cfg)
     }
 
     /// Checks every section.
@@ -243,14 +271,22 @@ impl ExperimentConfig {
         if let Some(st) = &self.staging {
             st.validate().map_err(|e| e.to_string())?;
         }
-        let (h, p) = resolve(&self.mapper, self.pruner.as_ref());
-        p.validate().map_err(|e| e.to_string())?;
-        heuristics::build(&h, self.system.drop_model).map_err(|e| e.to_string())?;
+        let (h, _) = self.resolved()?;
+        let mapper = heuristics::build(&h, self.system.drop_model).map_err(|e| e.to_string())?;
+        if mapper.is_immediate() {
+            if let Some(QueueSize::Limit(l)) = self.system.queue_size {
+                return Err(format!(
+                    "system.queue_size = {l} does not apply to {}: immediate-mode heuristics map into unbounded queues (remove it, or write \"unbounded\")",
+                    self.mapper.name
+                ));
+            }
+        }
         Ok(())
     }
 
-    /// The base heuristic and the effective pruner after resolving variant names.
-    pub fn resolved(&self) -> (HeuristicConfig, PrunerConfig) {
+    /// The base heuristic and the effective pruner after resolving variant names
+    /// ([`crate::variants::resolve`]), or why they do not fit together.
+    pub fn resolved(&self) -> Result<(HeuristicConfig, PrunerConfig), String> {
         resolve(&self.mapper, self.pruner.as_ref())
     }
 }
@@ -265,9 +301,14 @@ fn rebase(pet: &PetSource, base: &Path) -> PetSource {
     };
     match pet {
         PetSource::Etc(p) => PetSource::Etc(fix(p)),
-        PetSource::Samples { path, bin_width } => PetSource::Samples {
+        PetSource::Samples {
+            path,
+            bin_width,
+            bin_value,
+        } => PetSource::Samples {
             path: fix(path),
             bin_width: *bin_width,
+            bin_value: *bin_value,
         },
         other => other.clone(),
     }
@@ -293,55 +334,102 @@ pub enum TrialSource {
 /// Everything needed to run the trials of an experiment.
 #[derive(Debug, Clone)]
 pub struct Prepared {
-    /// The experiment.
+    /// The experiment, with the seed override applied.
     pub config: ExperimentConfig,
+    /// The base heuristic that runs, after resolving variant names.
+    pub heuristic: HeuristicConfig,
+    /// The pruner that runs, after resolving the `[pruner]` table and variant names.
+    pub pruner: PrunerConfig,
     /// The PET in use.
     pub pet: Pet,
     /// The trials' source.
     pub source: TrialSource,
     /// Number of trials to run.
     pub trials: u64,
-    /// Master seed.
+    /// Master seed (`workload.seed`).
     pub seed: u64,
     /// Also compute the clairvoyant upper bound of every trial.
     pub with_bound: bool,
 }
 
 impl Prepared {
-    /// Loads the PET and fixes the trial count and seed (overrides from the command line).
+    /// Fixes the trial count and the seed (overrides from the command line), resolves the
+    /// heuristic and the pruner, and builds the PET unless one is given. A `seed` override
+    /// means exactly what `workload.seed` in the file means: it seeds the trials and, unless
+    /// `workload.pet_seed` is set, the generated PET and the machines drawn.
+    ///
+    /// Zero work is an error: no trial, no workload file, or a trial whose tasks are all
+    /// left out of the measures by `skip_first` and `skip_last`.
     pub fn new(
-        config: ExperimentConfig,
+        mut config: ExperimentConfig,
         pet: Option<Pet>,
         source: TrialSource,
         trials: Option<u64>,
         seed: Option<u64>,
     ) -> Result<Self, RunError> {
+        if let Some(s) = seed {
+            config.workload.seed = s;
+        }
+        let (heuristic, pruner) = config.resolved().map_err(RunError::Input)?;
         let pet = match pet {
             Some(p) => p,
             None => config.workload.pet().map_err(RunError::Workload)?,
         };
-        let seed = seed.unwrap_or(config.workload.seed);
         let trials = match (&source, trials) {
             (_, Some(t)) => t,
             (TrialSource::Given(v), None) => v.len() as u64,
             (TrialSource::Generated, None) => config.workload.trials,
         };
-        if let TrialSource::Given(v) = &source {
-            if (v.len() as u64) < trials {
-                return Err(RunError::Input(format!(
-                    "{trials} trials requested but only {} workload files given",
-                    v.len()
-                )));
+        if trials == 0 {
+            return Err(RunError::Input(match &source {
+                TrialSource::Given(v) if v.is_empty() => {
+                    "no workload file given: nothing to run".into()
+                }
+                _ => "0 trials: nothing to run (set --trials or workload.trials to at least 1)"
+                    .into(),
+            }));
+        }
+        let skipped = config
+            .system
+            .skip_first
+            .saturating_add(config.system.skip_last);
+        let no_counted = |n: usize, what: String| {
+            RunError::Input(format!(
+                "{what} has {n} tasks, and system.skip_first + system.skip_last = {skipped} leaves none to count"
+            ))
+        };
+        match &source {
+            TrialSource::Given(v) => {
+                if (v.len() as u64) < trials {
+                    return Err(RunError::Input(format!(
+                        "{trials} trials requested but only {} workload files given",
+                        v.len()
+                    )));
+                }
+                for (k, tr) in v.iter().enumerate() {
+                    pet.check_tasks(&tr.tasks).map_err(RunError::Workload)?;
+                    if skipped >= tr.tasks.len() {
+                        return Err(no_counted(tr.tasks.len(), format!("workload file {k}")));
+                    }
+                }
             }
-            for tr in v {
-                pet.check_tasks(&tr.tasks).map_err(RunError::Workload)?;
+            TrialSource::Generated => {
+                if skipped >= config.workload.tasks {
+                    return Err(no_counted(
+                        config.workload.tasks,
+                        "each trial (workload.tasks)".into(),
+                    ));
+                }
             }
         }
         if pet.n_machines() == 0 {
             return Err(RunError::Input("the PET has no machine".into()));
         }
+        let seed = config.workload.seed;
         Ok(Prepared {
             config,
+            heuristic,
+            pruner,
             pet,
             source,
             trials,
@@ -393,10 +481,9 @@ impl Prepared {
         let tasks = self.trial_tasks(k);
         let luck = self.trial_luck(k, tasks.len());
         let staging = self.trial_staging(k, tasks.len())?;
-        let (h, p) = self.config.resolved();
-        let mut mapper = heuristics::build(&h, self.config.system.drop_model)
+        let mut mapper = heuristics::build(&self.heuristic, self.config.system.drop_model)
             .map_err(|e| RunError::Input(e.to_string()))?;
-        let mut pruner = ProbabilisticPruner::new(p, self.pet.n_types())
+        let mut pruner = ProbabilisticPruner::new(self.pruner.clone(), self.pet.n_types())
             .map_err(|e| RunError::Input(e.to_string()))?;
         tracing::debug!(
             trial = k,
@@ -409,7 +496,7 @@ impl Prepared {
             &tasks,
             &luck,
             EngineConfig {
-                queue_size: self.config.system.queue_size,
+                queue_size: self.config.system.queue_size_for(mapper.is_immediate()),
                 drop_model: self.config.system.drop_model,
                 pct_epsilon: self.config.system.pct_epsilon,
             },
@@ -472,37 +559,70 @@ impl Prepared {
     }
 }
 
-/// Mean and 95% CI of every scalar measure over trials.
+/// Mean and 95% CI of every scalar measure over trials, each interval clamped to its
+/// measure's range ([`Estimate::of_metric`]).
 pub fn summarise(trials: &[TrialMetrics]) -> BTreeMap<String, Estimate> {
-    let mut by_name: BTreeMap<String, Vec<f64>> = BTreeMap::new();
-    let mut order: Vec<&'static str> = Vec::new();
+    let mut by_name: BTreeMap<&'static str, Vec<f64>> = BTreeMap::new();
     for t in trials {
         for (name, v) in t.scalars() {
-            if !by_name.contains_key(name) {
-                order.push(name);
-            }
-            by_name.entry(name.to_string()).or_default().push(v);
+            by_name.entry(name).or_default().push(v);
         }
     }
     by_name
         .into_iter()
-        .map(|(k, v)| (k, Estimate::new(&v)))
+        .map(|(k, v)| (k.to_owned(), Estimate::of_metric(k, &v)))
         .collect()
 }
 
-/// The summary document (`--json`, `summary.json`).
+/// The PET a run used, described without paths (so a rerun from another folder gives the same
+/// summary): its size, its machines by origin and a content hash.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PetSummary {
+    /// Task types.
+    pub task_types: usize,
+    /// Machines.
+    pub machines: usize,
+    /// The machines by the PET machine each copies, with how many copies (`machines = N`
+    /// draws with replacement; otherwise one of each).
+    pub machine_origins: Vec<crate::provenance::MachineOrigin>,
+    /// [`crate::provenance::pet_sha256`].
+    pub sha256: String,
+}
+
+impl PetSummary {
+    /// The description of `pet`.
+    pub fn of(pet: &Pet) -> Self {
+        PetSummary {
+            task_types: pet.n_types(),
+            machines: pet.n_machines(),
+            machine_origins: crate::provenance::machine_counts(pet),
+            sha256: crate::provenance::pet_sha256(pet),
+        }
+    }
+}
+
+/// The summary document (`--json`, `summary.json`): what ran, and every measure with its
+/// definition.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
-    /// Experiment name.
+    /// The experiment's title.
     pub experiment: String,
-    /// The heuristic after resolving variants.
+    /// The heuristic as named (a base name or a variant such as `MM-P`, `PAMF`, `MOCA`).
     pub heuristic: String,
-    /// The effective pruner.
+    /// The base heuristic that ran, every parameter with its value.
+    pub mapper: HeuristicConfig,
+    /// The pruner that ran (the `[pruner]` table and the name resolved).
     pub pruner: PrunerConfig,
+    /// The system: queue size, drop model, counting, prices.
+    pub system: SystemConfig,
     /// Trials run.
     pub trials: u64,
-    /// Master seed.
+    /// Master seed (`workload.seed`).
     pub seed: u64,
+    /// The seed of the generated PET and of the machines drawn.
+    pub pet_seed: u64,
+    /// The PET.
+    pub pet: PetSummary,
     /// The PCT epsilon when PCTs were trimmed (approximate results); absent when exact.
     #[serde(skip_serializing_if = "is_zero")]
     pub pct_epsilon: f64,
@@ -510,22 +630,60 @@ pub struct Summary {
     pub robustness_mean: f64,
     /// Every measure.
     pub metrics: BTreeMap<String, Estimate>,
+    /// Every measure's unit and definition ([`crate::metrics::METRICS`]).
+    pub metrics_doc: BTreeMap<&'static str, MetricDocEntry>,
+}
+
+/// A measure's unit and one-line definition, as the summary JSON gives them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MetricDocEntry {
+    /// The unit.
+    pub unit: &'static str,
+    /// The definition.
+    pub definition: &'static str,
 }
 
 impl Summary {
     /// Builds the summary of a run.
     pub fn new(prepared: &Prepared, trials: &[TrialMetrics]) -> Self {
         let metrics = summarise(trials);
-        let (h, p) = prepared.config.resolved();
+        let metrics_doc = metrics
+            .keys()
+            .filter_map(|k| crate::metrics::metric_doc(k))
+            .map(|d| {
+                (
+                    d.name,
+                    MetricDocEntry {
+                        unit: d.unit.symbol(),
+                        definition: d.definition,
+                    },
+                )
+            })
+            .collect();
+        let mut system = prepared.config.system.clone();
+        if system.prices.is_none() {
+            system.prices = Some(DEFAULT_PRICES.to_vec());
+        }
+        system.queue_size =
+            Some(system.queue_size_for(
+                heuristics::is_immediate(&prepared.heuristic.name).unwrap_or(false),
+            ));
         Summary {
             experiment: prepared.config.name.clone(),
-            heuristic: h.name,
-            pruner: p,
+            heuristic: prepared.config.mapper.name.clone(),
+            mapper: prepared
+                .heuristic
+                .with_defaults(prepared.config.system.drop_model),
+            pruner: prepared.pruner.clone(),
+            system,
             trials: prepared.trials,
             seed: prepared.seed,
+            pet_seed: prepared.config.workload.pet_seed(),
+            pet: PetSummary::of(&prepared.pet),
             pct_epsilon: prepared.config.system.pct_epsilon,
             robustness_mean: metrics.get("robustness").map_or(f64::NAN, |e| e.mean),
             metrics,
+            metrics_doc,
         }
     }
 }

@@ -14,7 +14,9 @@
 pub mod engine;
 mod error;
 pub mod experiment;
+pub mod manifest;
 pub mod metrics;
+pub mod provenance;
 pub mod sweep;
 pub mod variants;
 
@@ -22,6 +24,9 @@ pub use engine::{
     EngineConfig, JpdcOptions, QueueSize, TaskRecord, TrialRecord, simulate, simulate_jpdc,
 };
 pub use error::RunError;
-pub use experiment::{ExperimentConfig, Prepared, Summary, SystemConfig, TrialSource, summarise};
-pub use metrics::{Counting, Estimate, TrialMetrics};
+pub use experiment::{
+    ExperimentConfig, PetSummary, Prepared, Summary, SystemConfig, TrialSource, summarise,
+};
+pub use manifest::{FileRef, RunManifest};
+pub use metrics::{Counting, Estimate, METRICS, MetricDoc, TrialMetrics, metric_doc};
 pub use sweep::{Chart, FigureSpec, Point, Series, XAxis};

@@ -53,11 +53,12 @@ pub struct TrialMetrics {
     /// Fairness (thesis 6.5, paper VII-D): the variance across task types of the on-time
     /// fraction, times 100 (types with no counted task left out).
     pub type_variance: f64,
-    /// Busy time per machine (all tasks).
+    /// Busy time per machine (all tasks, counted or not).
     pub busy: Vec<f64>,
-    /// Time spent executing tasks that did not complete on time.
+    /// Time spent executing tasks that did not complete on time (all tasks).
     pub wasted: f64,
-    /// Cost of the machines' busy time at their price per hour.
+    /// Cost of the time the machines spent executing the counted tasks (the tasks robustness
+    /// counts), at each machine's price per hour (thesis 6.6).
     pub cost: f64,
     /// Cost divided by robustness % (thesis 6.6); NaN when nothing succeeded.
     pub cost_per_robustness: f64,
@@ -132,10 +133,22 @@ impl TrialMetrics {
             .collect();
         let type_variance = 100.0 * population_variance(&fractions);
         let busy: Vec<f64> = record.busy.iter().map(|&b| b as f64).collect();
-        let cost: f64 = busy
+        // The busy time of the counted tasks per machine, so that cost per robustness divides
+        // the cost of the same tasks that robustness counts.
+        let mut counted_busy = vec![0i64; busy.len()];
+        for r in &record.tasks[counting.range(record.tasks.len())] {
+            if let (Some(m), Some(start)) = (r.machine, r.start) {
+                if let Some(b) = counted_busy.get_mut(m) {
+                    *b += r.end - start;
+                }
+            }
+        }
+        let cost: f64 = counted_busy
             .iter()
             .enumerate()
-            .map(|(m, b)| b / pricing.hour * pricing.per_hour.get(m).copied().unwrap_or(0.0))
+            .map(|(m, &b)| {
+                b as f64 / pricing.hour * pricing.per_hour.get(m).copied().unwrap_or(0.0)
+            })
             .sum();
         let cost_per_robustness = if robustness > 0.0 {
             cost / robustness
@@ -224,32 +237,367 @@ fn population_variance(x: &[f64]) -> f64 {
     x.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n
 }
 
+/// How a measure reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// Percent of the counted tasks.
+    Percent,
+    /// A number of tasks.
+    Tasks,
+    /// A number of events.
+    Events,
+    /// Time units (ticks) of the experiment.
+    TimeUnits,
+    /// Currency (the price table's, per machine-hour).
+    Money,
+    /// Money per percentage point of robustness.
+    MoneyPerPoint,
+    /// A variance of fractions, times 100.
+    Variance,
+}
+
+impl Unit {
+    /// The unit as printed after a value.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Unit::Percent => "%",
+            Unit::Tasks => "tasks",
+            Unit::Events => "events",
+            Unit::TimeUnits => "time units",
+            Unit::Money => "$",
+            Unit::MoneyPerPoint => "$/point",
+            Unit::Variance => "variance x100",
+        }
+    }
+
+    /// True for counts, printed without decimals when whole.
+    pub fn is_count(self) -> bool {
+        matches!(self, Unit::Tasks | Unit::Events)
+    }
+}
+
+/// The group a measure is printed in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Group {
+    /// Robustness, the headline.
+    Robustness,
+    /// The clairvoyant bound and the gap to it.
+    Bound,
+    /// What happened to the counted tasks.
+    Outcomes,
+    /// What the pruner and the mapper did.
+    Pruning,
+    /// Fairness across task types.
+    Fairness,
+    /// Cost and machine time.
+    Cost,
+    /// Simulated time.
+    Timing,
+}
+
+impl Group {
+    /// The group's heading.
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Robustness => "robustness",
+            Group::Bound => "clairvoyant bound",
+            Group::Outcomes => "outcomes of the counted tasks",
+            Group::Pruning => "pruning and mapping activity",
+            Group::Fairness => "fairness",
+            Group::Cost => "cost and machine time",
+            Group::Timing => "timing",
+        }
+    }
+}
+
+/// One measure: its name, unit, range and one-line definition (the glossary the CLI prints,
+/// the summary JSON's `metrics_doc` and the docs share).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MetricDoc {
+    /// The name in [`TrialMetrics::scalars`], CSVs and JSON.
+    pub name: &'static str,
+    /// The group it is printed in.
+    pub group: Group,
+    /// Its unit.
+    pub unit: Unit,
+    /// The smallest value it can take.
+    pub min: f64,
+    /// The largest value it can take (`f64::INFINITY` when unbounded).
+    pub max: f64,
+    /// What it is, in one line.
+    pub definition: &'static str,
+}
+
+const fn doc(
+    name: &'static str,
+    group: Group,
+    unit: Unit,
+    max: f64,
+    definition: &'static str,
+) -> MetricDoc {
+    MetricDoc {
+        name,
+        group,
+        unit,
+        min: 0.0,
+        max,
+        definition,
+    }
+}
+
+const INF: f64 = f64::INFINITY;
+
+/// Every measure of [`TrialMetrics::scalars`], in print order.
+pub const METRICS: &[MetricDoc] = &[
+    doc(
+        "robustness",
+        Group::Robustness,
+        Unit::Percent,
+        100.0,
+        "share of the counted tasks that completed before their deadline (thesis 3.4.2, paper VI-B)",
+    ),
+    doc(
+        "bound",
+        Group::Bound,
+        Unit::Percent,
+        100.0,
+        "clairvoyant upper bound on robustness: no scheduler, even one knowing every execution time, does better (docs/bound.md)",
+    ),
+    doc(
+        "gap_to_bound",
+        Group::Bound,
+        Unit::Percent,
+        100.0,
+        "bound minus robustness, in percentage points",
+    ),
+    doc(
+        "bound_on_time",
+        Group::Bound,
+        Unit::Tasks,
+        INF,
+        "the bound as a number of counted tasks",
+    ),
+    doc(
+        "on_time",
+        Group::Outcomes,
+        Unit::Tasks,
+        INF,
+        "counted tasks completed before their deadline",
+    ),
+    doc(
+        "counted",
+        Group::Outcomes,
+        Unit::Tasks,
+        INF,
+        "tasks that count toward the measures: all but the first skip_first and last skip_last by arrival",
+    ),
+    doc(
+        "n_on_time",
+        Group::Outcomes,
+        Unit::Tasks,
+        INF,
+        "counted tasks completed before their deadline (= on_time)",
+    ),
+    doc(
+        "n_late",
+        Group::Outcomes,
+        Unit::Tasks,
+        INF,
+        "counted tasks completed at or after their deadline (only when the executing task is not dropped)",
+    ),
+    doc(
+        "n_expired_pending",
+        Group::Outcomes,
+        Unit::Tasks,
+        INF,
+        "counted tasks dropped from a machine queue when their deadline passed",
+    ),
+    doc(
+        "n_expired_executing",
+        Group::Outcomes,
+        Unit::Tasks,
+        INF,
+        "counted tasks dropped while executing when their deadline passed (drop_model = all)",
+    ),
+    doc(
+        "n_pruned_pending",
+        Group::Outcomes,
+        Unit::Tasks,
+        INF,
+        "counted tasks the pruner dropped from a machine queue (thesis Algorithm 1)",
+    ),
+    doc(
+        "n_pruned_executing",
+        Group::Outcomes,
+        Unit::Tasks,
+        INF,
+        "counted tasks the pruner dropped while executing (drop_model = all)",
+    ),
+    doc(
+        "n_unmapped",
+        Group::Outcomes,
+        Unit::Tasks,
+        INF,
+        "counted tasks whose deadline passed in the batch queue, never mapped",
+    ),
+    doc(
+        "n_discarded",
+        Group::Outcomes,
+        Unit::Tasks,
+        INF,
+        "counted tasks a heuristic discarded from the batch queue (MOC, JPDC-2016 6.2.5)",
+    ),
+    doc(
+        "mapping_events",
+        Group::Pruning,
+        Unit::Events,
+        INF,
+        "mapping events of the trial (every arrival, completion or drop tick)",
+    ),
+    doc(
+        "engaged_events",
+        Group::Pruning,
+        Unit::Events,
+        INF,
+        "mapping events at which dropping was engaged (toggle, EWMA, Schmitt trigger: paper eq. 8)",
+    ),
+    doc(
+        "deferrals",
+        Group::Pruning,
+        Unit::Events,
+        INF,
+        "times a task was deferred (left in the batch queue because its best chance was at or below the defer threshold), over all tasks",
+    ),
+    doc(
+        "type_variance",
+        Group::Fairness,
+        Unit::Variance,
+        25.0,
+        "variance across task types of the on-time fraction of counted tasks, times 100 (thesis 6.5, paper VII-D)",
+    ),
+    doc(
+        "cost",
+        Group::Cost,
+        Unit::Money,
+        INF,
+        "price of the machine time spent executing the counted tasks, at each machine's price per hour (thesis 6.6)",
+    ),
+    doc(
+        "cost_per_robustness",
+        Group::Cost,
+        Unit::MoneyPerPoint,
+        INF,
+        "cost divided by robustness (thesis 6.6); undefined when no task is on time",
+    ),
+    doc(
+        "busy",
+        Group::Cost,
+        Unit::TimeUnits,
+        INF,
+        "machine time spent executing, over all machines and all tasks (counted or not)",
+    ),
+    doc(
+        "wasted",
+        Group::Cost,
+        Unit::TimeUnits,
+        INF,
+        "machine time spent executing tasks that did not complete on time (all tasks)",
+    ),
+    doc(
+        "span",
+        Group::Timing,
+        Unit::TimeUnits,
+        INF,
+        "simulated time from the first arrival to the last event",
+    ),
+];
+
+/// The glossary of the measures as Markdown: `docs/metrics.md` is exactly this text (a test
+/// checks it; `prunesim metrics --markdown` prints it).
+pub fn glossary_markdown() -> String {
+    let mut out = String::from(
+        "# Measures\n\n\
+         Every measure `prunesim run` prints, writes to `trials.csv` and `summary.json` (whose\n\
+         `metrics_doc` carries the same definitions), by group. A trial's measures count the\n\
+         tasks between the first `system.skip_first` and the last `system.skip_last` by arrival\n\
+         unless the definition says otherwise; a summary gives each measure's mean over trials\n\
+         and its 95% confidence interval (Student's t, clamped to the measure's range, absent\n\
+         with one trial). This page is generated from `runner::metrics::METRICS`.\n",
+    );
+    let mut group = None;
+    for d in METRICS {
+        if group != Some(d.group) {
+            out.push_str(&format!(
+                "\n## {}\n\n| measure | unit | range | definition |\n|---|---|---|---|\n",
+                d.group.title()
+            ));
+            group = Some(d.group);
+        }
+        let max = if d.max.is_finite() {
+            format!("{}", d.max)
+        } else {
+            "∞".to_owned()
+        };
+        out.push_str(&format!(
+            "| `{}` | {} | [{}, {max}] | {} |\n",
+            d.name,
+            d.unit.symbol(),
+            d.min,
+            d.definition
+        ));
+    }
+    out
+}
+
+/// The documentation of a measure by name.
+pub fn metric_doc(name: &str) -> Option<&'static MetricDoc> {
+    METRICS.iter().find(|d| d.name == name)
+}
+
 /// Mean and 95% confidence interval of one measure over trials.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
     /// Sample mean.
     pub mean: f64,
-    /// Lower end of the 95% CI (Student's t with n - 1 degrees of freedom).
-    pub ci95_low: f64,
-    /// Upper end.
-    pub ci95_high: f64,
-    /// Sample standard deviation.
-    pub std_dev: f64,
+    /// Lower end of the 95% CI (Student's t with n - 1 degrees of freedom), clamped to the
+    /// measure's range; `None` (JSON `null`) with fewer than two values.
+    pub ci95_low: Option<f64>,
+    /// Upper end, clamped likewise; `None` with fewer than two values.
+    pub ci95_high: Option<f64>,
+    /// Sample standard deviation (`None` with fewer than two values).
+    pub std_dev: Option<f64>,
     /// Number of values (NaN values are left out).
     pub n: usize,
 }
 
 impl Estimate {
-    /// The estimate of the finite values of `values`.
+    /// The estimate of the finite values of `values`, with an unbounded range.
     pub fn new(values: &[f64]) -> Self {
+        Self::within(values, f64::NEG_INFINITY, f64::INFINITY)
+    }
+
+    /// The estimate of a named measure: its interval clamped to the measure's range
+    /// ([`metric_doc`]); unbounded for an unknown name.
+    pub fn of_metric(name: &str, values: &[f64]) -> Self {
+        match metric_doc(name) {
+            Some(d) => Self::within(values, d.min, d.max),
+            None => Self::new(values),
+        }
+    }
+
+    /// The estimate of the finite values of `values`, the interval clamped to `[lo, hi]` (a
+    /// mean of values in the range is in it, so the interval still contains the mean).
+    pub fn within(values: &[f64], lo: f64, hi: f64) -> Self {
         let v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
         let n = v.len();
         if n == 0 {
             return Estimate {
                 mean: f64::NAN,
-                ci95_low: f64::NAN,
-                ci95_high: f64::NAN,
-                std_dev: f64::NAN,
+                ci95_low: None,
+                ci95_high: None,
+                std_dev: None,
                 n,
             };
         }
@@ -257,9 +605,9 @@ impl Estimate {
         if n == 1 {
             return Estimate {
                 mean,
-                ci95_low: mean,
-                ci95_high: mean,
-                std_dev: 0.0,
+                ci95_low: None,
+                ci95_high: None,
+                std_dev: None,
                 n,
             };
         }
@@ -268,16 +616,16 @@ impl Estimate {
         let half = t_975(n - 1) * sd / (n as f64).sqrt();
         Estimate {
             mean,
-            ci95_low: mean - half,
-            ci95_high: mean + half,
-            std_dev: sd,
+            ci95_low: Some((mean - half).max(lo)),
+            ci95_high: Some((mean + half).min(hi)),
+            std_dev: Some(sd),
             n,
         }
     }
 
-    /// Half-width of the interval.
-    pub fn half_width(&self) -> f64 {
-        (self.ci95_high - self.ci95_low) / 2.0
+    /// Half the interval's width (`None` without an interval).
+    pub fn half_width(&self) -> Option<f64> {
+        Some((self.ci95_high? - self.ci95_low?) / 2.0)
     }
 }
 

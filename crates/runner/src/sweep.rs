@@ -28,7 +28,9 @@
 //! label = "PAM"
 //! set = { }                   # dotted path = value overrides for this series
 //! ```
-//! A series may list its own `x_values` (a subset or another range). Every point of a sweep
+//! A series may list its own `x_values` (a subset or another range). Overrides apply in the
+//! order base, x value, series: where a series sets a path that the x axis also sets, the
+//! series' value wins at every x. Every point of a sweep
 //! uses the same seed, so trial `k` has the same arrivals and luck in every point (common
 //! random numbers across series and x values).
 
@@ -270,11 +272,14 @@ impl FigureSpec {
                     }
                 }
                 let mut t = self.base.clone();
-                for (path, v) in &s.set {
-                    set_path(&mut t, path, v.clone())?;
-                }
                 for path in &self.x.set {
                     set_path(&mut t, path, scaled(xv, self.x.scale))?;
+                }
+                // A series' own value of a path wins over the x value's: a series can pin
+                // what the x axis varies (a plain baseline in a toggle sweep, unbounded
+                // queues for immediate heuristics in a queue-size sweep).
+                for (path, v) in &s.set {
+                    set_path(&mut t, path, v.clone())?;
                 }
                 set_path(
                     &mut t,

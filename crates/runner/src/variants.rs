@@ -3,18 +3,18 @@
 //! dropping (-Drop) or both (-P).
 
 use heuristics::HeuristicConfig;
-use pruner::{Never, PrunerConfig, Toggle};
+use pruner::{Never, Preset, PrunerConfig, PrunerTable, Toggle};
 
 /// How a name maps onto a pruner configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Pruning {
-    /// The given (or default) pruner as is.
-    AsGiven,
-    /// No pruning, unless the experiment gives a `[pruner]` table.
-    OffUnlessGiven,
-    /// Deferring only: dropping never engages.
+    /// No suffix: the name's own rule.
+    Plain,
+    /// `-P`: deferring and dropping.
+    Both,
+    /// `-D`: deferring only, dropping never engages.
     DeferOnly,
-    /// Dropping only: no deferring.
+    /// `-Drop`: dropping only, no deferring.
     DropOnly,
 }
 
@@ -22,7 +22,7 @@ enum Pruning {
 pub const VARIANTS: &[(&str, &str)] = &[
     (
         "PAMF",
-        "PAM with the pruner's fairness (sufferage) on; factor 0.05 unless the pruner sets one",
+        "PAM with the pruner's fairness (sufferage) on; factor 0.05 unless the [pruner] table sets one",
     ),
     (
         "PUM",
@@ -34,11 +34,11 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ),
     (
         "MOCA",
-        "MOC aware of the pruning threshold: culls and defers at it (thesis 4.4.3.1)",
+        "MOC aware of the pruning threshold: culls at the drop threshold unless [mapper] alpha is set (thesis 4.4.3.1)",
     ),
     (
         "<H>-D",
-        "a base heuristic with probabilistic deferring only (thesis 5.2.1)",
+        "a base heuristic with probabilistic deferring only (thesis 5.2.1); immediate ones keep deferred tasks in a pool revisited at the next mapping event (thesis 7.2.5)",
     ),
     (
         "<H>-Drop",
@@ -50,79 +50,106 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ),
 ];
 
-/// Resolves a heuristic name (base or variant) against the experiment's pruner table
+/// The pruner of a name without a `[pruner]` table: the paper's for PAM, its variants and
+/// the suffixed names, none for a plain base heuristic.
+fn default_table(pruned: bool) -> PrunerTable {
+    PrunerTable {
+        preset: pruned.then_some(Preset::Paper),
+        ..PrunerTable::default()
+    }
+}
+
+/// Resolves a heuristic name (base or variant) against the experiment's `[pruner]` table
 /// (`given`, `None` when the experiment has none). Returns the base heuristic's config and the
-/// effective pruner configuration.
+/// effective pruner configuration, or why the combination means nothing.
 ///
-/// Without a `[pruner]` table, PAM and its variants use the paper's defaults and the base
-/// heuristics run unpruned; with one, a base heuristic runs with exactly that pruner.
+/// Without a `[pruner]` table, PAM, its variants and the suffixed names (`-D`, `-Drop`, `-P`)
+/// use the paper's pruner ([`Preset::Paper`]) and a plain base heuristic runs unpruned; with
+/// one, the table as resolved by [`PrunerTable::resolve`], adjusted by the name's rule.
 pub fn resolve(
     mapper: &HeuristicConfig,
-    given: Option<&PrunerConfig>,
-) -> (HeuristicConfig, PrunerConfig) {
+    given: Option<&PrunerTable>,
+) -> Result<(HeuristicConfig, PrunerConfig), String> {
     let upper = mapper.name.to_ascii_uppercase();
     let (base, pruning) = if let Some(b) = upper.strip_suffix("-DROP") {
         (b.to_string(), Pruning::DropOnly)
     } else if let Some(b) = upper.strip_suffix("-D") {
         (b.to_string(), Pruning::DeferOnly)
     } else if let Some(b) = upper.strip_suffix("-P") {
-        (b.to_string(), Pruning::AsGiven)
+        (b.to_string(), Pruning::Both)
     } else {
-        (upper, Pruning::OffUnlessGiven)
+        (upper, Pruning::Plain)
     };
-    let p = given.cloned().unwrap_or_default();
+    let variant = matches!(base.as_str(), "PAMF" | "PUM" | "PAMND" | "MOCA");
+    if variant && pruning != Pruning::Plain {
+        return Err(format!(
+            "mapper.name = \"{}\": the suffixes -D, -Drop and -P apply to base heuristics, not to {base} (see `prunesim list`)",
+            mapper.name
+        ));
+    }
+    let table = given
+        .cloned()
+        .unwrap_or_else(|| default_table(variant || base == "PAM" || pruning != Pruning::Plain));
+    let mut p = table.resolve().map_err(|e| e.to_string())?;
     let mut h = mapper.clone();
-    let (name, pruner) = match (base.as_str(), pruning) {
-        ("PAM", Pruning::OffUnlessGiven) => ("PAM", p),
-        ("PAMF", Pruning::OffUnlessGiven) => {
-            let mut p = p;
-            if p.fairness == 0.0 {
+    let name = match base.as_str() {
+        "PAMF" => {
+            if table.fairness.is_none() {
                 p.fairness = 0.05;
             }
-            ("PAM", p)
+            "PAM"
         }
-        ("PUM", Pruning::OffUnlessGiven) => {
-            let mut p = p;
+        "PUM" => {
             p.defer_threshold = Some(0.3);
-            ("PAM", p)
+            "PAM"
         }
-        ("PAMND", Pruning::OffUnlessGiven) => {
-            let mut p = p;
+        "PAMND" => {
             p.toggle = Toggle::Never(Never::Never);
-            ("PAM", p)
+            "PAM"
         }
-        ("MOCA", Pruning::OffUnlessGiven) => {
+        "MOCA" => {
             if h.alpha.is_none() {
                 h.alpha = Some(p.drop_threshold);
             }
-            ("MOC", p)
+            "MOC"
         }
-        (_, Pruning::OffUnlessGiven) => {
-            let p = match given {
-                Some(g) => g.clone(),
-                None => PrunerConfig::off(),
-            };
-            return (HeuristicConfig { name: base, ..h }, p);
-        }
-        (_, Pruning::AsGiven) => {
-            return (HeuristicConfig { name: base, ..h }, p);
-        }
-        (_, Pruning::DeferOnly) => {
-            let mut p = p;
-            p.toggle = Toggle::Never(Never::Never);
-            return (HeuristicConfig { name: base, ..h }, p);
-        }
-        (_, Pruning::DropOnly) => {
-            let mut p = p;
-            p.defer_threshold = None;
-            return (HeuristicConfig { name: base, ..h }, p);
-        }
+        other => other,
     };
-    (
-        HeuristicConfig {
-            name: name.to_string(),
-            ..h
-        },
-        pruner,
-    )
+    match pruning {
+        Pruning::Plain => {}
+        Pruning::Both => {
+            require_defer(&mapper.name, &p)?;
+            require_drop(&mapper.name, &table)?;
+        }
+        Pruning::DeferOnly => {
+            require_defer(&mapper.name, &p)?;
+            p.toggle = Toggle::Never(Never::Never);
+        }
+        Pruning::DropOnly => {
+            require_drop(&mapper.name, &table)?;
+            p.defer_threshold = None;
+        }
+    }
+    h.name = name.to_string();
+    Ok((h, p))
+}
+
+fn require_defer(name: &str, p: &PrunerConfig) -> Result<(), String> {
+    if p.defer_threshold.is_none() {
+        return Err(format!(
+            "mapper.name = \"{name}\" defers, but the [pruner] table turns deferring off: set pruner.defer_threshold (or preset = \"paper\")"
+        ));
+    }
+    Ok(())
+}
+
+/// Dropping is configured when the table has a drop threshold (its own or its preset's); its
+/// toggle may still be `"never"`, as a point of a toggle sweep.
+fn require_drop(name: &str, table: &PrunerTable) -> Result<(), String> {
+    if table.preset.is_none() && table.drop_threshold.is_none() {
+        return Err(format!(
+            "mapper.name = \"{name}\" drops, but the [pruner] table turns dropping off: set pruner.drop_threshold (or preset = \"paper\")"
+        ));
+    }
+    Ok(())
 }

@@ -4,6 +4,7 @@
 //! [workload]
 //! pet = "default"       # "default" | "homogeneous" | { homogeneous = 3 }
 //!                       # | { etc = "path.etc" } | { samples = "path.csv", bin_width = 2 }
+//!                       #   (samples: bin_value = "upper" (default) | "centre" | "lower")
 //! pattern = "constant"  # or "bursty"; bursty intervals in an optional [workload.burst] table
 //! rate = 34000          # the rate label R: R tasks arrive over `horizon`
 //! tasks = 800           # keep the first `tasks` arrivals
@@ -33,7 +34,7 @@
 
 use std::path::{Path, PathBuf};
 
-use pmf::Tick;
+use pmf::{BinValue, Tick};
 use serde::{Deserialize, Serialize};
 
 use crate::arrivals::{
@@ -68,16 +69,19 @@ pub enum PetSource {
         /// Names of the machines (default m0, m1, ...).
         machine_names: Option<Vec<String>>,
     },
-    /// A CSV of measured execution times ([`io::read_samples_csv`]).
+    /// A CSV of measured execution times ([`io::read_samples_csv_with`]).
     Samples {
         /// The CSV file.
         path: PathBuf,
         /// The histogram's bin width, time units.
         bin_width: Tick,
+        /// The tick that stands for a bin `[k w, (k+1) w)`: its upper edge (the default, the
+        /// thesis' reading), its centre or its lower edge.
+        bin_value: BinValue,
     },
 }
 
-const PET_FORMS: &str = "\"default\", \"homogeneous\", { homogeneous = MACHINE }, { etc = \"path.etc\" } or { samples = \"path.csv\", bin_width = WIDTH }";
+const PET_FORMS: &str = "\"default\", \"homogeneous\", { homogeneous = MACHINE }, { etc = \"path.etc\" } or { samples = \"path.csv\", bin_width = WIDTH, bin_value = \"upper\" | \"centre\" | \"lower\" }";
 
 impl TryFrom<toml::Value> for PetSource {
     type Error = String;
@@ -111,7 +115,7 @@ impl TryFrom<toml::Value> for PetSource {
                         Some(p) => Ok(PetSource::Etc(PathBuf::from(p))),
                         None => Err("pet.etc: expected a path (a string)".into()),
                     },
-                    ["bin_width", "samples"] => {
+                    ["bin_width", "samples"] | ["bin_value", "bin_width", "samples"] => {
                         let path = t
                             .get("samples")
                             .and_then(toml::Value::as_str)
@@ -123,9 +127,22 @@ impl TryFrom<toml::Value> for PetSource {
                             .ok_or(
                                 "pet.bin_width: expected a positive integer number of time units",
                             )?;
+                        let bin_value = match t.get("bin_value").map(|v| v.as_str()) {
+                            None => BinValue::Upper,
+                            Some(Some("upper")) => BinValue::Upper,
+                            Some(Some("centre" | "center")) => BinValue::Centre,
+                            Some(Some("lower")) => BinValue::Lower,
+                            Some(_) => {
+                                return Err(
+                                    "pet.bin_value: expected \"upper\", \"centre\" or \"lower\""
+                                        .into(),
+                                );
+                            }
+                        };
                         Ok(PetSource::Samples {
                             path: PathBuf::from(path),
                             bin_width,
+                            bin_value,
                         })
                     }
                     ["samples"] => Err("pet: { samples = ... } needs bin_width too".into()),
@@ -242,10 +259,25 @@ impl From<PetSource> for toml::Value {
                 }
                 table(pairs)
             }
-            PetSource::Samples { path: p, bin_width } => table(vec![
-                ("samples", path(p)),
-                ("bin_width", toml::Value::Integer(bin_width)),
-            ]),
+            PetSource::Samples {
+                path: p,
+                bin_width,
+                bin_value,
+            } => {
+                let mut pairs = vec![
+                    ("samples", path(p)),
+                    ("bin_width", toml::Value::Integer(bin_width)),
+                ];
+                let word = match bin_value {
+                    BinValue::Upper => None,
+                    BinValue::Centre => Some("centre"),
+                    BinValue::Lower => Some("lower"),
+                };
+                if let Some(w) = word {
+                    pairs.push(("bin_value", toml::Value::String(w.into())));
+                }
+                table(pairs)
+            }
         }
     }
 }
@@ -466,7 +498,11 @@ impl WorkloadConfig {
                 Ok(pet.homogeneous(*machine))
             }
             PetSource::Etc(path) => io::read_etc(path).map(|(pet, _)| pet),
-            PetSource::Samples { path, bin_width } => io::read_samples_csv(path, *bin_width),
+            PetSource::Samples {
+                path,
+                bin_width,
+                bin_value,
+            } => io::read_samples_csv_with(path, *bin_width, *bin_value),
             PetSource::Means {
                 means,
                 bin_width,

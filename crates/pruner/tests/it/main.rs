@@ -56,8 +56,8 @@ fn dropping_the_head_raises_the_tail() {
     // Executing task (started 0) finishes at 40..=49; it is due at 30: hopeless.
     // Pending task: 10..=19 ticks, due at 45.
     // Kept behind the head: completion 50..=68 >= 45, success 0.
-    // With the head dropped (at now = 5... its PCT gathered at 30 under model c, but the
-    // pruner removes it now), the pending task starts at 5: 15..=24 < 45, success 1.
+    // With the head dropped (its PCT gathered at 30 under model c, but the pruner removes
+    // it now, at 5), the pending task starts at 5: 15..=24 < 45, success 1.
     let head = uniform(40, 10);
     let tail = uniform(10, 10);
     let queue = [
@@ -80,20 +80,20 @@ fn dropping_the_head_raises_the_tail() {
         sufferage: &[],
     };
     assert_eq!(
-        walk_queue(5, &queue, DropModel::Pending, rule),
+        walk_queue(5, &queue, DropModel::All, rule),
         vec![true, false]
     );
-    // Without recomputing after the drop the tail would have looked hopeless too: under
-    // model (b) the head runs to 40..=49, the tail completes at 50..=68 > 45.
+    // Without recomputing after the drop the tail would have looked hopeless too: behind the
+    // head, it completes at 40..=68 (model c) with little chance before 45.
     let alone = [queue[1]];
-    assert_eq!(walk_queue(5, &alone, DropModel::Pending, rule), vec![false]);
+    assert_eq!(walk_queue(5, &alone, DropModel::All, rule), vec![false]);
     // A threshold of 0 still drops a task with no chance at all; 1 drops everything.
     let rule0 = DropRule {
         threshold: 0.0,
         ..rule
     };
     assert_eq!(
-        walk_queue(5, &queue, DropModel::Pending, rule0),
+        walk_queue(5, &queue, DropModel::All, rule0),
         vec![true, false]
     );
     let rule1 = DropRule {
@@ -101,8 +101,54 @@ fn dropping_the_head_raises_the_tail() {
         ..rule
     };
     assert_eq!(
-        walk_queue(5, &queue, DropModel::Pending, rule1),
+        walk_queue(5, &queue, DropModel::All, rule1),
         vec![true, true]
+    );
+}
+
+#[test]
+fn the_executing_task_is_never_dropped_unless_every_task_may_be() {
+    // The queue of `dropping_the_head_raises_the_tail`: a hopeless executing task (40..=49
+    // ticks from 0, due at 30) and a pending one (10..=19 ticks, due at 45).
+    let head = uniform(40, 10);
+    let tail = uniform(10, 10);
+    let queue = [
+        QueuedTask {
+            task_type: 0,
+            pet: &head,
+            deadline: 30,
+            start: Some(0),
+        },
+        QueuedTask {
+            task_type: 0,
+            pet: &tail,
+            deadline: 45,
+            start: None,
+        },
+    ];
+    let rule = DropRule {
+        threshold: 0.5,
+        dynamic_weight: 0.0,
+        sufferage: &[],
+    };
+    // JPDC-2016 scenario (a): the head runs to 40..=49 whatever its chance; the pending task
+    // then completes at 50..=68, after its deadline, and is the one dropped.
+    for model in [DropModel::Pending, DropModel::None] {
+        assert_eq!(
+            walk_queue(5, &queue, model, rule),
+            vec![false, true],
+            "{model:?}"
+        );
+    }
+    assert_eq!(
+        walk_queue(5, &queue, DropModel::All, rule),
+        vec![true, false]
+    );
+    // The same through the standalone pruner.
+    let pruner = ProbabilisticPruner::new(PrunerConfig::default(), 1).unwrap();
+    assert_eq!(
+        pruner.drops_for_queue(5, &queue, DropModel::Pending),
+        vec![false, true]
     );
 }
 

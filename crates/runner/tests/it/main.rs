@@ -6,3 +6,4 @@ mod engine;
 mod experiment;
 mod heuristics;
 mod jpdc;
+mod options;

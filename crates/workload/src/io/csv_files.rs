@@ -162,6 +162,17 @@ impl Ids {
 /// Parses a CSV of measured execution times into a PET (see the module docs); `name` is used
 /// in error messages.
 pub fn parse_samples_csv(text: &str, name: &str, bin_width: Tick) -> Result<Pet, WorkloadError> {
+    parse_samples_csv_with(text, name, bin_width, BinValue::Upper)
+}
+
+/// As [`parse_samples_csv`], with the tick that stands for each histogram bin `[k w, (k+1) w)`
+/// chosen by `bin_value` ([`BinValue::Upper`], the bin's upper edge, is the thesis' reading).
+pub fn parse_samples_csv_with(
+    text: &str,
+    name: &str,
+    bin_width: Tick,
+    bin_value: BinValue,
+) -> Result<Pet, WorkloadError> {
     if bin_width <= 0 {
         return Err(WorkloadError::InvalidSpec {
             field: "bin_width",
@@ -230,7 +241,7 @@ pub fn parse_samples_csv(text: &str, name: &str, bin_width: Tick) -> Result<Pet,
             };
             add_span(
                 &mut total_span,
-                histogram_span(xs, bin_width),
+                histogram_span(xs, bin_width, bin_value),
                 name,
                 *line,
                 &types.name(t),
@@ -244,7 +255,7 @@ pub fn parse_samples_csv(text: &str, name: &str, bin_width: Tick) -> Result<Pet,
             let Some((xs, line)) = samples.remove(&(t, m)) else {
                 continue;
             };
-            let pmf = pmf::from_samples(&xs, bin_width, BinValue::Upper).map_err(|reason| {
+            let pmf = pmf::from_samples(&xs, bin_width, bin_value).map_err(|reason| {
                 WorkloadError::InvalidPmf {
                     file: name.to_owned(),
                     line,
@@ -261,12 +272,14 @@ pub fn parse_samples_csv(text: &str, name: &str, bin_width: Tick) -> Result<Pet,
     Pet::new(pmfs, types.into_names(), machines.into_names())
 }
 
-/// The ticks spanned by the histogram of `xs` with upper-edge bins (as
-/// [`pmf::from_samples`] with [`BinValue::Upper`] builds it); `xs` are finite, non-negative
-/// and at most `MAX_SPAN * bin_width`.
-fn histogram_span(xs: &[f64], bin_width: Tick) -> u64 {
+/// The ticks spanned by the histogram of `xs` (as [`pmf::from_samples`] builds it with
+/// `bin_value`); `xs` are finite, non-negative and at most `MAX_SPAN * bin_width`.
+fn histogram_span(xs: &[f64], bin_width: Tick, bin_value: BinValue) -> u64 {
     let w = bin_width as f64;
-    let tick = |x: f64| (x / w).ceil().max(1.0) * w;
+    let tick = |x: f64| match bin_value {
+        BinValue::Upper => (x / w).ceil().max(1.0) * w,
+        BinValue::Lower | BinValue::Centre => (x / w).floor() * w,
+    };
     let (lo, hi) = xs
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
@@ -278,10 +291,20 @@ fn histogram_span(xs: &[f64], bin_width: Tick) -> u64 {
     (tick(hi) - tick(lo) + 1.0) as u64
 }
 
-/// Reads a CSV of measured execution times into a PET with bins of `bin_width` time units.
+/// Reads a CSV of measured execution times into a PET with bins of `bin_width` time units,
+/// each bin's mass at its upper edge.
 pub fn read_samples_csv(path: impl AsRef<Path>, bin_width: Tick) -> Result<Pet, WorkloadError> {
+    read_samples_csv_with(path, bin_width, BinValue::Upper)
+}
+
+/// As [`read_samples_csv`], each bin's mass at the tick `bin_value` chooses.
+pub fn read_samples_csv_with(
+    path: impl AsRef<Path>,
+    bin_width: Tick,
+    bin_value: BinValue,
+) -> Result<Pet, WorkloadError> {
     let path = path.as_ref();
-    parse_samples_csv(&read_text(path)?, &display_name(path), bin_width)
+    parse_samples_csv_with(&read_text(path)?, &display_name(path), bin_width, bin_value)
 }
 
 /// Parses a CSV workload whose task types are row indices; `name` is used in messages.

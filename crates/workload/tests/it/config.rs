@@ -67,6 +67,15 @@ fn every_pet_form_parses() {
             PetSource::Samples {
                 path: "times.csv".into(),
                 bin_width: 4,
+                bin_value: pmf::BinValue::Upper,
+            },
+        ),
+        (
+            "{ samples = \"times.csv\", bin_width = 4, bin_value = \"centre\" }",
+            PetSource::Samples {
+                path: "times.csv".into(),
+                bin_width: 4,
+                bin_value: pmf::BinValue::Centre,
             },
         ),
     ];

@@ -1,0 +1,316 @@
+//! What a run prints and writes: the grouped table, the glossary of measures, and the files of
+//! `--out` (per-trial CSV, summary JSON, manifest, the experiment as it ran), each written
+//! atomically.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use runner::experiment::DEFAULT_PRICES;
+use runner::metrics::{Group, METRICS, MetricDoc};
+use runner::{Estimate, Prepared, RunManifest, Summary, TrialMetrics};
+
+/// `s` with every control character but newline and tab written as a Rust escape (`\u{1b}`),
+/// so bytes from an input file that reach an error message cannot drive the terminal.
+pub fn escape_controls(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The pruner in one line.
+pub fn pruner_line(p: &pruner::PrunerConfig) -> String {
+    let mut parts = Vec::new();
+    match p.toggle.level() {
+        None => parts.push("dropping off".to_owned()),
+        Some(level) => {
+            parts.push(format!("drop at <= {}", p.drop_threshold));
+            parts.push(format!("toggle {level}"));
+            parts.push(format!("lambda {}", p.lambda));
+            if p.schmitt {
+                parts.push(format!("Schmitt trigger off at {} x toggle", p.schmitt_off));
+            }
+            if p.dynamic_weight > 0.0 {
+                parts.push(format!("per-task threshold weight {}", p.dynamic_weight));
+            }
+        }
+    }
+    match p.defer_threshold {
+        Some(d) => parts.push(format!("defer at <= {d}")),
+        None => parts.push("deferring off".to_owned()),
+    }
+    if p.fairness > 0.0 {
+        parts.push(format!("fairness {}", p.fairness));
+    }
+    parts.join(", ")
+}
+
+/// A value of a measure: counts without decimals when whole, one decimal otherwise;
+/// percentages with two decimals; anything else with four significant digits.
+fn value(doc: &MetricDoc, x: f64) -> String {
+    if !x.is_finite() {
+        return "n/a".to_owned();
+    }
+    match doc.unit {
+        u if u.is_count() && x.fract() == 0.0 => format!("{x:.0}"),
+        u if u.is_count() => format!("{x:.1}"),
+        runner::metrics::Unit::Percent => format!("{x:.2}"),
+        _ => {
+            let decimals = match x.abs() {
+                a if a >= 1000.0 => 0,
+                a if a >= 100.0 => 1,
+                a if a >= 10.0 => 2,
+                a if a >= 1.0 || a == 0.0 => 3,
+                a => (3 - a.log10().floor() as i64).clamp(3, 12) as usize,
+            };
+            format!("{x:.decimals$}")
+        }
+    }
+}
+
+fn interval(doc: &MetricDoc, e: &Estimate) -> String {
+    match (e.ci95_low, e.ci95_high) {
+        (Some(lo), Some(hi)) => format!("[{}, {}]", value(doc, lo), value(doc, hi)),
+        _ => "n/a (one trial)".to_owned(),
+    }
+}
+
+/// The summary as a table: what ran, then robustness, the bound, and the other measures in
+/// groups, each with its unit; the definitions below.
+pub fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared) -> Result<()> {
+    writeln!(out, "{}", s.experiment)?;
+    let mapper = if s.heuristic.eq_ignore_ascii_case(&s.mapper.name) {
+        s.heuristic.clone()
+    } else {
+        format!("{} (= {})", s.heuristic, s.mapper.name)
+    };
+    let params: Vec<String> = [
+        s.mapper
+            .phase1
+            .map(|p| format!("phase1 {}", phase1_word(p))),
+        s.mapper.alpha.map(|a| format!("alpha {a}")),
+        s.mapper.epsilon.map(|e| format!("epsilon {e}")),
+        s.mapper.k.map(|k| format!("k {k}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let params = if params.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", params.join(", "))
+    };
+    writeln!(out, "  heuristic  {mapper}{params}")?;
+    writeln!(out, "  pruner     {}", pruner_line(&s.pruner))?;
+    let origins: Vec<String> = s
+        .pet
+        .machine_origins
+        .iter()
+        .map(|o| {
+            if o.copies == 1 {
+                o.machine.clone()
+            } else {
+                format!("{} x{}", o.machine, o.copies)
+            }
+        })
+        .collect();
+    let drawn = if prepared.config.workload.machines.is_some() {
+        format!(", drawn with pet_seed {}", s.pet_seed)
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "  system     {} task types x {} machines ({}{drawn}); queue size {}; drop model {}",
+        s.pet.task_types,
+        s.pet.machines,
+        abbreviate(&origins, 12),
+        s.system
+            .queue_size
+            .and_then(|q| q.limit())
+            .map_or("unbounded".to_owned(), |l| l.to_string()),
+        drop_model_word(s.system.drop_model),
+    )?;
+    writeln!(
+        out,
+        "  trials     {} (seed {}, PET seed {}); the first {} and last {} tasks by arrival not counted",
+        s.trials, s.seed, s.pet_seed, s.system.skip_first, s.system.skip_last
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{:<22} {:>10} {:>24}  unit",
+        "measure", "mean", "95% CI"
+    )?;
+    let mut group = None;
+    for doc in METRICS {
+        let Some(e) = s.metrics.get(doc.name) else {
+            continue;
+        };
+        if group != Some(doc.group) {
+            if doc.group != Group::Robustness {
+                writeln!(out, "-- {}", doc.group.title())?;
+            }
+            group = Some(doc.group);
+        }
+        writeln!(
+            out,
+            "{:<22} {:>10} {:>24}  {}",
+            doc.name,
+            value(doc, e.mean),
+            interval(doc, e),
+            doc.unit.symbol()
+        )?;
+    }
+    if let (Some(b), Some(r)) = (s.metrics.get("bound"), s.metrics.get("robustness")) {
+        writeln!(
+            out,
+            "\nclairvoyant upper bound: {:.2}% on average; {} reaches {:.1}% of it (gap {:.2} points)",
+            b.mean,
+            s.heuristic,
+            100.0 * r.mean / b.mean,
+            b.mean - r.mean
+        )?;
+    }
+    if s.pct_epsilon > 0.0 {
+        writeln!(
+            out,
+            "approximate: PCT tails trimmed at epsilon = {:e} (docs/performance.md)",
+            s.pct_epsilon
+        )?;
+    }
+    if prepared.config.system.prices.is_none() && s.metrics.contains_key("cost") {
+        writeln!(
+            out,
+            "cost uses the default price table {DEFAULT_PRICES:?} per machine-hour, cycled over the machines"
+        )?;
+    }
+    writeln!(out, "\nmeasures:")?;
+    for doc in METRICS.iter().filter(|d| s.metrics.contains_key(d.name)) {
+        writeln!(out, "  {:<20} {}", doc.name, doc.definition)?;
+    }
+    Ok(())
+}
+
+fn phase1_word(p: heuristics::Phase1Scope) -> &'static str {
+    match p {
+        heuristics::Phase1Scope::AllMachines => "all_machines",
+        heuristics::Phase1Scope::FreeMachines => "free_machines",
+    }
+}
+
+fn drop_model_word(m: pmf::DropModel) -> &'static str {
+    match m {
+        pmf::DropModel::None => "none (nothing is dropped at its deadline)",
+        pmf::DropModel::Pending => "pending (the executing task runs to completion)",
+        pmf::DropModel::All => "all (executing tasks are dropped too)",
+    }
+}
+
+/// The first `n` items, then how many more.
+fn abbreviate(items: &[String], n: usize) -> String {
+    if items.len() <= n {
+        items.join(", ")
+    } else {
+        format!("{}, ... {} more", items[..n].join(", "), items.len() - n)
+    }
+}
+
+/// `prunesim metrics`: every measure's unit and definition, by group.
+pub fn print_glossary(out: &mut impl Write) -> Result<()> {
+    let mut group = None;
+    for doc in METRICS {
+        if group != Some(doc.group) {
+            writeln!(out, "{}", doc.group.title())?;
+            group = Some(doc.group);
+        }
+        writeln!(
+            out,
+            "  {:<20} [{}] {}",
+            doc.name,
+            doc.unit.symbol(),
+            doc.definition
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder, renamed over the
+/// target once complete, so an interrupted or failed write (a full disk) leaves either the old
+/// file or the new one, never a truncated one; the temporary is removed on every error path.
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".prunesim-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .with_context(|| format!("writing {}", path.display()))?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// `--out DIR`: `trials.csv` (one row per trial, every measure), `summary.json`,
+/// `manifest.json` (what `prunesim rerun DIR` runs again) and `experiment.toml` (the experiment
+/// as it ran, readable by `prunesim run`).
+pub fn write_outputs(
+    dir: &Path,
+    summary: &Summary,
+    trials: &[TrialMetrics],
+    manifest: &RunManifest,
+) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut w = csv::Writer::from_writer(Vec::new());
+    if let Some(first) = trials.first() {
+        let mut header = vec!["trial".to_string()];
+        header.extend(first.scalars().into_iter().map(|(n, _)| n.to_string()));
+        w.write_record(&header)?;
+    }
+    for (k, t) in trials.iter().enumerate() {
+        let mut row = vec![k.to_string()];
+        row.extend(t.scalars().into_iter().map(|(_, v)| v.to_string()));
+        w.write_record(&row)?;
+    }
+    let csv = w.into_inner().context("formatting trials.csv")?;
+    write_atomic(&dir.join("trials.csv"), &csv)?;
+    write_atomic(
+        &dir.join("summary.json"),
+        serde_json::to_string_pretty(summary)?.as_bytes(),
+    )?;
+    write_atomic(
+        &dir.join("manifest.json"),
+        serde_json::to_string_pretty(manifest)?.as_bytes(),
+    )?;
+    let experiment = format!(
+        "# The experiment as it ran (prunesim {}, git {}). `prunesim rerun {}` also\n# checks the input files against their hashes in manifest.json.\n{}",
+        manifest.version,
+        manifest.git_revision,
+        dir.display(),
+        toml::to_string(&manifest.experiment).context("formatting experiment.toml")?
+    );
+    write_atomic(&dir.join("experiment.toml"), experiment.as_bytes())?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_escaped_and_text_is_kept() {
+        assert_eq!(
+            escape_controls("a\u{1b}[31mb\0c\nd\te é"),
+            "a\\u{1b}[31mb\\u{0}c\nd\te é"
+        );
+    }
+}

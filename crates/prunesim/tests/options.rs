@@ -1,0 +1,669 @@
+//! Every option means what it says, and every result says what it is: the command line as a
+//! user drives it, one test per option that was once silently ignored or changed other
+//! settings, and the outputs that describe a run (title, names, pruner, machines, manifest).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn prunesim(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_prunesim"))
+        .args(args)
+        .current_dir(dir)
+        .env("RUST_LOG", "warn")
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("the prunesim binary runs")
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn failed(out: &Output) -> String {
+    assert!(
+        !out.status.success(),
+        "expected a failure: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn json(out: &Output) -> Value {
+    serde_json::from_str(&ok(out)).expect("the summary is JSON")
+}
+
+/// A small experiment (300 tasks at 34k, 50 + 50 uncounted) with `extra` TOML appended.
+fn experiment(dir: &Path, name: &str, mapper: &str, extra: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(
+        &path,
+        format!(
+            "[workload]\nrate = 34000\nseed = 5\ntasks = 300\n\
+             [system]\nskip_first = 50\nskip_last = 50\n{extra}\n[mapper]\n{mapper}\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn metric(v: &Value, name: &str) -> f64 {
+    v["metrics"][name]["mean"].as_f64().unwrap()
+}
+
+#[test]
+fn heuristic_option_changes_the_name_and_keeps_the_mapper_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // phase1 = "free_machines" with MM in the file, then --heuristic MSD ...
+    let mm = experiment(
+        d,
+        "mm.toml",
+        "name = \"MM\"\nphase1 = \"free_machines\"",
+        "",
+    );
+    let via_flag = json(&prunesim(
+        &[
+            "run",
+            mm.to_str().unwrap(),
+            "--heuristic",
+            "MSD",
+            "--json",
+            "--trials",
+            "2",
+            "--no-bound",
+        ],
+        d,
+    ));
+    // ... is MSD named in the file with the same table.
+    let msd = experiment(
+        d,
+        "msd.toml",
+        "name = \"MSD\"\nphase1 = \"free_machines\"",
+        "",
+    );
+    let in_file = json(&prunesim(
+        &[
+            "run",
+            msd.to_str().unwrap(),
+            "--json",
+            "--trials",
+            "2",
+            "--no-bound",
+        ],
+        d,
+    ));
+    assert_eq!(via_flag["metrics"], in_file["metrics"]);
+    assert_eq!(via_flag["mapper"]["phase1"], "free_machines");
+    // A kept key that does not apply to the new heuristic is an error naming it.
+    let moc = experiment(d, "moc.toml", "name = \"MOC\"\nalpha = 0.3", "");
+    let err = failed(&prunesim(
+        &[
+            "run",
+            moc.to_str().unwrap(),
+            "--heuristic",
+            "MM",
+            "--trials",
+            "1",
+        ],
+        d,
+    ));
+    assert!(
+        err.contains("alpha") && err.contains("MM") && err.contains("--heuristic MM"),
+        "{err}"
+    );
+}
+
+#[test]
+fn mapper_options_that_do_not_apply_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (mapper, field) in [
+        ("name = \"MM\"\nk = 0.5", "k"),
+        ("name = \"PAM\"\nalpha = 0.3", "alpha"),
+        ("name = \"MCT\"\nphase1 = \"free_machines\"", "phase1"),
+        ("name = \"KPB\"\nepsilon = 0.1", "epsilon"),
+    ] {
+        let f = experiment(d, "e.toml", mapper, "");
+        let err = failed(&prunesim(&["run", f.to_str().unwrap(), "--trials", "1"], d));
+        assert!(
+            err.contains(&format!("[mapper] {field} does not apply")),
+            "{err}"
+        );
+    }
+    // A queue-size limit with an immediate-mode heuristic.
+    let f = experiment(d, "e.toml", "name = \"MCT\"", "queue_size = 4\n");
+    let err = failed(&prunesim(&["run", f.to_str().unwrap(), "--trials", "1"], d));
+    assert!(
+        err.contains("system.queue_size = 4 does not apply to MCT"),
+        "{err}"
+    );
+    // "unbounded" is what immediate mode does, so it may be written.
+    let f = experiment(
+        d,
+        "e.toml",
+        "name = \"MCT\"",
+        "queue_size = \"unbounded\"\n",
+    );
+    ok(&prunesim(
+        &["run", f.to_str().unwrap(), "--trials", "1", "--no-bound"],
+        d,
+    ));
+}
+
+#[test]
+fn immediate_heuristics_defer_into_a_pool_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = |name: &str| {
+        let f = experiment(d, "e.toml", &format!("name = \"{name}\""), "");
+        json(&prunesim(
+            &[
+                "run",
+                f.to_str().unwrap(),
+                "--json",
+                "--trials",
+                "2",
+                "--no-bound",
+            ],
+            d,
+        ))
+    };
+    let (mct, d_, drop, p) = (run("MCT"), run("MCT-D"), run("MCT-Drop"), run("MCT-P"));
+    assert_eq!(metric(&mct, "deferrals"), 0.0);
+    assert!(metric(&d_, "deferrals") > 0.0, "MCT-D never deferred");
+    assert_eq!(metric(&drop, "deferrals"), 0.0);
+    assert!(metric(&p, "deferrals") > 0.0, "MCT-P never deferred");
+    // MCT-P is not MCT-Drop any more.
+    assert_ne!(p["metrics"], drop["metrics"]);
+    assert_eq!(p["heuristic"], "MCT-P");
+    assert_eq!(p["mapper"]["name"], "MCT");
+}
+
+#[test]
+fn a_partial_pruner_table_turns_on_only_what_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let f = experiment(
+        d,
+        "e.toml",
+        "name = \"MM\"",
+        "[pruner]\ndrop_threshold = 0.5\n",
+    );
+    let s = json(&prunesim(
+        &[
+            "run",
+            f.to_str().unwrap(),
+            "--json",
+            "--trials",
+            "2",
+            "--no-bound",
+        ],
+        d,
+    ));
+    let p = &s["pruner"];
+    assert_eq!(p["drop_threshold"], 0.5);
+    assert_eq!(p["defer_threshold"], "off");
+    assert_eq!(p["toggle"], 0.0);
+    assert_eq!(p["lambda"], 1.0);
+    assert_eq!(p["schmitt"], false);
+    assert_eq!(
+        metric(&s, "deferrals"),
+        0.0,
+        "deferring is off unless the table says so"
+    );
+    assert_eq!(s["heuristic"], "MM");
+    // A preset, overridden key by key.
+    let f = experiment(
+        d,
+        "e.toml",
+        "name = \"PAM\"",
+        "[pruner]\npreset = \"paper\"\ndrop_threshold = 0.25\n",
+    );
+    let s = json(&prunesim(
+        &[
+            "run",
+            f.to_str().unwrap(),
+            "--json",
+            "--trials",
+            "1",
+            "--no-bound",
+        ],
+        d,
+    ));
+    assert_eq!(s["pruner"]["drop_threshold"], 0.25);
+    assert_eq!(s["pruner"]["defer_threshold"], 0.9);
+    assert_eq!(s["pruner"]["schmitt"], true);
+    // The table prints the resolved pruner.
+    let out = ok(&prunesim(
+        &["run", f.to_str().unwrap(), "--trials", "1", "--no-bound"],
+        d,
+    ));
+    assert!(
+        out.contains("pruner     drop at <= 0.25, toggle 1, lambda 0.9, Schmitt trigger"),
+        "{out}"
+    );
+    // A toggle without dropping would gate nothing.
+    let f = experiment(d, "e.toml", "name = \"PAM\"", "[pruner]\ntoggle = 2\n");
+    let err = failed(&prunesim(&["run", f.to_str().unwrap(), "--trials", "1"], d));
+    assert!(err.contains("'toggle' has no effect"), "{err}");
+}
+
+#[test]
+fn the_seed_option_is_the_seed_in_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let five = experiment(d, "five.toml", "name = \"MM\"", "");
+    let nine = std::fs::read_to_string(&five)
+        .unwrap()
+        .replace("seed = 5", "seed = 9");
+    std::fs::write(d.join("nine.toml"), nine).unwrap();
+    let via_flag = json(&prunesim(
+        &[
+            "run",
+            five.to_str().unwrap(),
+            "--seed",
+            "9",
+            "--json",
+            "--trials",
+            "2",
+            "--no-bound",
+        ],
+        d,
+    ));
+    let in_file = json(&prunesim(
+        &["run", "nine.toml", "--json", "--trials", "2", "--no-bound"],
+        d,
+    ));
+    assert_eq!(via_flag["metrics"], in_file["metrics"]);
+    assert_eq!(via_flag["pet"]["sha256"], in_file["pet"]["sha256"]);
+    assert_eq!(via_flag["pet_seed"], 9);
+}
+
+#[test]
+fn drawn_machines_are_printed_and_saved() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let f = experiment(d, "e.toml", "name = \"MM\"", "");
+    let text = std::fs::read_to_string(&f)
+        .unwrap()
+        .replace("tasks = 300", "tasks = 300\nmachines = 20");
+    std::fs::write(&f, text).unwrap();
+    let out = ok(&prunesim(
+        &["run", "e.toml", "--trials", "1", "--no-bound", "--out", "o"],
+        d,
+    ));
+    assert!(
+        out.contains("20 machines (") && out.contains("drawn with pet_seed 5"),
+        "{out}"
+    );
+    let s: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("o/summary.json")).unwrap()).unwrap();
+    let copies: u64 = s["pet"]["machine_origins"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["copies"].as_u64().unwrap())
+        .sum();
+    assert_eq!(copies, 20);
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("o/manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["machines"].as_array().unwrap().len(), 20);
+}
+
+#[test]
+fn variant_names_survive_into_the_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for name in ["MM-P", "PAMF", "MOCA"] {
+        let s = json(&prunesim(
+            &[
+                "run",
+                "--trials",
+                "1",
+                "--json",
+                "--no-bound",
+                "--heuristic",
+                name,
+            ],
+            d,
+        ));
+        assert_eq!(s["heuristic"], name);
+        assert_eq!(
+            s["experiment"],
+            format!("built-in experiment with --heuristic {name}")
+        );
+    }
+    let s = json(&prunesim(
+        &[
+            "run",
+            "--trials",
+            "1",
+            "--json",
+            "--no-bound",
+            "--heuristic",
+            "MOCA",
+        ],
+        d,
+    ));
+    assert_eq!(s["mapper"]["name"], "MOC");
+    assert_eq!(
+        s["mapper"]["alpha"], 0.5,
+        "MOCA culls at the drop threshold"
+    );
+    let s = json(&prunesim(
+        &[
+            "run",
+            "--trials",
+            "1",
+            "--json",
+            "--no-bound",
+            "--heuristic",
+            "PAMF",
+        ],
+        d,
+    ));
+    assert_eq!(s["pruner"]["fairness"], 0.05);
+    // The built-in title only when the built-in experiment runs as it is.
+    let s = json(&prunesim(
+        &[
+            "run",
+            "--trials",
+            "1",
+            "--json",
+            "--no-bound",
+            "--seed",
+            "3",
+        ],
+        d,
+    ));
+    assert_eq!(s["experiment"], "paper headline: PAM at 34k");
+    // A file without a name is titled by its file name.
+    experiment(d, "my-study.toml", "name = \"MM\"", "");
+    let s = json(&prunesim(
+        &[
+            "run",
+            "my-study.toml",
+            "--trials",
+            "1",
+            "--json",
+            "--no-bound",
+        ],
+        d,
+    ));
+    assert_eq!(s["experiment"], "my-study");
+}
+
+#[test]
+fn zero_work_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let err = failed(&prunesim(&["run", "--trials", "0"], d));
+    assert!(err.contains("0 trials"), "{err}");
+    std::fs::create_dir(d.join("empty")).unwrap();
+    let err = failed(&prunesim(&["run", "--workload", "empty"], d));
+    assert!(err.contains("no file matches"), "{err}");
+    let err = failed(&prunesim(&["run", "--workload", "nothing_*.dat"], d));
+    assert!(err.contains("no file matches"), "{err}");
+    let f = experiment(d, "e.toml", "name = \"MM\"", "");
+    let text = std::fs::read_to_string(&f)
+        .unwrap()
+        .replace("skip_first = 50", "skip_first = 250");
+    std::fs::write(&f, text).unwrap();
+    let err = failed(&prunesim(&["run", "e.toml", "--trials", "1"], d));
+    assert!(err.contains("leaves none to count"), "{err}");
+}
+
+#[test]
+fn one_trial_has_no_interval_and_intervals_stay_in_range() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let s = json(&prunesim(
+        &["run", "--trials", "1", "--json", "--no-bound"],
+        d,
+    ));
+    assert!(s["metrics"]["robustness"]["ci95_low"].is_null());
+    let out = ok(&prunesim(&["run", "--trials", "1", "--no-bound"], d));
+    assert!(out.contains("n/a (one trial)"), "{out}");
+    // Counts read as counts.
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("counted") && l.contains(" 600 ")),
+        "{out}"
+    );
+    let s = json(&prunesim(
+        &["run", "--trials", "3", "--json", "--no-bound"],
+        d,
+    ));
+    for (name, e) in s["metrics"].as_object().unwrap() {
+        let lo = e["ci95_low"].as_f64().unwrap_or(0.0);
+        assert!(lo >= 0.0, "{name}: {lo}");
+        if name == "robustness" {
+            assert!(e["ci95_high"].as_f64().unwrap() <= 100.0);
+        }
+        assert!(
+            s["metrics_doc"][name]["definition"].is_string(),
+            "{name} has no definition"
+        );
+    }
+}
+
+#[test]
+fn a_samples_csv_is_a_pet_with_its_bin_convention() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut csv = String::from("task_type,machine,execution_time\n");
+    for t in 0..2 {
+        for m in 0..2 {
+            for k in 0..20 {
+                csv.push_str(&format!("{t},{m},{}\n", 20 + 5 * t + 7 * m + k % 9));
+            }
+        }
+    }
+    std::fs::write(d.join("times.csv"), csv).unwrap();
+    let f = experiment(d, "e.toml", "name = \"MM\"", "");
+    let err = failed(&prunesim(
+        &["run", "e.toml", "--pet", "times.csv", "--trials", "1"],
+        d,
+    ));
+    assert!(err.contains("--bin-width"), "{err}");
+    let upper = json(&prunesim(
+        &[
+            "run",
+            f.to_str().unwrap(),
+            "--pet",
+            "times.csv",
+            "--bin-width",
+            "4",
+            "--json",
+            "--trials",
+            "1",
+            "--no-bound",
+        ],
+        d,
+    ));
+    let centre = json(&prunesim(
+        &[
+            "run",
+            "e.toml",
+            "--pet",
+            "times.csv",
+            "--bin-width",
+            "4",
+            "--bin-value",
+            "centre",
+            "--json",
+            "--trials",
+            "1",
+            "--no-bound",
+        ],
+        d,
+    ));
+    assert_eq!(upper["pet"]["machines"], 2);
+    assert_eq!(upper["pet"]["task_types"], 2);
+    assert_ne!(upper["pet"]["sha256"], centre["pet"]["sha256"]);
+    assert!(
+        upper["experiment"]
+            .as_str()
+            .unwrap()
+            .contains("--pet times.csv")
+    );
+}
+
+#[test]
+fn dat_repairs_are_reported_without_logging() {
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/malformed");
+    let out = Command::new(env!("CARGO_BIN_EXE_prunesim"))
+        .args([
+            "run",
+            "valid_small.toml",
+            "--workload",
+            "repaired_dat_truncated_first_arrival.dat",
+            "--no-bound",
+        ])
+        .current_dir(&corpus)
+        .env("RUST_LOG", "off")
+        .output()
+        .unwrap();
+    ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("1 had arrivals repaired (1 arrivals"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn errors_carry_no_terminal_control_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // An escape sequence, a bell and a NUL in a field that the error message quotes.
+    std::fs::write(
+        d.join("bad.dat"),
+        "taskCount=2;\n1 0 300;\n2 \u{1b}[31m0\u{7}\0 400;\n",
+    )
+    .unwrap();
+    let out = prunesim(&["run", "--workload", "bad.dat"], d);
+    let err = failed(&out);
+    assert!(
+        err.contains("bad.dat:3") && err.contains("task_type"),
+        "{err}"
+    );
+    assert!(
+        !err.contains('\u{1b}') && !err.contains('\u{7}') && !err.contains('\0'),
+        "{err:?}"
+    );
+    assert!(err.contains("\\u{1b}[31m0"), "{err:?}");
+    // Logs on a non-terminal stderr have no colour codes (here a warning of a repair).
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/malformed");
+    let out = prunesim(
+        &[
+            "run",
+            "valid_small.toml",
+            "--workload",
+            "repaired_dat_truncated_first_arrival.dat",
+            "--no-bound",
+        ],
+        &corpus,
+    );
+    ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("WARN") && !stderr.contains('\u{1b}'),
+        "{stderr:?}"
+    );
+}
+
+#[test]
+fn a_run_is_rerun_from_its_manifest_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/malformed");
+    // Generated trials, a variant name and a seed override.
+    ok(&prunesim(
+        &[
+            "run",
+            "--trials",
+            "2",
+            "--heuristic",
+            "MM-P",
+            "--seed",
+            "4",
+            "--out",
+            "a",
+        ],
+        d,
+    ));
+    ok(&prunesim(&["rerun", "a", "--out", "b"], d));
+    let a = std::fs::read(d.join("a/summary.json")).unwrap();
+    let b = std::fs::read(d.join("b/summary.json")).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(
+        std::fs::read(d.join("a/trials.csv")).unwrap(),
+        std::fs::read(d.join("b/trials.csv")).unwrap()
+    );
+    // Trials and a PET from files, rerun from another folder.
+    let small = corpus.join("valid_small.toml");
+    let dat = corpus.join("repaired_dat_truncated_first_arrival.dat");
+    ok(&prunesim(
+        &[
+            "run",
+            small.to_str().unwrap(),
+            "--workload",
+            dat.to_str().unwrap(),
+            "--out",
+            "c",
+        ],
+        d,
+    ));
+    let elsewhere = tempfile::tempdir().unwrap();
+    ok(&prunesim(
+        &[
+            "rerun",
+            d.join("c/manifest.json").to_str().unwrap(),
+            "--out",
+            "e",
+        ],
+        elsewhere.path(),
+    ));
+    assert_eq!(
+        std::fs::read(d.join("c/summary.json")).unwrap(),
+        std::fs::read(elsewhere.path().join("e/summary.json")).unwrap()
+    );
+    let m: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("a/manifest.json")).unwrap()).unwrap();
+    assert_eq!(m["version"], env!("CARGO_PKG_VERSION"));
+    assert!(m["git_revision"].as_str().is_some_and(|r| !r.is_empty()));
+    // The experiment as it ran is itself a runnable experiment.
+    let s = json(&prunesim(&["run", "a/experiment.toml", "--json"], d));
+    assert_eq!(
+        s["metrics"],
+        serde_json::from_slice::<Value>(&a).unwrap()["metrics"]
+    );
+    // A changed input file is refused.
+    let copy = d.join("copy.dat");
+    std::fs::copy(&dat, &copy).unwrap();
+    ok(&prunesim(
+        &[
+            "run",
+            small.to_str().unwrap(),
+            "--workload",
+            copy.to_str().unwrap(),
+            "--out",
+            "f",
+        ],
+        d,
+    ));
+    let mut text = std::fs::read_to_string(&copy).unwrap();
+    text.push('\n');
+    std::fs::write(&copy, text).unwrap();
+    let err = failed(&prunesim(&["rerun", "f"], d));
+    assert!(err.contains("changed since the run"), "{err}");
+}

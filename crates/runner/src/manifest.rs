@@ -1,0 +1,210 @@
+//! The manifest of a run (`prunesim run --out DIR` writes `DIR/manifest.json`): everything
+//! needed to run it again and get the same summary byte for byte (the fully resolved
+//! experiment, the trial count and seed, the input files with their content hashes) and
+//! where it comes from (program version, git revision embedded at build time). `prunesim
+//! rerun DIR` reads it back, checks the inputs against their hashes and runs it again.
+
+use std::path::{Path, PathBuf};
+
+use pruner::PrunerTable;
+use serde::{Deserialize, Serialize};
+
+use crate::error::RunError;
+use crate::experiment::{ExperimentConfig, Prepared, TrialSource};
+use crate::provenance::{GIT_REVISION, VERSION, file_sha256, pet_sha256};
+
+/// An input file and the SHA-256 of its content when it was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileRef {
+    /// The file (absolute when the run could make it so).
+    pub path: PathBuf,
+    /// SHA-256 of its bytes, lower-case hex.
+    pub sha256: String,
+}
+
+impl FileRef {
+    /// Hashes a file now.
+    pub fn of(path: &Path) -> Result<Self, RunError> {
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        let sha256 = file_sha256(&path).map_err(|e| RunError::Io {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        Ok(FileRef { path, sha256 })
+    }
+
+    /// Checks that the file still has the content it had.
+    pub fn verify(&self) -> Result<(), RunError> {
+        let now = file_sha256(&self.path).map_err(|e| RunError::Io {
+            path: self.path.clone(),
+            message: e.to_string(),
+        })?;
+        if now != self.sha256 {
+            return Err(RunError::Input(format!(
+                "{} changed since the run: its SHA-256 is {now}, the manifest says {}",
+                self.path.display(),
+                self.sha256
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Everything a run was, as written to `manifest.json`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunManifest {
+    /// The program that ran (`prunesim`).
+    pub program: String,
+    /// Its version.
+    pub version: String,
+    /// The git revision it was built from ([`GIT_REVISION`]).
+    pub git_revision: String,
+    /// The experiment as it ran: every option of the command line applied, the PET source's
+    /// paths absolute, `workload.pet_seed`, `system.queue_size` and every `[pruner]` key
+    /// explicit (the heuristic keeps the name it was given, e.g. `MM-P`).
+    pub experiment: ExperimentConfig,
+    /// Trials run.
+    pub trials: u64,
+    /// Master seed.
+    pub seed: u64,
+    /// Whether the clairvoyant bound was computed.
+    pub with_bound: bool,
+    /// The PET's file and its hash, when it came from a file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pet_file: Option<FileRef>,
+    /// The content hash of the PET that ran ([`crate::provenance::pet_sha256`]).
+    pub pet_sha256: String,
+    /// The machines, by name (`m3#2` is the third copy of `m3`).
+    pub machines: Vec<String>,
+    /// The arrival-trial files, in trial order, when the trials came from files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workload_files: Option<Vec<FileRef>>,
+}
+
+impl RunManifest {
+    /// The manifest of a prepared run; `workload_files` are the files its trials were read
+    /// from (in trial order), if they were.
+    pub fn new(prepared: &Prepared, workload_files: Option<&[PathBuf]>) -> Result<Self, RunError> {
+        let mut experiment = prepared.config.clone();
+        let immediate = heuristics::is_immediate(&prepared.heuristic.name).unwrap_or(false);
+        experiment.system.queue_size = Some(experiment.system.queue_size_for(immediate));
+        experiment.workload.pet_seed = Some(experiment.workload.pet_seed());
+        experiment.workload.trials = prepared.trials;
+        experiment.pruner = Some(PrunerTable::explicit(&prepared.pruner));
+        let pet_file = match &mut experiment.workload.pet {
+            workload::PetSource::Etc(p) | workload::PetSource::Samples { path: p, .. } => {
+                let r = FileRef::of(p)?;
+                p.clone_from(&r.path);
+                Some(r)
+            }
+            _ => None,
+        };
+        let workload_files = workload_files
+            .map(|files| files.iter().map(|p| FileRef::of(p)).collect())
+            .transpose()?;
+        Ok(RunManifest {
+            program: "prunesim".into(),
+            version: VERSION.into(),
+            git_revision: GIT_REVISION.into(),
+            experiment,
+            trials: prepared.trials,
+            seed: prepared.seed,
+            with_bound: prepared.with_bound,
+            pet_file,
+            pet_sha256: pet_sha256(&prepared.pet),
+            machines: prepared.pet.machine_names().to_vec(),
+            workload_files,
+        })
+    }
+
+    /// Reads `manifest.json` (or the manifest inside a folder).
+    pub fn load(path: &Path) -> Result<Self, RunError> {
+        let path = if path.is_dir() {
+            path.join("manifest.json")
+        } else {
+            path.to_path_buf()
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| RunError::Io {
+            path: path.clone(),
+            message: e.to_string(),
+        })?;
+        let m: RunManifest = serde_json::from_str(&text).map_err(|e| RunError::Config {
+            file: path.display().to_string(),
+            line: Some(e.line()),
+            message: e.to_string(),
+        })?;
+        m.experiment
+            .validate()
+            .map_err(|message| RunError::Config {
+                file: path.display().to_string(),
+                line: None,
+                message,
+            })?;
+        Ok(m)
+    }
+
+    /// The files this manifest's inputs must still match.
+    pub fn verify_inputs(&self) -> Result<(), RunError> {
+        if let Some(f) = &self.pet_file {
+            f.verify()?;
+        }
+        for f in self.workload_files.iter().flatten() {
+            f.verify()?;
+        }
+        Ok(())
+    }
+
+    /// Differences from the running program that may change results: another version or
+    /// revision. Empty when it is the same build.
+    pub fn build_differences(&self) -> Vec<String> {
+        let mut v = Vec::new();
+        if self.version != VERSION {
+            v.push(format!(
+                "version {} (this program: {VERSION})",
+                self.version
+            ));
+        }
+        if self.git_revision != GIT_REVISION {
+            v.push(format!(
+                "git revision {} (this program: {GIT_REVISION})",
+                self.git_revision
+            ));
+        }
+        v
+    }
+
+    /// Prepares the run again: the experiment, the PET checked against its hash, and the
+    /// trials (`read_trials` reads the workload files with the PET, as the original run did).
+    pub fn prepare(
+        &self,
+        read_trials: impl FnOnce(&[PathBuf], &workload::Pet) -> Result<Vec<workload::Trial>, RunError>,
+    ) -> Result<Prepared, RunError> {
+        self.verify_inputs()?;
+        let pet = self.experiment.workload.pet().map_err(RunError::Workload)?;
+        let hash = pet_sha256(&pet);
+        if hash != self.pet_sha256 {
+            return Err(RunError::Input(format!(
+                "the PET built from the manifest has SHA-256 {hash}, the run's had {}",
+                self.pet_sha256
+            )));
+        }
+        let source = match &self.workload_files {
+            Some(files) => {
+                let paths: Vec<PathBuf> = files.iter().map(|f| f.path.clone()).collect();
+                TrialSource::Given(read_trials(&paths, &pet)?)
+            }
+            None => TrialSource::Generated,
+        };
+        let mut p = Prepared::new(
+            self.experiment.clone(),
+            Some(pet),
+            source,
+            Some(self.trials),
+            Some(self.seed),
+        )?;
+        p.with_bound = self.with_bound;
+        Ok(p)
+    }
+}
