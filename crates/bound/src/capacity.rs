@@ -61,6 +61,8 @@ struct CapacityLp {
     col_p: Vec<f64>,
     /// Right-hand side of each capacity row (window length).
     cap: Vec<f64>,
+    /// Machine of each capacity row.
+    row_machine: Vec<usize>,
 }
 
 /// A variable of the LP.
@@ -104,9 +106,11 @@ impl CapacityLp {
         }
         let mut row_of = vec![usize::MAX; m];
         let mut cap = Vec::new();
+        let mut row_machine = Vec::new();
         for j in 0..m {
             if start[j] <= end[j] {
                 row_of[j] = cap.len();
+                row_machine.push(j);
                 cap.push(end[j].saturating_sub(start[j]) as f64);
             }
         }
@@ -116,6 +120,7 @@ impl CapacityLp {
             col_row: col_machine.iter().map(|&j| row_of[j]).collect(),
             col_p,
             cap,
+            row_machine,
         }
     }
 
@@ -259,7 +264,7 @@ fn key_rhs(lp: &CapacityLp, key: &[Var]) -> Vec<f64> {
 }
 
 /// What a solve did, for tests.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Solved {
     /// The LP optimum.
     pub lp: f64,
@@ -267,6 +272,8 @@ pub(crate) struct Solved {
     pub pivots: usize,
     /// Pivots made under Bland's rule.
     pub bland_pivots: usize,
+    /// The optimal dual of each machine's capacity row (0 for a machine without one).
+    pub duals: Vec<f64>,
 }
 
 /// Limits and rules of a solve.
@@ -289,6 +296,7 @@ impl Default for Rules {
 
 /// The capacity LP's optimum, or `None` when this solver cannot certify it (the caller then
 /// uses the generic solver).
+#[cfg(test)]
 pub(crate) fn solve(inst: &Instance) -> Option<f64> {
     solve_with(inst, Rules::default()).map(|s| s.lp)
 }
@@ -305,6 +313,7 @@ pub(crate) fn solve_with(inst: &Instance, rules: Rules) -> Option<Solved> {
             lp: 0.0,
             pivots: 0,
             bland_pivots: 0,
+            duals: vec![0.0; inst.n_machines()],
         });
     }
     let max_pivots = rules.max_pivots.min(20 * (n + m) + 1000);
@@ -454,10 +463,15 @@ pub(crate) fn solve_with(inst: &Instance, rules: Rules) -> Option<Solved> {
             if (primal - dual).abs() > GAP_TOL {
                 return None;
             }
+            let mut duals = vec![0.0; inst.n_machines()];
+            for (&j, &l) in lp.row_machine.iter().zip(&lambda) {
+                duals[j] = l;
+            }
             return Some(Solved {
                 lp: primal,
                 pivots,
                 bland_pivots,
+                duals,
             });
         };
         if pivots >= max_pivots {
@@ -557,6 +571,7 @@ mod tests {
     fn generic(inst: &Instance) -> f64 {
         upper_bound_by(inst, &BoundOptions::default(), Solver::Generic)
             .unwrap()
+            .0
             .lp
     }
 
@@ -669,8 +684,9 @@ mod tests {
                 let inst = crate::instance_from(&prepared.pet, &trial, &luck, counted).unwrap();
                 let s = assert_same(&inst, Rules::default());
                 let auto = upper_bound(&inst, &BoundOptions::default()).unwrap();
-                let generic =
-                    upper_bound_by(&inst, &BoundOptions::default(), Solver::Generic).unwrap();
+                let generic = upper_bound_by(&inst, &BoundOptions::default(), Solver::Generic)
+                    .unwrap()
+                    .0;
                 assert_eq!(auto.on_time, generic.on_time, "{s:?}");
                 assert_eq!(auto.robustness.to_bits(), generic.robustness.to_bits());
             }
@@ -763,7 +779,9 @@ mod tests {
         .unwrap();
         assert_eq!(solve(&inst), None);
         let b = upper_bound(&inst, &BoundOptions::default()).unwrap();
-        let g = upper_bound_by(&inst, &BoundOptions::default(), Solver::Generic).unwrap();
+        let g = upper_bound_by(&inst, &BoundOptions::default(), Solver::Generic)
+            .unwrap()
+            .0;
         assert_eq!(b, g);
     }
 

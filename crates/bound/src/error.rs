@@ -50,6 +50,14 @@ pub enum BoundError {
         /// The instance's count.
         got: usize,
     },
+    /// The lower side of a bracket came out above its upper side (a bug: please report).
+    #[error("the bracket crossed: a schedule with {lower} tasks on time, above the bound {upper}")]
+    Crossed {
+        /// The schedule's count.
+        lower: usize,
+        /// The bound.
+        upper: usize,
+    },
     /// The LP solver did not return an optimal solution.
     #[error("the LP solver failed: {0}")]
     Solver(String),

@@ -1,4 +1,12 @@
-//! A clairvoyant upper bound on robustness (issue 14).
+//! Brackets the clairvoyant optimum of a trial: `L <= optimum <= U`.
+//!
+//! [`bracket`] (or [`bracket_trial`] for a simulated trial) returns both sides. The lower
+//! side `L` is the on-time count of a feasible schedule that knows every realised execution
+//! time ([`lower_bound`]: shortest-first insertion, a local search of insertions, ejections
+//! and load-shrinking moves, then ruin and recreate over windows of time, all under a
+//! deterministic step budget); [`check_schedule`] checks such a schedule against the rules.
+//! The upper side `U` is the smaller of the LP below and a Lagrangian bound of the
+//! time-indexed formulation started from the LP's duals ([`lagrangian_bound`]).
 //!
 //! For one trial and its realised execution times (the common random numbers the engine
 //! draws), no scheduler, not even one that knows the future, finishes more counted tasks on
@@ -30,15 +38,25 @@
 //! assert_eq!(b.trivial, 3);
 //! ```
 
+mod bracket;
 mod capacity;
 mod cheap;
 mod error;
 mod exact;
 mod instance;
+mod lagrange;
+mod lower;
 mod lp;
+mod schedule;
 
+pub use bracket::{
+    Bracket, BracketOptions, LagrangianBound, LagrangianOptions, bracket, bracket_trial,
+    lagrangian_bound,
+};
 pub use cheap::{capacity_bound, eligible_tasks, trivial_bound};
 pub use error::BoundError;
 pub use exact::{MAX_EXACT_TASKS, exact_small};
 pub use instance::{Instance, bound_trial, instance_from};
+pub use lower::{LowerBound, LowerOptions, lower_bound};
 pub use lp::{Bound, BoundOptions, WindowFamily, upper_bound};
+pub use schedule::{Placement, ScheduleError, check_schedule};

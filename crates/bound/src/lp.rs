@@ -17,10 +17,15 @@ const REBUILD_ABOVE: usize = 4;
 /// still counts it.
 const ON_TIME_SLACK: f64 = 1e-6;
 
-/// The capacity LP's specialised solver ([`capacity::solve`]) is trusted only when its value
+/// The capacity LP's specialised solver (`capacity::solve_with`) is trusted only when its value
 /// is farther than this from a point where `floor(lp + ON_TIME_SLACK)` changes: two exact
 /// solvers differ by rounding errors far below it, so they then give the same `on_time`.
 const FLOOR_GUARD: f64 = 5e-7;
+
+/// A bound's value as a task count: `floor(value + ON_TIME_SLACK)`, at least 0.
+pub(crate) fn floor_count(value: f64) -> usize {
+    (value + ON_TIME_SLACK).floor().max(0.0) as usize
+}
 
 /// True when `lp` is within [`FLOOR_GUARD`] of a value where `on_time` changes.
 fn near_floor_boundary(lp: f64) -> bool {
@@ -208,6 +213,15 @@ struct Window {
 ///
 /// Errors: an invalid instance or options, or an LP solver failure.
 pub fn upper_bound(inst: &Instance, opts: &BoundOptions) -> Result<Bound, BoundError> {
+    upper_bound_by(inst, opts, Solver::Auto).map(|(b, _)| b)
+}
+
+/// [`upper_bound`] and, when the specialised solver certified the capacity LP's optimum,
+/// its optimal duals of the machines' capacity rows (0 for a machine without a row).
+pub(crate) fn upper_bound_with_duals(
+    inst: &Instance,
+    opts: &BoundOptions,
+) -> Result<(Bound, Option<Vec<f64>>), BoundError> {
     upper_bound_by(inst, opts, Solver::Auto)
 }
 
@@ -223,19 +237,20 @@ pub(crate) enum Solver {
     Generic,
 }
 
-/// [`upper_bound`] with a choice of solver.
+/// [`upper_bound`] with a choice of solver, and the capacity LP's duals when the specialised
+/// solver certified them.
 pub(crate) fn upper_bound_by(
     inst: &Instance,
     opts: &BoundOptions,
     solver: Solver,
-) -> Result<Bound, BoundError> {
+) -> Result<(Bound, Option<Vec<f64>>), BoundError> {
     inst.validate()?;
     opts.validate()?;
     let counted = inst.n_counted();
     let trivial = eligible_tasks(inst).len();
     let capacity_only = capacity_bound(inst);
     let finish = |lp: f64, capacity_lp: f64, rounds, cuts, converged| {
-        let on_time = (lp + ON_TIME_SLACK).floor().max(0.0) as usize;
+        let on_time = floor_count(lp);
         Bound {
             counted,
             lp,
@@ -253,15 +268,17 @@ pub(crate) fn upper_bound_by(
             converged,
         }
     };
-    if solver == Solver::Auto && matches!(opts.windows, WindowFamily::Capacity) {
+    let solved = (solver == Solver::Auto).then(|| capacity::solve_with(inst, Default::default()));
+    let duals = solved.clone().flatten().map(|s| s.duals);
+    if matches!(opts.windows, WindowFamily::Capacity) {
         // The same LP by a simplex specialised to its structure, tens of times faster; the
         // generic solver below when it cannot certify the optimum, or when the optimum is so
         // close to where `on_time` changes that the two solvers' rounding could disagree.
-        if let Some(lp) = trusted(capacity::solve(inst)) {
-            return Ok(finish(lp, lp, 0, 0, true));
+        if let Some(lp) = trusted(solved.flatten().map(|s| s.lp)) {
+            return Ok((finish(lp, lp, 0, 0, true), duals));
         }
     }
-    generic(inst, opts, finish)
+    Ok((generic(inst, opts, finish)?, duals))
 }
 
 /// [`upper_bound`] by the generic simplex (`microlp`), with the cutting planes of the
@@ -584,7 +601,9 @@ mod tests {
         assert!((fast - 1.999999).abs() < 1e-12, "{fast}");
         assert_eq!(trusted(Some(fast)), None);
         let auto = upper_bound(&inst, &BoundOptions::default()).unwrap();
-        let generic = upper_bound_by(&inst, &BoundOptions::default(), Solver::Generic).unwrap();
+        let generic = upper_bound_by(&inst, &BoundOptions::default(), Solver::Generic)
+            .unwrap()
+            .0;
         assert_eq!(auto.lp.to_bits(), generic.lp.to_bits());
         assert_eq!(auto, generic);
     }

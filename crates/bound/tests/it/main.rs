@@ -1,7 +1,10 @@
 //! Integration tests of the clairvoyant bound (one binary).
 
+mod bracket;
 mod engine;
 mod errors;
 mod exact;
 mod monotone;
+mod schedule;
 mod support;
+mod trials;

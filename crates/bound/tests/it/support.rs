@@ -1,6 +1,6 @@
 //! Generators and the slow reference scheduler shared by the tests.
 
-use bound::{BoundOptions, Instance, WindowFamily};
+use bound::{BoundOptions, Instance, Placement, WindowFamily};
 use ndarray::Array2;
 use pmf::Tick;
 use proptest::prelude::*;
@@ -114,4 +114,41 @@ pub fn brute_force(inst: &Instance) -> usize {
     }
     go(inst, 0, m, &mut assign, &mut best);
     best
+}
+
+/// The tests' own check of a schedule, written apart from the library's: `None` when a task
+/// is placed twice or on no machine, starts before its arrival, completes at or after its
+/// deadline, or shares a tick of its run with another task's run on its machine (a task of
+/// zero length occupies its start tick); else the number of counted tasks placed.
+pub fn feasible_count(inst: &Instance, schedule: &[Placement]) -> Option<usize> {
+    let mut placed = vec![false; inst.n_tasks()];
+    // Per machine, the ticks in use: [start, end) of each task, a zero-length task at
+    // [start, start] as a point that may touch but not cut a run.
+    let mut runs: Vec<Vec<(Tick, Tick)>> = vec![Vec::new(); inst.n_machines()];
+    for p in schedule {
+        if p.task >= inst.n_tasks() || p.machine >= inst.n_machines() || placed[p.task] {
+            return None;
+        }
+        placed[p.task] = true;
+        let end = p.start + inst.exec[[p.task, p.machine]];
+        if p.start < inst.arrival[p.task] || end >= inst.deadline[p.task] {
+            return None;
+        }
+        runs[p.machine].push((p.start, end));
+    }
+    for r in &runs {
+        for (i, &(s0, e0)) in r.iter().enumerate() {
+            for &(s1, e1) in &r[i + 1..] {
+                // Runs [s0, e0) and [s1, e1) overlap; a point s inside (s0, e0) cuts it.
+                let cut = |s: Tick, a: Tick, e: Tick| a < s && s < e;
+                let overlap = s0 < e1 && s1 < e0;
+                let point = (s0 == e0 && cut(s0, s1, e1)) || (s1 == e1 && cut(s1, s0, e0));
+                let same_start = s0 == s1 && s0 < e0 && s1 < e1;
+                if overlap || point || same_start {
+                    return None;
+                }
+            }
+        }
+    }
+    Some(inst.counted.clone().filter(|&k| placed[k]).count())
 }
