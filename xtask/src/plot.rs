@@ -20,6 +20,17 @@ pub struct Bar {
     pub label: Option<f64>,
 }
 
+/// The clairvoyant optimum's bracket at one x: drawn as a grey band behind the series.
+#[derive(Debug, Clone, Copy)]
+pub struct Band {
+    /// Position on the x axis.
+    pub x_index: usize,
+    /// The lower side (a feasible clairvoyant schedule's value).
+    pub lower: f64,
+    /// The upper side (the clairvoyant upper bound).
+    pub upper: f64,
+}
+
 /// A figure to draw.
 #[derive(Debug, Clone)]
 pub struct Figure {
@@ -35,6 +46,8 @@ pub struct Figure {
     pub series: Vec<String>,
     /// The values.
     pub bars: Vec<Bar>,
+    /// The clairvoyant optimum's bracket per x (empty: none drawn).
+    pub bands: Vec<Band>,
     /// Bars or lines.
     pub chart: Chart,
 }
@@ -89,6 +102,12 @@ fn y_range(fig: &Figure) -> (f64, f64) {
         })
         .filter(|v| v.is_finite())
         .fold(0.0f64, f64::min);
+    let hi = fig
+        .bands
+        .iter()
+        .map(|b| b.upper)
+        .filter(|v| v.is_finite())
+        .fold(hi, f64::max);
     let hi = if hi <= 0.0 { 1.0 } else { hi * 1.15 };
     (lo, hi)
 }
@@ -125,6 +144,7 @@ fn draw(fig: &Figure, svg: &mut String) -> Result<()> {
         .draw()
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let n_s = fig.series.len().max(1);
+    draw_bands(&mut chart, fig)?;
     match fig.chart {
         Chart::Bars => {
             let group = 0.8;
@@ -235,6 +255,84 @@ fn draw_error_bar<DB: DrawingBackend>(
     chart
         .draw_series(lines)
         .map_err(|e| anyhow::anyhow!("{e:?}"))?;
+    Ok(())
+}
+
+const BAND: RGBColor = RGBColor(150, 150, 150);
+
+/// The clairvoyant optimum's bracket: a grey band between its sides with dashed edges, over
+/// each bar group (bars) or across the x axis (lines), behind the series.
+fn draw_bands<DB: DrawingBackend>(
+    chart: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    fig: &Figure,
+) -> Result<()> {
+    let mut bands: Vec<Band> = fig
+        .bands
+        .iter()
+        .copied()
+        .filter(|b| b.lower.is_finite() && b.upper.is_finite())
+        .collect();
+    if bands.is_empty() {
+        return Ok(());
+    }
+    bands.sort_by_key(|b| b.x_index);
+    let fill = BAND.mix(0.25).filled();
+    let edge = BAND.stroke_width(2);
+    let spans: Vec<(f64, f64, Band)> = match fig.chart {
+        Chart::Bars => bands
+            .iter()
+            .map(|b| (b.x_index as f64 - 0.45, b.x_index as f64 + 0.45, *b))
+            .collect(),
+        Chart::Lines => bands
+            .windows(2)
+            .map(|w| (w[0].x_index as f64, w[1].x_index as f64, w[0]))
+            .collect(),
+    };
+    match fig.chart {
+        Chart::Bars => {
+            chart
+                .draw_series(
+                    spans
+                        .iter()
+                        .map(|&(x0, x1, b)| Rectangle::new([(x0, b.lower), (x1, b.upper)], fill)),
+                )
+                .map_err(|e| anyhow::anyhow!("{e}"))?
+                .label("clairvoyant optimum (between the dashed lines)")
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], fill));
+            for &(x0, x1, b) in &spans {
+                for y in [b.lower, b.upper] {
+                    chart
+                        .draw_series(DashedLineSeries::new(vec![(x0, y), (x1, y)], 6, 4, edge))
+                        .map_err(|e| anyhow::anyhow!("{e}"))?;
+                }
+            }
+        }
+        Chart::Lines => {
+            let mut poly: Vec<(f64, f64)> =
+                bands.iter().map(|b| (b.x_index as f64, b.upper)).collect();
+            poly.extend(bands.iter().rev().map(|b| (b.x_index as f64, b.lower)));
+            chart
+                .draw_series(std::iter::once(Polygon::new(poly, fill)))
+                .map_err(|e| anyhow::anyhow!("{e}"))?
+                .label("clairvoyant optimum (between the dashed lines)")
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], fill));
+            for side in [
+                bands
+                    .iter()
+                    .map(|b| (b.x_index as f64, b.upper))
+                    .collect::<Vec<_>>(),
+                bands.iter().map(|b| (b.x_index as f64, b.lower)).collect(),
+            ] {
+                chart
+                    .draw_series(DashedLineSeries::new(side, 6, 4, edge))
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+            }
+        }
+    }
     Ok(())
 }
 
@@ -406,6 +504,7 @@ pub fn write_gao(
         x_labels: dists,
         series: strategies,
         bars,
+        bands: Vec::new(),
         chart: Chart::Bars,
     };
     write(&fig, svg_path, png_path)

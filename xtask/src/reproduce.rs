@@ -121,6 +121,26 @@ fn point_key(prep: &Prepared, sources: &str) -> Result<u64> {
     Ok(fnv1a(&text))
 }
 
+/// What decides a point's clairvoyant bracket: its trials (the PET, the workload, the seed and
+/// the trial count, the data sources) and the counted range, nothing of the heuristic or the
+/// pruner.
+fn bracket_key(prep: &Prepared) -> Result<String> {
+    Ok(format!(
+        "{}|{}|{}|{}|{}|{}|{}",
+        serde_json::to_string(&prep.config.workload)?,
+        prep.config.system.skip_first,
+        prep.config.system.skip_last,
+        prep.trials,
+        prep.seed,
+        runner::provenance::pet_sha256(&prep.pet),
+        // Given trials are the files of `--workloads` for the workload's rate.
+        match &prep.source {
+            TrialSource::Generated => "generated",
+            TrialSource::Given(_) => "given",
+        }
+    ))
+}
+
 /// FNV-1a over what decides a point's trials once variant names are resolved: the
 /// configuration with its heuristic and pruner replaced by the ones
 /// [`runner::ExperimentConfig::resolved`] gives and its name cleared (a trial reads nothing
@@ -437,6 +457,8 @@ fn figure(
     let points = spec.points(args.trials).map_err(anyhow::Error::msg)?;
     let mut prepared: Vec<(usize, Prepared)> = Vec::new();
     let mut skipped: Vec<String> = Vec::new();
+    // Per entry of `prepared`, the key of its trials' clairvoyant bracket.
+    let mut bracket_keys: Vec<String> = Vec::new();
     for (i, p) in points.iter().enumerate() {
         let pet = pet_file.map(|base| match p.config.workload.pet {
             PetSource::Homogeneous { machine } => {
@@ -470,11 +492,11 @@ fn figure(
             TrialSource::Generated => n,
         };
         let mut prep = Prepared::new(p.config.clone(), pet, source, Some(n), None)?;
-        // The bound depends on the trials, not on the series: compute it once per x value.
-        prep.with_bound = spec.bound
-            && !prepared
-                .iter()
-                .any(|(j, _)| points[*j].x_index == p.x_index);
+        // The bracket depends on the trials, not on the series or on what the x axis varies
+        // besides the trials (a pruner setting): compute it once per distinct set of trials.
+        let key = bracket_key(&prep)?;
+        prep.with_bound = spec.bound && !bracket_keys.contains(&key);
+        bracket_keys.push(key);
         prepared.push((i, prep));
     }
     for s in &skipped {
@@ -651,39 +673,54 @@ fn figure(
             seed: prep.seed,
         });
     }
-    let bound_metric = match spec.metric.as_str() {
-        "robustness" => Some("bound"),
-        "on_time" => Some("bound_on_time"),
+    // The clairvoyant optimum's bracket: its upper side ("clairvoyant bound") and lower side
+    // ("clairvoyant schedule") as rows of the CSVs, drawn as a band behind the series.
+    let bracket_metrics = match spec.metric.as_str() {
+        "robustness" => Some(("optimum_lower", "bound")),
+        "on_time" => Some(("optimum_lower_on_time", "bound_on_time")),
         _ => None,
     };
-    let mut series_names: Vec<String> = spec.series.iter().map(|s| s.label.clone()).collect();
-    if let (true, Some(bm)) = (spec.bound, bound_metric) {
-        let si = series_names.len();
-        series_names.push("clairvoyant bound".into());
-        for (pi, (orig, prep)) in prepared.iter().enumerate() {
-            if !prep.with_bound {
+    let series_names: Vec<String> = spec.series.iter().map(|s| s.label.clone()).collect();
+    let mut bands: Vec<plot::Band> = Vec::new();
+    if let (true, Some((lower_metric, upper_metric))) = (spec.bound, bracket_metrics) {
+        let mut x_done = Vec::new();
+        for (pi, (orig, _)) in prepared.iter().enumerate() {
+            let point: &Point = &points[*orig];
+            if x_done.contains(&point.x_index) {
                 continue;
             }
-            let point: &Point = &points[*orig];
-            let mut values = Vec::new();
-            for (k, m) in by_point[pi].iter().enumerate() {
-                let v = metric(m, bm)?;
-                values.push(v);
-                trials_w.write_record([
-                    point.x_label.clone(),
-                    "clairvoyant bound".into(),
-                    k.to_string(),
-                    spec.metric.clone(),
-                    v.to_string(),
-                ])?;
+            x_done.push(point.x_index);
+            // The point that computed this x's bracket (the first with the same trials).
+            let Some(pi) = (0..prepared.len())
+                .find(|&j| prepared[j].1.with_bound && bracket_keys[j] == bracket_keys[pi])
+            else {
+                continue;
+            };
+            let mut sides = Vec::new();
+            for (label, name) in [
+                ("clairvoyant bound", upper_metric),
+                ("clairvoyant schedule", lower_metric),
+            ] {
+                let mut values = Vec::new();
+                for (k, m) in by_point[pi].iter().enumerate() {
+                    let v = metric(m, name)?;
+                    values.push(v);
+                    trials_w.write_record([
+                        point.x_label.clone(),
+                        label.into(),
+                        k.to_string(),
+                        spec.metric.clone(),
+                        v.to_string(),
+                    ])?;
+                }
+                let e = Estimate::of_metric(name, &values);
+                write_row(text, &mut csv_w, &point.x_label, label, &e)?;
+                sides.push(e.mean);
             }
-            let e = Estimate::of_metric(bm, &values);
-            write_row(text, &mut csv_w, &point.x_label, "clairvoyant bound", &e)?;
-            bars.push(Bar {
+            bands.push(plot::Band {
                 x_index: point.x_index,
-                series_index: si,
-                estimate: e,
-                label: None,
+                lower: sides[1],
+                upper: sides[0],
             });
         }
     }
@@ -714,6 +751,7 @@ fn figure(
             .collect(),
         series: series_names,
         bars,
+        bands,
         chart: spec.chart,
     };
     plot::write(
@@ -833,6 +871,7 @@ fn hansen5(args: &Args, text: &mut String) -> Result<()> {
         x_labels: rows.iter().map(|r| r.n_types.to_string()).collect(),
         series: vec!["RF Duplex".into()],
         bars,
+        bands: Vec::new(),
         chart: runner::Chart::Lines,
     };
     plot::write(

@@ -58,13 +58,14 @@ fn a_smoke_run_writes_the_csv_the_trials_and_the_plots() {
     let rows: Vec<&str> = lines.collect();
     assert_eq!(
         rows.len(),
-        5,
-        "one row per series, plus the clairvoyant bound"
+        6,
+        "one row per series, plus the two sides of the clairvoyant optimum"
     );
     assert!(rows[4].starts_with("19k,clairvoyant bound,"));
+    assert!(rows[5].starts_with("19k,clairvoyant schedule,"));
     let trials = std::fs::read_to_string(out.join("thesis-4.4.trials.csv")).unwrap();
     assert!(trials.starts_with("x,series,trial,metric,value"));
-    assert_eq!(trials.lines().count(), 1 + 5 * 2);
+    assert_eq!(trials.lines().count(), 1 + 6 * 2);
     let svg = std::fs::read_to_string(out.join("thesis-4.4.svg")).unwrap();
     assert!(svg.contains("<svg") && svg.contains("PUM"));
     // The PNG (rendered on the background thread, waited for before the command returns)
@@ -179,6 +180,66 @@ fn every_experiment_is_deterministic_across_threads_and_trial_order() {
             let at = format!("{} {} x={}", spec.id, point.series, point.x_label);
             assert_eq!(a, b, "{at}: 1 vs 2 threads");
             assert_eq!(a, c, "{at}: trial order");
+        }
+    }
+}
+
+/// The clairvoyant bracket holds on the trials of every figure that draws it: its lower side
+/// (a feasible schedule) is at most its upper side, and in the paper-7 setting no heuristic
+/// beats the lower side on any trial. Two trials of 300 tasks per point, first and last 25 not
+/// counted, at every x value.
+#[test]
+fn the_bracket_holds_on_every_figure_that_draws_it() {
+    let dir = root().join("experiments");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") || is_scale_study(&path) {
+            continue;
+        }
+        let spec = runner::FigureSpec::load(&path).unwrap();
+        if !spec.bound {
+            continue;
+        }
+        let mut best_by_trial: std::collections::HashMap<(usize, usize), usize> =
+            std::collections::HashMap::new();
+        let mut lower_by_trial = std::collections::HashMap::new();
+        for point in spec.points(Some(2)).unwrap() {
+            let mut cfg = point.config.clone();
+            cfg.workload.tasks = cfg.workload.tasks.min(300);
+            cfg.system.skip_first = 25;
+            cfg.system.skip_last = 25;
+            let mut p =
+                runner::Prepared::new(cfg, None, runner::TrialSource::Generated, Some(2), None)
+                    .unwrap();
+            p.with_bound = true;
+            for (k, m) in p.run(0, &|| {}).unwrap().iter().enumerate() {
+                let (lower, upper) = (m.lower_on_time.unwrap(), m.bound_on_time.unwrap());
+                assert!(
+                    lower <= upper,
+                    "{} {} x={} trial {k}: L {lower} > U {upper}",
+                    spec.id,
+                    point.series,
+                    point.x_label
+                );
+                assert!(
+                    m.on_time <= upper,
+                    "{} {}: above the bound",
+                    spec.id,
+                    point.series
+                );
+                let best = best_by_trial.entry((point.x_index, k)).or_default();
+                *best = (*best).max(m.on_time);
+                lower_by_trial.insert((point.x_index, k), lower);
+            }
+        }
+        if spec.id == "paper-7" {
+            for (key, best) in &best_by_trial {
+                assert!(
+                    lower_by_trial[key] >= *best,
+                    "paper-7 at {key:?}: the best heuristic ({best}) beats the clairvoyant schedule ({})",
+                    lower_by_trial[key]
+                );
+            }
         }
     }
 }

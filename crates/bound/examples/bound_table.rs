@@ -4,8 +4,8 @@
 //! ```text
 //! cargo run --release -p bound --example bound_table -- [DATA_DIR] [TRIALS] [TIGHT] [energetic]
 //! ```
-//! `DATA_DIR` holds `classes_2.etc` and `workloads/arr{19k,34k}_*.dat` (default
-//! `/work/shared/data/hcw19`; the paper rows are skipped when it is missing); `TRIALS` caps
+//! `DATA_DIR` holds `classes_2.etc` and `arr/arr{19k,34k}_*.dat` (default
+//! `hcw19`, a clone of hpcclab/HCW19_Workload with `constant.zip` unzipped; the paper rows are skipped when it is missing); `TRIALS` caps
 //! the trials per row (default: all 30). The interval families take seconds per trial, so
 //! they run on the first `TIGHT` trials only (default 3), and energetic windows (minutes per
 //! trial) only when the fourth argument is `energetic`. Their columns give the mean change
@@ -55,7 +55,12 @@ fn paper_rows(dir: &Path, trials: Option<u64>) -> Result<Vec<Row>, Box<dyn std::
     for rate in ["19k", "34k"] {
         let mut given = Vec::new();
         for t in 1..=30 {
-            let p = dir.join("workloads").join(format!("arr{rate}_{t}.dat"));
+            // `arr/` as unzipped from hpcclab/HCW19_Workload's constant.zip, or `workloads/`.
+            let p = ["arr", "workloads"]
+                .iter()
+                .map(|d| dir.join(d).join(format!("arr{rate}_{t}.dat")))
+                .find(|p| p.exists())
+                .unwrap_or_else(|| dir.join("arr").join(format!("arr{rate}_{t}.dat")));
             if !p.exists() {
                 break;
             }
@@ -104,10 +109,7 @@ fn range(v: &[f64]) -> (f64, f64) {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let dir = PathBuf::from(
-        args.first()
-            .map_or("/work/shared/data/hcw19", String::as_str),
-    );
+    let dir = PathBuf::from(args.first().map_or("hcw19", String::as_str));
     let trials: Option<u64> = args.get(1).map(|s| s.parse()).transpose()?;
     let tight_trials: u64 = args.get(2).map_or(Ok(3), |s| s.parse())?;
     let energetic = args.get(3).is_some_and(|s| s == "energetic");

@@ -5,8 +5,8 @@
 //! ```text
 //! cargo run --release -p bound --example bracket_table -- [DATA_DIR] [TRIALS] [thorough]
 //! ```
-//! `DATA_DIR` holds `classes_2.etc` and `workloads/arr{19k,34k}_*.dat` (default
-//! `/work/shared/data/hcw19`; the paper rows are skipped when it is missing); `TRIALS` caps
+//! `DATA_DIR` holds `classes_2.etc` and `arr/arr{19k,34k}_*.dat` (default
+//! `hcw19`, a clone of hpcclab/HCW19_Workload with `constant.zip` unzipped; the paper rows are skipped when it is missing); `TRIALS` caps
 //! the trials per row (default 30). Every trial runs under the paper-7 settings (seed 1007,
 //! drop 50%, defer 90%, lambda 0.9, Schmitt trigger; MOC, MM, MSD and MMU without pruning)
 //! and the default [`BracketOptions`] (and 30 Lagrangian evaluations for the upper side); with
@@ -49,7 +49,8 @@ fn config(rate: f64, series: &str) -> Result<ExperimentConfig, Box<dyn std::erro
     } else {
         format!("{tables}{pruner}")
     };
-    // As experiments/paper-7.toml: the default PET of workload seed 0, trials of seed 1007.
+    // As experiments/paper-7.toml, whose sweep sets workload.seed = 1007: the default PET and
+    // the trials of seed 1007 (the seed is given to `Prepared::new`).
     let text = format!("[workload]\nrate = {rate}\nseed = 0\n{tables}");
     Ok(ExperimentConfig::from_toml_str(
         &text,
@@ -71,7 +72,12 @@ fn rows(dir: &Path, trials: u64) -> Result<Vec<Row>, Box<dyn std::error::Error>>
         for (rate, label) in [(19000.0, "19k"), (34000.0, "34k")] {
             let mut given = Vec::new();
             for t in 1..=30 {
-                let p = dir.join("workloads").join(format!("arr{label}_{t}.dat"));
+                // `arr/` as unzipped from hpcclab/HCW19_Workload's constant.zip, or `workloads/`.
+                let p = ["arr", "workloads"]
+                    .iter()
+                    .map(|d| dir.join(d).join(format!("arr{label}_{t}.dat")))
+                    .find(|p| p.exists())
+                    .unwrap_or_else(|| dir.join("arr").join(format!("arr{label}_{t}.dat")));
                 if !p.exists() {
                     break;
                 }
@@ -134,10 +140,7 @@ fn cell(v: &[f64]) -> String {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let dir = PathBuf::from(
-        args.first()
-            .map_or("/work/shared/data/hcw19", String::as_str),
-    );
+    let dir = PathBuf::from(args.first().map_or("hcw19", String::as_str));
     let trials: u64 = args.get(1).map_or(Ok(30), |s| s.parse())?;
     let thorough = args.get(2).is_some_and(|s| s == "thorough");
     let rows = rows(&dir, trials)?;

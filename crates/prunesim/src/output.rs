@@ -168,14 +168,15 @@ pub fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared) -> Re
             doc.unit.symbol()
         )?;
     }
-    if let (Some(b), Some(r)) = (s.metrics.get("bound"), s.metrics.get("robustness")) {
+    if let (Some(o), Some(r)) = (&s.optimum, s.metrics.get("robustness")) {
         writeln!(
             out,
-            "\nclairvoyant upper bound: {:.2}% on average; {} reaches {:.1}% of it (gap {:.2} points)",
-            b.mean,
+            "\nthe clairvoyant optimum is in [{:.2}, {:.2}]% (mean over trials); {} reaches {:.1}% of its lower side and {:.1}% of its upper side",
+            o.lower,
+            o.upper,
             s.heuristic,
-            100.0 * r.mean / b.mean,
-            b.mean - r.mean
+            100.0 * r.mean / o.lower,
+            100.0 * r.mean / o.upper,
         )?;
     }
     if s.pct_epsilon > 0.0 {

@@ -667,3 +667,28 @@ fn a_run_is_rerun_from_its_manifest_byte_for_byte() {
     let err = failed(&prunesim(&["rerun", "f"], d));
     assert!(err.contains("changed since the run"), "{err}");
 }
+
+#[test]
+fn the_optimum_is_bracketed_in_the_table_and_the_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let s = json(&prunesim(&["run", "--trials", "2", "--json"], d));
+    let (lower, upper) = (
+        s["optimum"]["lower"].as_f64().unwrap(),
+        s["optimum"]["upper"].as_f64().unwrap(),
+    );
+    let robustness = s["robustness_mean"].as_f64().unwrap();
+    assert!(
+        robustness <= lower && lower <= upper && upper <= 100.0,
+        "{s}"
+    );
+    assert_eq!(metric(&s, "optimum_lower"), lower);
+    assert_eq!(metric(&s, "bound"), upper);
+    let out = ok(&prunesim(&["run", "--trials", "2"], d));
+    assert!(out.contains("the clairvoyant optimum is in ["), "{out}");
+    let s = json(&prunesim(
+        &["run", "--trials", "1", "--json", "--no-bound"],
+        d,
+    ));
+    assert!(s.get("optimum").is_none());
+}

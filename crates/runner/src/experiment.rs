@@ -348,7 +348,8 @@ pub struct Prepared {
     pub trials: u64,
     /// Master seed (`workload.seed`).
     pub seed: u64,
-    /// Also compute the clairvoyant upper bound of every trial.
+    /// Also compute the clairvoyant bracket of every trial: the best feasible schedule found
+    /// knowing the execution times (a lower bound on the optimum) and an upper bound.
     pub with_bound: bool,
 }
 
@@ -522,15 +523,16 @@ impl Prepared {
         );
         if self.with_bound {
             let counted = self.config.system.counting().range(tasks.len());
-            let b = bound::bound_trial(
+            let b = bound::bracket_trial(
                 &self.pet,
                 &tasks,
                 &luck,
                 counted,
-                &bound::BoundOptions::default(),
+                &bound::BracketOptions::default(),
             )
-            .map_err(|e| RunError::Input(format!("upper bound of trial {k}: {e}")))?;
-            metrics.bound_on_time = Some(b.on_time);
+            .map_err(|e| RunError::Input(format!("clairvoyant bracket of trial {k}: {e}")))?;
+            metrics.bound_on_time = Some(b.upper_on_time);
+            metrics.lower_on_time = Some(b.lower_on_time);
         }
         Ok((record, metrics))
     }
@@ -628,10 +630,23 @@ pub struct Summary {
     pub pct_epsilon: f64,
     /// Mean robustness in % (the headline number).
     pub robustness_mean: f64,
+    /// The clairvoyant optimum's bracket, mean over trials (when computed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimum: Option<OptimumBracket>,
     /// Every measure.
     pub metrics: BTreeMap<String, Estimate>,
     /// Every measure's unit and definition ([`crate::metrics::METRICS`]).
     pub metrics_doc: BTreeMap<&'static str, MetricDocEntry>,
+}
+
+/// Where the clairvoyant optimum lies, in % of the counted tasks (means over trials of the
+/// `optimum_lower` and `bound` measures).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct OptimumBracket {
+    /// The best feasible schedule found knowing every execution time: achievable.
+    pub lower: f64,
+    /// No schedule does better.
+    pub upper: f64,
 }
 
 /// A measure's unit and one-line definition, as the summary JSON gives them.
@@ -682,6 +697,13 @@ impl Summary {
             pet: PetSummary::of(&prepared.pet),
             pct_epsilon: prepared.config.system.pct_epsilon,
             robustness_mean: metrics.get("robustness").map_or(f64::NAN, |e| e.mean),
+            optimum: match (metrics.get("optimum_lower"), metrics.get("bound")) {
+                (Some(l), Some(u)) => Some(OptimumBracket {
+                    lower: l.mean,
+                    upper: u.mean,
+                }),
+                _ => None,
+            },
             metrics,
             metrics_doc,
         }
