@@ -75,7 +75,7 @@ const FONT: &str = "DejaVu Sans";
 pub fn write(fig: &Figure, svg_path: &Path, png_path: &Path) -> Result<()> {
     let mut svg = String::new();
     draw(fig, &mut svg)?;
-    std::fs::write(svg_path, &svg).with_context(|| format!("writing {}", svg_path.display()))?;
+    runner::files::write_atomic(svg_path, svg.as_bytes())?;
     render_png(&svg, png_path)
 }
 
@@ -381,18 +381,17 @@ fn write_png(pixmap: &resvg::tiny_skia::Pixmap, path: &Path) -> Result<()> {
         let c = p.demultiply();
         rgba.extend_from_slice(&[c.red(), c.green(), c.blue(), c.alpha()]);
     }
-    let file = std::fs::File::create(path)?;
-    let mut encoder = png::Encoder::new(
-        std::io::BufWriter::new(file),
-        pixmap.width(),
-        pixmap.height(),
-    );
-    encoder.set_color(png::ColorType::Rgba);
-    encoder.set_depth(png::BitDepth::Eight);
-    encoder.set_compression(png::Compression::Fast);
-    let mut writer = encoder.write_header()?;
-    writer.write_image_data(&rgba)?;
-    writer.finish()?;
+    let mut bytes = Vec::new();
+    {
+        let mut encoder = png::Encoder::new(&mut bytes, pixmap.width(), pixmap.height());
+        encoder.set_color(png::ColorType::Rgba);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder.set_compression(png::Compression::Fast);
+        let mut writer = encoder.write_header()?;
+        writer.write_image_data(&rgba)?;
+        writer.finish()?;
+    }
+    runner::files::write_atomic(path, &bytes)?;
     Ok(())
 }
 
@@ -600,6 +599,6 @@ pub fn write_boxes(
         }
         root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
     }
-    std::fs::write(svg_path, &svg).with_context(|| format!("writing {}", svg_path.display()))?;
+    runner::files::write_atomic(svg_path, svg.as_bytes())?;
     render_png(&svg, png_path)
 }

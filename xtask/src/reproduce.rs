@@ -99,26 +99,48 @@ impl Args {
     }
 }
 
-/// The trials of one finished point, as saved on disk.
+/// The trials of one finished point, as saved on disk, with the full key they were computed
+/// for and their count: a file whose key differs from the point's (another configuration,
+/// seed, data or program) or that holds another number of trials (cut or edited) is never
+/// reused.
 #[derive(Serialize, serde::Deserialize)]
 struct PointFile {
+    /// [`point_key`] of the point.
+    key: String,
+    /// The trials the point has.
+    trials_expected: u64,
     trials: Vec<TrialMetrics>,
 }
 
-/// FNV-1a over everything that decides a point's results: its resolved configuration, trials,
-/// seed, bound flag, the PET and workload sources, and the code version.
-fn point_key(prep: &Prepared, sources: &str) -> Result<u64> {
-    let text = format!(
-        "{}|{}|{}|{}|{}|{}|{}",
+/// Everything that decides a point's results: its resolved configuration, trials, seed,
+/// bound flag, the data it runs on (the PET's content hash, the given trials' content hash,
+/// the paths they came from), and the program (version, git revision).
+fn point_key(prep: &Prepared, sources: &str) -> Result<String> {
+    Ok(format!(
+        "config={}|trials={}|seed={}|bound={}|pet_sha256={}|given_sha256={}|{sources}|version={}|revision={}",
         serde_json::to_string(&prep.config)?,
         prep.trials,
         prep.seed,
         prep.with_bound,
-        sources,
-        env!("CARGO_PKG_VERSION"),
+        runner::provenance::pet_sha256(&prep.pet),
+        given_sha256(&prep.source),
+        runner::provenance::VERSION,
         runner::provenance::GIT_REVISION
-    );
-    Ok(fnv1a(&text))
+    ))
+}
+
+/// A content hash of given trials (`-` when generated).
+fn given_sha256(source: &TrialSource) -> String {
+    match source {
+        TrialSource::Generated => "-".into(),
+        TrialSource::Given(v) => runner::provenance::sha256_hex(format!("{v:?}").as_bytes()),
+    }
+}
+
+/// The file of point `pi` in `dir`: its index and the SHA-256 of its key.
+fn point_file(dir: &Path, pi: usize, key: &str) -> PathBuf {
+    let hash = runner::provenance::sha256_hex(key.as_bytes());
+    dir.join(format!("{pi:04}-{}.toml", &hash[..32]))
 }
 
 /// What decides a point's clairvoyant bracket: its trials (the PET, the workload, the seed and
@@ -148,31 +170,21 @@ fn bracket_key(prep: &Prepared) -> Result<String> {
 /// workload sources. Two points with the same key run the same trials: e.g. the base point
 /// that JPDC-2016 figs. 7, 8 and 11 share, or a defer-only variant (`MM-D`) across a sweep
 /// of the dropping toggle, which it sets to `never` whatever the sweep says.
-fn effective_key(prep: &Prepared, sources: &str) -> Result<u64> {
+fn effective_key(prep: &Prepared, sources: &str) -> Result<String> {
     let config = runner::ExperimentConfig {
         name: String::new(),
         mapper: prep.heuristic.clone(),
         pruner: Some(pruner::PrunerTable::explicit(&prep.pruner)),
         ..prep.config.clone()
     };
-    let text = format!(
+    Ok(format!(
         "{}|{}|{}|{}|{}",
         serde_json::to_string(&config)?,
         prep.trials,
         prep.seed,
         prep.with_bound,
         sources,
-    );
-    Ok(fnv1a(&text))
-}
-
-fn fnv1a(text: &str) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    h
+    ))
 }
 
 /// The points computed in this run, by [`effective_key`], for the figures (or points of one
@@ -180,33 +192,45 @@ fn fnv1a(text: &str) -> u64 {
 /// computed again rather than waited for (a wait inside the pool could block a thread on
 /// work queued behind it): figures sharing points rarely run them at the same moment.
 #[derive(Default)]
-struct Computed(Mutex<HashMap<u64, Arc<Vec<TrialMetrics>>>>);
+struct Computed(Mutex<HashMap<String, Arc<Vec<TrialMetrics>>>>);
 
 impl Computed {
-    fn get(&self, key: u64) -> Option<Arc<Vec<TrialMetrics>>> {
-        self.0.lock().ok()?.get(&key).cloned()
+    fn get(&self, key: &str) -> Option<Arc<Vec<TrialMetrics>>> {
+        self.0.lock().ok()?.get(key).cloned()
     }
 
-    fn insert(&self, key: u64, trials: &[TrialMetrics]) {
+    fn insert(&self, key: String, trials: &[TrialMetrics]) {
         if let Ok(mut map) = self.0.lock() {
             map.entry(key).or_insert_with(|| Arc::new(trials.to_vec()));
         }
     }
 }
 
-fn load_point(path: &Path) -> Option<Vec<TrialMetrics>> {
+/// A saved point: its trials when the file exists, its key is `key` in full and it holds
+/// exactly `expected` trials; `None` otherwise, with a warning when a file exists but does not
+/// qualify (it is then recomputed and overwritten).
+fn load_point(path: &Path, key: &str, expected: u64) -> Option<Vec<TrialMetrics>> {
     let text = std::fs::read_to_string(path).ok()?;
-    toml::from_str::<PointFile>(&text).ok().map(|p| p.trials)
+    let why = match toml::from_str::<PointFile>(&text) {
+        Err(e) => format!("unreadable ({})", e.message()),
+        Ok(p) if p.key != key => "made for another configuration, data or program".into(),
+        Ok(p) if p.trials_expected != expected || p.trials.len() as u64 != expected => {
+            format!("holds {} of {expected} trials", p.trials.len())
+        }
+        Ok(p) => return Some(p.trials),
+    };
+    tracing::warn!(file = %path.display(), "point file {why}: recomputing it");
+    None
 }
 
-/// Writes a point file atomically: a temporary file in the same folder, then a rename.
-fn save_point(path: &Path, trials: &[TrialMetrics]) -> Result<()> {
+/// Writes a point file atomically ([`runner::files::write_atomic`]).
+fn save_point(path: &Path, key: &str, trials: &[TrialMetrics]) -> Result<()> {
     let text = toml::to_string(&PointFile {
+        key: key.to_owned(),
+        trials_expected: trials.len() as u64,
         trials: trials.to_vec(),
     })?;
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("renaming {}", tmp.display()))?;
+    runner::files::write_atomic(path, text.as_bytes())?;
     Ok(())
 }
 
@@ -260,6 +284,9 @@ fn figure_ids(dir: &Path) -> Result<Vec<String>> {
 pub fn run(args: &Args) -> Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
+    for stale in runner::files::clean_temporaries(&args.out) {
+        tracing::info!(file = %stale.display(), "removed a temporary file a killed run left");
+    }
     let mode = args.mode()?;
     let is_neighbour = NEIGHBOURS.iter().any(|(n, _)| *n == args.id);
     if is_neighbour && (mode != Mode::Full || args.slurm) {
@@ -311,9 +338,11 @@ pub fn run(args: &Args) -> Result<()> {
     // random streams are its own).
     // Points that run the same trials are computed once (see [`Computed`]).
     let computed = Computed::default();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs)
-        .build()?;
+    let (jobs, warning) = runner::resources::worker_threads(args.jobs);
+    if let Some(w) = warning {
+        tracing::warn!("{w}");
+    }
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build()?;
     let outcomes: Vec<Result<(f64, Vec<usize>)>> = pool.install(|| {
         ids.par_iter()
             .map(|id| -> Result<(f64, Vec<usize>)> {
@@ -400,12 +429,12 @@ pub fn run(args: &Args) -> Result<()> {
         return Ok(());
     }
     // Wall-clock times live apart from the results, so results stay reproducible.
-    let mut w = csv::Writer::from_path(args.out.join("timings.csv"))?;
+    let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(["figure", "seconds"])?;
     for (id, s) in &timings {
         w.write_record([id.as_str(), &format!("{s:.3}")])?;
     }
-    w.flush()?;
+    runner::files::write_atomic(&args.out.join("timings.csv"), &w.into_inner()?)?;
     Ok(())
 }
 
@@ -512,19 +541,22 @@ fn figure(
         args.pet.as_ref().map(|p| p.display().to_string()),
         args.workloads.as_ref().map(|p| p.display().to_string())
     );
-    let files: Vec<PathBuf> = prepared
+    for stale in runner::files::clean_temporaries(&points_dir) {
+        tracing::info!(file = %stale.display(), "removed a temporary file a killed run left");
+    }
+    let keys: Vec<String> = prepared
+        .iter()
+        .map(|(_, prep)| point_key(prep, &sources))
+        .collect::<Result<_>>()?;
+    let files: Vec<PathBuf> = keys
         .iter()
         .enumerate()
-        .map(|(pi, (_, prep))| -> Result<PathBuf> {
-            let key = point_key(prep, &sources)?;
-            Ok(points_dir.join(format!("{pi:04}-{key:016x}.toml")))
-        })
-        .collect::<Result<_>>()?;
+        .map(|(pi, key)| point_file(&points_dir, pi, key))
+        .collect();
+    let load = |pi: usize| load_point(&files[pi], &keys[pi], prepared[pi].1.trials);
     match mode {
         Mode::Collect => {
-            let missing: Vec<usize> = (0..files.len())
-                .filter(|&pi| load_point(&files[pi]).is_none())
-                .collect();
+            let missing: Vec<usize> = (0..files.len()).filter(|&pi| load(pi).is_none()).collect();
             if !missing.is_empty() {
                 return Ok(missing);
             }
@@ -538,14 +570,14 @@ fn figure(
                 mine.par_iter()
                     .map(|&pi| -> Result<bool> {
                         let prep = &prepared[pi].1;
-                        if !args.fresh && load_point(&files[pi]).is_some() {
+                        if !args.fresh && load(pi).is_some() {
                             return Ok(false);
                         }
                         let trials = (0..prep.trials)
                             .into_par_iter()
                             .map(|k| prep.run_trial(k).map(|(_, m)| m))
                             .collect::<Result<Vec<_>, _>>()?;
-                        save_point(&files[pi], &trials)?;
+                        save_point(&files[pi], &keys[pi], &trials)?;
                         Ok(true)
                     })
                     .collect::<Result<Vec<_>>>()
@@ -580,15 +612,15 @@ fn figure(
                 let file = &files[pi];
                 let key = effective_key(prep, &sources)?;
                 if !args.fresh {
-                    if let Some(done) = load_point(file) {
+                    if let Some(done) = load(pi) {
                         bar.inc(prep.trials);
                         computed.insert(key, &done);
                         return Ok(done);
                     }
                 }
-                if let Some(done) = computed.get(key) {
+                if let Some(done) = computed.get(&key) {
                     bar.inc(prep.trials);
-                    save_point(file, &done)?;
+                    save_point(file, &keys[pi], &done)?;
                     return Ok(done.to_vec());
                 }
                 let trials = (0..prep.trials)
@@ -600,7 +632,7 @@ fn figure(
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 computed.insert(key, &trials);
-                save_point(file, &trials)?;
+                save_point(file, &keys[pi], &trials)?;
                 Ok(trials)
             })
             .collect::<Result<Vec<_>>>()
@@ -613,9 +645,9 @@ fn figure(
             .with_context(|| format!("{}: unknown metric '{name}'", spec.id))
     };
     let out = &args.out;
-    let mut csv_w = csv::Writer::from_path(out.join(format!("{}.csv", spec.id)))?;
+    let mut csv_w = csv::Writer::from_writer(Vec::new());
     csv_w.write_record(["x", "series", "mean", "ci95_low", "ci95_high", "n"])?;
-    let mut trials_w = csv::Writer::from_path(out.join(format!("{}.trials.csv", spec.id)))?;
+    let mut trials_w = csv::Writer::from_writer(Vec::new());
     trials_w.write_record(["x", "series", "trial", "metric", "value"])?;
     let mut bars: Vec<Bar> = Vec::new();
     let mut manifest_points = Vec::new();
@@ -724,8 +756,11 @@ fn figure(
             });
         }
     }
-    csv_w.flush()?;
-    trials_w.flush()?;
+    runner::files::write_atomic(&out.join(format!("{}.csv", spec.id)), &csv_w.into_inner()?)?;
+    runner::files::write_atomic(
+        &out.join(format!("{}.trials.csv", spec.id)),
+        &trials_w.into_inner()?,
+    )?;
     let manifest = serde_json::json!({
         "figure": spec.id,
         "title": spec.title,
@@ -738,9 +773,9 @@ fn figure(
         "notes": spec.notes,
         "points": manifest_points,
     });
-    std::fs::write(
-        out.join(format!("{}.manifest.json", spec.id)),
-        serde_json::to_string_pretty(&manifest)?,
+    runner::files::write_atomic(
+        &out.join(format!("{}.manifest.json", spec.id)),
+        serde_json::to_string_pretty(&manifest)?.as_bytes(),
     )?;
     let fig = Figure {
         title: format!("{} ({})", spec.title, spec.source),
@@ -884,7 +919,7 @@ fn hansen5(args: &Args, text: &mut String) -> Result<()> {
 /// One point's estimate: a row of `<id>.csv` and a line of the printed table.
 fn write_row(
     text: &mut String,
-    csv_w: &mut csv::Writer<std::fs::File>,
+    csv_w: &mut csv::Writer<Vec<u8>>,
     x: &str,
     series: &str,
     e: &Estimate,
@@ -974,9 +1009,9 @@ mod tests {
         let prep = prepared("p", "MM", "1", false);
         let trials: Vec<TrialMetrics> = (0..2).map(|k| prep.run_trial(k).unwrap().1).collect();
         let memo = Computed::default();
-        assert!(memo.get(1).is_none());
-        memo.insert(1, &trials);
-        assert_eq!(memo.get(1).unwrap().as_slice(), trials.as_slice());
-        assert!(memo.get(2).is_none());
+        assert!(memo.get("1").is_none());
+        memo.insert("1".into(), &trials);
+        assert_eq!(memo.get("1").unwrap().as_slice(), trials.as_slice());
+        assert!(memo.get("2").is_none());
     }
 }

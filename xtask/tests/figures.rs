@@ -243,3 +243,76 @@ fn the_bracket_holds_on_every_figure_that_draws_it() {
         }
     }
 }
+
+/// A point file that was cut, edited or made for another configuration is never reused: the
+/// resumed sweep recomputes it (with a warning) and writes what a fresh run writes; stale
+/// temporaries of a killed run are removed.
+#[test]
+fn a_truncated_or_edited_point_file_is_never_reused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path();
+    let run = || {
+        Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .current_dir(root())
+            .args([
+                "reproduce-figure",
+                "thesis-4.4",
+                "--trials",
+                "3",
+                "--jobs",
+                "2",
+                "--out",
+            ])
+            .arg(out)
+            .env("RUST_LOG", "warn")
+            .output()
+            .unwrap()
+    };
+    assert!(run().status.success());
+    let fresh = std::fs::read(out.join("thesis-4.4.csv")).unwrap();
+    let points = out.join("thesis-4.4.points");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&points)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert!(files.len() >= 3);
+    // Cut the trials of one file to two of three; change a value's key in another; write
+    // garbage in a third. And leave a killed run's temporary behind.
+    let cut = std::fs::read_to_string(&files[0]).unwrap();
+    let first_trial_end = cut.find("[[trials]]").unwrap();
+    let second = cut[first_trial_end + 1..].find("[[trials]]").unwrap() + first_trial_end + 1;
+    let third = cut[second + 1..].find("[[trials]]").unwrap() + second + 1;
+    std::fs::write(&files[0], &cut[..third]).unwrap();
+    let edited = std::fs::read_to_string(&files[1])
+        .unwrap()
+        .replacen("seed", "sead", 1);
+    std::fs::write(&files[1], edited).unwrap();
+    std::fs::write(&files[2], "not a point file").unwrap();
+    let stale = points.join(".prunesim-killed.tmp");
+    std::fs::write(&stale, "half").unwrap();
+    let long_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&stale)
+        .unwrap()
+        .set_modified(long_ago)
+        .unwrap();
+    let o = run();
+    assert!(o.status.success());
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(stderr.contains("holds 2 of 3 trials"), "{stderr}");
+    assert!(
+        stderr.contains("made for another configuration"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("unreadable"), "{stderr}");
+    assert_eq!(std::fs::read(out.join("thesis-4.4.csv")).unwrap(), fresh);
+    assert!(!stale.exists(), "the stale temporary is still there");
+    let leftovers: Vec<_> = std::fs::read_dir(&points)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

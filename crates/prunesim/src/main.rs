@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use runner::{ExperimentConfig, Prepared, RunError, RunManifest, Summary, TrialSource};
+use runner::{ExperimentConfig, Prepared, RunError, RunManifest, Summary, TrialSource, resources};
 use workload::PetSource;
 
 #[derive(Parser, Debug)]
@@ -66,7 +66,7 @@ impl From<BinValueArg> for pmf::BinValue {
 
 #[derive(clap::Args, Debug, Default)]
 struct RunArgs {
-    /// Experiment TOML file.
+    /// Experiment TOML file (`-`: read it from standard input).
     experiment: Option<PathBuf>,
     /// Number of trials (default: the experiment's, or the number of workload files).
     #[arg(long)]
@@ -75,9 +75,14 @@ struct RunArgs {
     /// `workload.pet_seed` is set, the generated PET and the machines drawn).
     #[arg(long)]
     seed: Option<u64>,
-    /// Worker threads (0 = all cores); results are identical for any value.
+    /// Worker threads (0 = all cores; more than the cores are capped); results are identical
+    /// for any value.
     #[arg(long, default_value_t = 0)]
     jobs: usize,
+    /// The memory a run may need, e.g. `8GiB` or `500MB` (default: half of this machine's
+    /// memory); a run estimated above it is refused before it starts.
+    #[arg(long, value_name = "SIZE")]
+    max_memory: Option<bytesize::ByteSize>,
     /// Write the per-trial CSV, the summary JSON and the manifest into this folder.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -183,14 +188,16 @@ fn list() -> Result<()> {
 /// Expands a file, a folder (its files) or a glob into paths in natural order.
 fn expand_files(pattern: &str) -> Result<Vec<PathBuf>> {
     let path = Path::new(pattern);
-    let mut v: Vec<PathBuf> = if path.is_file() {
-        vec![path.to_path_buf()]
-    } else if path.is_dir() {
+    let mut v: Vec<PathBuf> = if path.is_dir() {
         std::fs::read_dir(path)
             .with_context(|| format!("reading folder {}", path.display()))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.is_file())
             .collect()
+    } else if path.exists() {
+        workload::io::check_input_file(path, workload::io::MAX_INPUT_BYTES)
+            .with_context(|| format!("--workload {pattern}"))?;
+        vec![path.to_path_buf()]
     } else {
         glob::glob(pattern)
             .with_context(|| format!("--workload '{pattern}' is not a valid glob"))?
@@ -247,6 +254,8 @@ fn read_trials(
 /// The PET source a `--pet` file stands for: a samples CSV by its extension or header, else
 /// an `.etc` file.
 fn pet_source(args: &RunArgs, path: &Path) -> Result<PetSource> {
+    workload::io::check_input_file(path, workload::io::MAX_INPUT_BYTES)
+        .with_context(|| format!("--pet {}", path.display()))?;
     let head = {
         use std::io::Read;
         let mut buf = [0u8; 256];
@@ -311,6 +320,7 @@ fn run(args: &RunArgs) -> Result<()> {
         bail!("--bin-width applies to a samples CSV given with --pet");
     }
     let mut config = match &args.experiment {
+        Some(p) if p.as_os_str() == "-" => read_stdin_experiment()?,
         Some(p) => ExperimentConfig::load(p)?,
         None => ExperimentConfig::paper_default(),
     };
@@ -354,15 +364,45 @@ fn run(args: &RunArgs) -> Result<()> {
                 format!("{what} with {}", with_options.join(" "))
             }
         })?;
+    let pet_context = || match &args.experiment {
+        Some(p) => format!("{}: the PET of [workload]", p.display()),
+        None => "the PET".to_owned(),
+    };
+    let source_pet = config.workload.source_pet().with_context(pet_context)?;
+    let files = args.workload.as_deref().map(expand_files).transpose()?;
+    // The memory a run needs, checked before the machines are drawn and the trials read.
+    let threads = threads(args.jobs);
+    let trials = args.trials.unwrap_or(match &files {
+        Some(f) => f.len() as u64,
+        None => config.workload.trials,
+    });
+    let tasks_hint = files.as_ref().map(|f| {
+        // A task line of a trial file holds at least 6 bytes ("1 0 3;").
+        f.iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len() / 6)
+            .max()
+            .unwrap_or(0)
+    });
+    let footprint = resources::estimate(
+        &config.workload,
+        &source_pet,
+        tasks_hint,
+        trials,
+        threads,
+        (config.system.skip_first + config.system.skip_last) as u64,
+        !args.no_bound,
+    );
+    tracing::info!(%footprint, "memory estimate");
+    let budget = args
+        .max_memory
+        .map_or_else(resources::default_budget, |b| b.as_u64());
+    resources::check(&footprint, budget)?;
     let pet = config
         .workload
-        .pet()
-        .with_context(|| match &args.experiment {
-            Some(p) => format!("{}: the PET of [workload]", p.display()),
-            None => "the PET".to_owned(),
-        })?;
+        .pet_from(source_pet)
+        .with_context(pet_context)?;
     let mut repairs = Repairs::default();
-    let files = args.workload.as_deref().map(expand_files).transpose()?;
     let source = match &files {
         Some(f) => TrialSource::Given(read_trials(f, &pet, &mut repairs)?),
         None => TrialSource::Generated,
@@ -373,7 +413,7 @@ fn run(args: &RunArgs) -> Result<()> {
     execute(
         &prepared,
         &manifest,
-        args.jobs,
+        threads,
         args.out.as_deref(),
         args.json,
     )?;
@@ -381,6 +421,38 @@ fn run(args: &RunArgs) -> Result<()> {
         report_repairs(&repairs);
     }
     Ok(())
+}
+
+/// `prunesim run -`: the experiment TOML from standard input (at most
+/// [`workload::io::MAX_INPUT_BYTES`]); relative paths in it resolve against the current folder.
+fn read_stdin_experiment() -> Result<ExperimentConfig> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::io::stdin()
+        .lock()
+        .take(workload::io::MAX_INPUT_BYTES + 1)
+        .read_to_string(&mut text)
+        .context("reading the experiment from standard input")?;
+    if text.len() as u64 > workload::io::MAX_INPUT_BYTES {
+        bail!(
+            "standard input: more than the {} bytes an experiment may hold",
+            workload::io::MAX_INPUT_BYTES
+        );
+    }
+    let mut config = ExperimentConfig::from_toml_str(&text, "<stdin>", None)?;
+    if config.name == "experiment" {
+        config.name = "stdin".into();
+    }
+    Ok(config)
+}
+
+/// The worker threads for `--jobs`, capped at the machine's cores with a warning.
+fn threads(jobs: usize) -> usize {
+    let (threads, warning) = resources::worker_threads(jobs);
+    if let Some(w) = warning {
+        tracing::warn!("{w}");
+    }
+    threads
 }
 
 fn rerun(args: &RerunArgs) -> Result<()> {

@@ -242,25 +242,6 @@ pub fn print_glossary(out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same folder, renamed over the
-/// target once complete, so an interrupted or failed write (a full disk) leaves either the old
-/// file or the new one, never a truncated one; the temporary is removed on every error path.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".prunesim-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .with_context(|| format!("writing {}", path.display()))?;
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
-}
-
 /// `--out DIR`: `trials.csv` (one row per trial, every measure), `summary.json`,
 /// `manifest.json` (what `prunesim rerun DIR` runs again) and `experiment.toml` (the experiment
 /// as it ran, readable by `prunesim run`).
@@ -271,6 +252,10 @@ pub fn write_outputs(
     manifest: &RunManifest,
 ) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for stale in runner::files::clean_temporaries(dir) {
+        tracing::info!(file = %stale.display(), "removed a temporary file a killed run left");
+    }
+    let write_atomic = |path: &Path, bytes: &[u8]| runner::files::write_atomic(path, bytes);
     let mut w = csv::Writer::from_writer(Vec::new());
     if let Some(first) = trials.first() {
         let mut header = vec!["trial".to_string()];

@@ -250,10 +250,7 @@ impl ExperimentConfig {
     /// Reads an experiment file. Without a `name`, the experiment is named after the file
     /// (`my-study.toml` is `my-study`).
     pub fn load(path: &Path) -> Result<Self, RunError> {
-        let text = std::fs::read_to_string(path).map_err(|e| RunError::Io {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        let text = workload::io::read_text(path)?;
         let mut cfg = Self::from_toml_str(&text, &path.display().to_string(), path.parent())?;
         let named = toml::from_str::<toml::Table>(&text).is_ok_and(|t| t.contains_key("name"));
         if !named {
@@ -537,13 +534,15 @@ impl Prepared {
         Ok((record, metrics))
     }
 
-    /// Runs every trial, `jobs` threads (0 = all cores). Results are in trial order and
-    /// identical for any `jobs`. `progress` is called once per finished trial.
+    /// Runs every trial, `jobs` threads (0 = all cores; at most the cores,
+    /// [`crate::resources::worker_threads`]). Results are in trial order and identical for
+    /// any `jobs`. `progress` is called once per finished trial.
     pub fn run(
         &self,
         jobs: usize,
         progress: &(dyn Fn() + Sync),
     ) -> Result<Vec<TrialMetrics>, RunError> {
+        let (jobs, _) = crate::resources::worker_threads(jobs);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(jobs)
             .build()

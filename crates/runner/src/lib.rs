@@ -14,9 +14,11 @@
 pub mod engine;
 mod error;
 pub mod experiment;
+pub mod files;
 pub mod manifest;
 pub mod metrics;
 pub mod provenance;
+pub mod resources;
 pub mod sweep;
 pub mod variants;
 

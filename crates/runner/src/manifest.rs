@@ -126,10 +126,7 @@ impl RunManifest {
         } else {
             path.to_path_buf()
         };
-        let text = std::fs::read_to_string(&path).map_err(|e| RunError::Io {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
+        let text = workload::io::read_text(&path)?;
         let m: RunManifest = serde_json::from_str(&text).map_err(|e| RunError::Config {
             file: path.display().to_string(),
             line: Some(e.line()),

@@ -245,10 +245,7 @@ impl FigureSpec {
 
     /// Reads a figure file.
     pub fn load(path: &std::path::Path) -> Result<Self, RunError> {
-        let text = std::fs::read_to_string(path).map_err(|e| RunError::Io {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        let text = workload::io::read_text(path)?;
         Self::from_toml_str(&text, &path.display().to_string())
     }
 

@@ -468,7 +468,13 @@ impl WorkloadConfig {
     /// ([`Pet::draw_machines`] with [`pet_seed`](Self::pet_seed)). Errors: an unreadable or
     /// malformed file, a homogeneous machine out of range, `machines = 0`.
     pub fn pet(&self) -> Result<Pet, WorkloadError> {
-        let pet = self.source_pet()?;
+        self.pet_from(self.source_pet()?)
+    }
+
+    /// The PET of this configuration built from its source PET ([`Self::source_pet`]): the
+    /// `machines` draw, if any. A caller that checks the size of the drawn PET first (it is
+    /// `machines` times the source's columns) builds the source once and passes it here.
+    pub fn pet_from(&self, pet: Pet) -> Result<Pet, WorkloadError> {
         match self.machines {
             None => Ok(pet),
             Some(0) => Err(WorkloadError::InvalidConfig {
@@ -482,7 +488,7 @@ impl WorkloadConfig {
     }
 
     /// The PET of the `pet` field, before any `machines` draw.
-    fn source_pet(&self) -> Result<Pet, WorkloadError> {
+    pub fn source_pet(&self) -> Result<Pet, WorkloadError> {
         match &self.pet {
             PetSource::Default => Ok(Pet::default_pet(self.pet_seed())),
             PetSource::Homogeneous { machine } => {

@@ -44,6 +44,25 @@ pub enum WorkloadError {
         /// an error chain printed with `{:#}` would say it twice).
         error: std::io::Error,
     },
+    /// An input that is not a regular file (a folder, a FIFO, a device such as `/dev/zero`):
+    /// readers read regular files only, so that reading always ends.
+    #[error("{}: not a regular file ({kind}); give a file", path.display())]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is instead.
+        kind: &'static str,
+    },
+    /// A file larger than the readers accept.
+    #[error("{}: {size} bytes, more than the {max} bytes an input file may hold", path.display())]
+    TooLarge {
+        /// The file.
+        path: PathBuf,
+        /// Its size in bytes (at least).
+        size: u64,
+        /// The limit in bytes.
+        max: u64,
+    },
     /// A field of a line did not hold what the format requires, e.g.
     /// `classes_2.etc:17: field 'probability': expected a number, found "abc"`.
     #[error("{file}:{line}: field '{field}': expected {expected}, found \"{found}\"")]

@@ -64,12 +64,82 @@ pub(crate) fn add_span(
     Ok(())
 }
 
-/// Reads a whole file as UTF-8 text; the error names the file.
-pub(crate) fn read_text(path: &Path) -> Result<String, WorkloadError> {
-    std::fs::read_to_string(path).map_err(|error| WorkloadError::Io {
+/// The largest input file the readers read: 1 GiB. The PET, trial and samples files of real
+/// systems are far smaller (the paper's PET is 60 kB, a 10^6-task trial about 30 MB); a
+/// caller with a tighter policy checks first with [`check_input_file`].
+pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// Checks that `path` is a regular file (not a folder, a FIFO or a device, whose reading may
+/// never end) of at most `max_bytes`; returns its size. Nothing is opened: a FIFO is not
+/// waited on.
+pub fn check_input_file(path: &Path, max_bytes: u64) -> Result<u64, WorkloadError> {
+    let meta = std::fs::metadata(path).map_err(|error| WorkloadError::Io {
         path: path.to_owned(),
         error,
-    })
+    })?;
+    if !meta.is_file() {
+        return Err(WorkloadError::NotAFile {
+            path: path.to_owned(),
+            kind: file_kind(&meta),
+        });
+    }
+    if meta.len() > max_bytes {
+        return Err(WorkloadError::TooLarge {
+            path: path.to_owned(),
+            size: meta.len(),
+            max: max_bytes,
+        });
+    }
+    Ok(meta.len())
+}
+
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    if t.is_dir() {
+        return "a folder";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    "not a file"
+}
+
+/// Reads a whole regular file of at most [`MAX_INPUT_BYTES`] as UTF-8 text; the error names
+/// the file. Every reader of this crate reads through it; configuration files should too.
+pub fn read_text(path: &Path) -> Result<String, WorkloadError> {
+    use std::io::Read;
+    check_input_file(path, MAX_INPUT_BYTES)?;
+    let io = |error| WorkloadError::Io {
+        path: path.to_owned(),
+        error,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    // The file may have grown since it was checked: read at most one byte past the limit.
+    let mut text = String::new();
+    file.take(MAX_INPUT_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(io)?;
+    if text.len() as u64 > MAX_INPUT_BYTES {
+        return Err(WorkloadError::TooLarge {
+            path: path.to_owned(),
+            size: text.len() as u64,
+            max: MAX_INPUT_BYTES,
+        });
+    }
+    Ok(text)
 }
 
 /// Writes a whole file; the error names the file.

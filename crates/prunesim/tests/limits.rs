@@ -1,0 +1,116 @@
+//! Bounded resources: every input that once aborted, hung or grew without bound, fed through
+//! the command line under an address-space limit. Each must end within seconds with a
+//! non-zero exit and a message (or, for `--jobs`, run with a warning): an allocation abort
+//! (exit 134, `memory allocation ... failed`) or a kill fails the test.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// The address space the binary may use in these tests (2 GiB of virtual memory).
+const ADDRESS_SPACE_KIB: u64 = 2 * 1024 * 1024;
+
+/// Runs `prunesim ARGS` in `dir` under `ulimit -v` and a time limit.
+fn limited(args: &[&str], dir: &Path) -> (Output, Duration) {
+    let quoted: Vec<String> = args.iter().map(|a| format!("'{a}'")).collect();
+    let script = format!(
+        "ulimit -v {ADDRESS_SPACE_KIB}; exec timeout -k 5 20 '{}' {}",
+        env!("CARGO_BIN_EXE_prunesim"),
+        quoted.join(" ")
+    );
+    let start = Instant::now();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("sh runs");
+    (out, start.elapsed())
+}
+
+/// Checks a refused input: exit 1 (not an abort, a kill or a timeout), the message on stderr,
+/// within ten seconds.
+fn refused(args: &[&str], dir: &Path, says: &[&str]) {
+    let (out, took) = limited(args, dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+    for s in says {
+        assert!(stderr.contains(s), "{args:?}: no {s:?} in {stderr}");
+    }
+    assert!(took < Duration::from_secs(10), "{args:?} took {took:?}");
+}
+
+fn experiment(dir: &Path, name: &str, workload: &str) -> String {
+    std::fs::write(
+        dir.join(name),
+        format!("[workload]\nseed = 1\n{workload}\n[mapper]\nname = \"MM\"\n"),
+    )
+    .unwrap();
+    name.to_owned()
+}
+
+#[test]
+fn a_system_too_large_for_the_budget_is_refused_before_it_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for machines in ["10000000", "1000000", "100000"] {
+        let f = experiment(d, "m.toml", &format!("rate = 34000\nmachines = {machines}"));
+        refused(
+            &["run", &f, "--max-memory", "1GiB", "--trials", "2"],
+            d,
+            &["more than the memory budget of 1.0 GiB", "fewer machines"],
+        );
+    }
+    // A billion tasks at a rate of 10^15, with the default budget.
+    let f = experiment(d, "t.toml", "rate = 1e15\ntasks = 1000000000");
+    refused(
+        &["run", &f, "--trials", "1"],
+        d,
+        &["1000000000 tasks", "memory budget"],
+    );
+}
+
+#[test]
+fn inputs_that_are_not_regular_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    refused(
+        &["run", "--pet", "/dev/zero"],
+        d,
+        &["/dev/zero", "not a regular file"],
+    );
+    refused(&["run", "/dev/zero"], d, &["not a regular file"]);
+    refused(
+        &["run", "--workload", "/dev/zero"],
+        d,
+        &["not a regular file"],
+    );
+    let fifo = d.join("fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if made.is_ok_and(|s| s.success()) {
+        refused(
+            &["run", "--pet", "fifo"],
+            d,
+            &["not a regular file (a FIFO)"],
+        );
+        refused(
+            &["run", "--workload", "fifo"],
+            d,
+            &["not a regular file (a FIFO)"],
+        );
+    }
+}
+
+#[test]
+fn too_many_jobs_are_capped_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, took) = limited(
+        &["run", "--jobs", "100000", "--trials", "2", "--no-bound"],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("--jobs 100000 exceeds the"), "{stderr}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+}
