@@ -1565,7 +1565,7 @@ impl Memo {
 }
 
 /// Phase-2 key, lower is better: (criterion, tie-break).
-fn phase2_key(
+pub(crate) fn phase2_key(
     view: &View<'_>,
     phase2: Phase2,
     vq: &VirtualQueues,

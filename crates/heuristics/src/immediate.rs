@@ -296,3 +296,55 @@ mod tests {
         assert_eq!(mr.choose(&view, 0), 1);
     }
 }
+
+/// The plain definitions of the immediate heuristics, reading only exact values: what their
+/// [`ImmediateHeuristic::choose`] must return (property tests compare them; the heuristics
+/// skip machines by bounds from earlier PMFs, which must never change the choice).
+pub mod reference {
+    use super::{MaxRobust, appended_pct, argmin, k_best};
+    use model::{MachineId, TaskId, View};
+
+    /// FCFS: the first empty machine, else the minimum expected tail (ties: lower index).
+    pub fn fcfs(view: &View<'_>) -> MachineId {
+        match view.machines.iter().position(model::Machine::is_empty) {
+            Some(m) => m,
+            None => argmin(0..view.machines.len(), |m| view.tail_mean(m)),
+        }
+    }
+
+    /// MCT: the minimum expected completion time `E[tail] + E[PET]` (ties: lower index).
+    pub fn mct(view: &View<'_>, t: TaskId) -> MachineId {
+        let ty = view.task(t).task_type;
+        argmin(0..view.machines.len(), |m| {
+            view.tail_mean(m) + view.pet.mean(ty, m)
+        })
+    }
+
+    /// KPB: MCT among the `k` share of machines with the best expected execution time.
+    pub fn kpb(view: &View<'_>, t: TaskId, k: f64) -> MachineId {
+        let ty = view.task(t).task_type;
+        argmin(k_best(view, t, k).into_iter(), |m| {
+            view.tail_mean(m) + view.pet.mean(ty, m)
+        })
+    }
+
+    /// MaxRobust: among the `k` best machines, those within `epsilon` of the highest success
+    /// probability; of those, the smallest variance of the completion time with dropping.
+    pub fn max_robust(view: &View<'_>, t: TaskId, mr: MaxRobust) -> MachineId {
+        let spec = view.task(t);
+        let cands = k_best(view, t, mr.k);
+        let chance = |m: MachineId| {
+            view.tail(m)
+                .append_success(view.pet.pmf(spec.task_type, m), spec.deadline)
+        };
+        let best = cands
+            .iter()
+            .map(|&m| chance(m))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let near = cands
+            .iter()
+            .copied()
+            .filter(|&m| chance(m) >= best - mr.epsilon);
+        argmin(near, |m| appended_pct(view, m, spec).variance())
+    }
+}

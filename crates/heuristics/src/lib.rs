@@ -14,11 +14,13 @@
 mod batch;
 mod immediate;
 mod named;
+mod reference;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use batch::Phase1Scope;
+pub use immediate::reference as immediate_reference;
 pub use immediate::{Fcfs, Kpb, MaxRobust, Mct, Met};
 pub use named::{Moc, TwoPhase};
 

@@ -77,6 +77,17 @@ impl TwoPhase {
     }
 }
 
+impl TwoPhase {
+    /// The decisions of this heuristic by the plain reference loop ([`crate::reference`]):
+    /// what [`BatchHeuristic::map`] must return, computed without any acceleration.
+    pub fn map_reference(&self, view: &View<'_>) -> Decision {
+        let mut decision = Decision::default();
+        let mut vq = VirtualQueues::from_view(view);
+        crate::reference::run(view, self.plan, &mut vq, view.batch, &mut decision);
+        decision
+    }
+}
+
 impl BatchHeuristic for TwoPhase {
     fn name(&self) -> &str {
         self.name
@@ -130,6 +141,26 @@ impl Moc {
             scope,
             memo: ScoreMemo::default(),
         }
+    }
+}
+
+impl Moc {
+    /// The decisions of MOC by the plain reference loop ([`crate::reference`]): what
+    /// [`BatchHeuristic::map`] must return, computed without any acceleration.
+    pub fn map_reference(&self, view: &View<'_>) -> Decision {
+        let mut decision = Decision::default();
+        let mut vq = VirtualQueues::from_view(view);
+        let cands =
+            crate::reference::moc_cull_and_discard(view, self.alpha, &mut vq, &mut decision);
+        let plan = Plan {
+            phase1: Phase1::MaxSuccess,
+            phase2: Phase2::Shortlist {
+                epsilon: self.epsilon,
+            },
+            scope: self.scope,
+        };
+        crate::reference::run(view, plan, &mut vq, &cands, &mut decision);
+        decision
     }
 }
 

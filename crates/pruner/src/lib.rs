@@ -136,6 +136,48 @@ impl ProbabilisticPruner {
         )
     }
 
+    /// The tasks [`model::Pruner::select_drops`] drops, found plainly: every machine's queue
+    /// walked from scratch (thesis Algorithm 1), with no bound to skip a machine and no PMF
+    /// read from the machines' caches. `select_drops` must return exactly these (a property
+    /// test compares them).
+    pub fn select_drops_reference(&self, view: &View<'_>) -> Vec<TaskId> {
+        let mut out = Vec::new();
+        for (m, machine) in view.machines.iter().enumerate() {
+            let ids: Vec<TaskId> = machine.tasks().collect();
+            let queue: Vec<QueuedTask<'_>> = ids
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| {
+                    let spec = view.task(t);
+                    QueuedTask {
+                        task_type: spec.task_type,
+                        pet: view.pet.pmf(spec.task_type, m),
+                        deadline: spec.deadline,
+                        start: if i == 0 {
+                            machine.running().map(|r| r.start)
+                        } else {
+                            None
+                        },
+                    }
+                })
+                .collect();
+            let drops = walk_queue_cached(
+                view.now,
+                &queue,
+                view.model,
+                DropRule {
+                    threshold: self.config.drop_threshold,
+                    dynamic_weight: self.config.dynamic_weight,
+                    sufferage: self.sufferage.values(),
+                },
+                None,
+                machine.pct_epsilon(),
+            );
+            out.extend(ids.iter().zip(drops).filter(|(_, d)| *d).map(|(&t, _)| t));
+        }
+        out
+    }
+
     /// Records the end of a task for fairness.
     pub fn record_end(&mut self, task_type: usize, success: bool) {
         if self.config.fairness > 0.0 {

@@ -1,0 +1,5 @@
+//! Integration tests of the heuristics: the accelerated searches against the plain
+//! reference loop on random systems.
+
+mod reference;
+mod system;

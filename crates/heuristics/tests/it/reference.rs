@@ -1,0 +1,154 @@
+//! The accelerated batch heuristics take exactly the decisions of the plain reference loop
+//! ([`heuristics::TwoPhase::map_reference`], [`heuristics::Moc::map_reference`]) on random
+//! systems: the same assignments in the same order, the same deferred, discarded and culled
+//! tasks.
+
+use heuristics::{Moc, Phase1Scope, TwoPhase};
+use model::{BatchHeuristic, Decision};
+use proptest::prelude::*;
+
+use crate::system::{System, many_machines_strategy, system_strategy};
+
+fn sorted(mut v: Vec<usize>) -> Vec<usize> {
+    v.sort_unstable();
+    v
+}
+
+/// Runs the heuristic on one copy of the system and its reference on another (reading PMFs
+/// computes them, so the two must not share machines), and compares.
+fn same_decisions(
+    system: &System,
+    mut fast: impl BatchHeuristic,
+    reference: impl Fn(&model::View<'_>) -> Decision,
+) -> Result<(), TestCaseError> {
+    let (a, b) = (system.clone(), system.clone());
+    let got = fast.map(&a.view());
+    let want = reference(&b.view());
+    prop_assert_eq!(&got.assign, &want.assign, "{} assignments", fast.name());
+    prop_assert_eq!(
+        sorted(got.deferred),
+        sorted(want.deferred),
+        "{} deferred",
+        fast.name()
+    );
+    prop_assert_eq!(
+        sorted(got.discard),
+        sorted(want.discard),
+        "{} discarded",
+        fast.name()
+    );
+    prop_assert_eq!(
+        sorted(got.drop),
+        sorted(want.drop),
+        "{} culled",
+        fast.name()
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn every_batch_heuristic_decides_as_the_reference_loop(
+        system in system_strategy(),
+        free_only in any::<bool>(),
+        alpha in 0.0f64..0.6,
+    ) {
+        let scope = if free_only { Phase1Scope::FreeMachines } else { Phase1Scope::AllMachines };
+        for h in [
+            TwoPhase::mm(scope),
+            TwoPhase::msd(scope),
+            TwoPhase::mmu(scope),
+            TwoPhase::pam(scope),
+            TwoPhase::edf(scope),
+            TwoPhase::sjf(scope),
+        ] {
+            let r = h.clone();
+            same_decisions(&system, h, |v| r.map_reference(v))?;
+        }
+        let moc = Moc::new(alpha, 0.05, scope);
+        let r = moc.clone();
+        same_decisions(&system, moc, |v| r.map_reference(v))?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// With 64 machines or more, PAM and MOC index the machines by when their tails can reach
+    /// the defer threshold, and from 256 on they narrow further and keep searches.
+    #[test]
+    fn with_many_machines_the_searches_decide_as_the_reference_loop(
+        system in many_machines_strategy(),
+        alpha in 0.0f64..0.6,
+    ) {
+        let scope = Phase1Scope::AllMachines;
+        for h in [TwoPhase::pam(scope), TwoPhase::mm(scope), TwoPhase::msd(scope)] {
+            let r = h.clone();
+            same_decisions(&system, h, |v| r.map_reference(v))?;
+        }
+        let moc = Moc::new(alpha, 0.05, scope);
+        let r = moc.clone();
+        same_decisions(&system, moc, |v| r.map_reference(v))?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The immediate heuristics, which pass over machines by bounds from earlier PMFs, choose
+    /// as their plain definitions, for every task of the batch.
+    #[test]
+    fn every_immediate_heuristic_chooses_as_its_definition(
+        system in system_strategy(),
+        k in 0.1f64..1.0,
+        epsilon in 0.0f64..0.2,
+    ) {
+        use heuristics::immediate_reference as plain;
+        use heuristics::{Fcfs, Kpb, MaxRobust, Mct};
+        use model::ImmediateHeuristic;
+        for &t in &system.batch {
+            let (a, b) = (system.clone(), system.clone());
+            prop_assert_eq!(Fcfs.choose(&a.view(), t), plain::fcfs(&b.view()), "FCFS");
+            let (a, b) = (system.clone(), system.clone());
+            prop_assert_eq!(Mct.choose(&a.view(), t), plain::mct(&b.view(), t), "MCT");
+            let (a, b) = (system.clone(), system.clone());
+            prop_assert_eq!(Kpb { k }.choose(&a.view(), t), plain::kpb(&b.view(), t, k), "KPB");
+            let mr = MaxRobust { k, epsilon };
+            let (a, b) = (system.clone(), system.clone());
+            let mut fast = mr;
+            prop_assert_eq!(fast.choose(&a.view(), t), plain::max_robust(&b.view(), t, mr), "MR");
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// The pruner, which skips a machine whose earlier PMFs prove every task above its
+    /// threshold and reads the machines' cached PMFs until its first drop, drops exactly what
+    /// walking every queue from scratch drops (with and without per-task thresholds).
+    #[test]
+    fn the_pruner_drops_as_the_plain_walk(
+        system in system_strategy(),
+        threshold in 0.0f64..1.0,
+        dynamic_weight in prop_oneof![Just(0.0), 0.0f64..0.3],
+    ) {
+        use model::Pruner as _;
+        let config = pruner::PrunerConfig {
+            drop_threshold: threshold,
+            dynamic_weight,
+            ..pruner::PrunerConfig::default()
+        };
+        let types = system.pet.n_types();
+        let mut fast = pruner::ProbabilisticPruner::new(config.clone(), types).unwrap();
+        let plain = pruner::ProbabilisticPruner::new(config, types).unwrap();
+        let (a, b) = (system.clone(), system.clone());
+        let mut got = fast.select_drops(&a.view());
+        let mut want = plain.select_drops_reference(&b.view());
+        got.sort_unstable();
+        want.sort_unstable();
+        prop_assert_eq!(got, want);
+    }
+}

@@ -1,0 +1,207 @@
+//! Random systems for property tests: a PET, machines with executing and pending tasks whose
+//! completion-time PMFs were computed at an earlier tick for some (so that bounds from stale
+//! PMFs are exercised) and at the current tick for others, and a batch of unmapped tasks.
+
+use model::{Machine, TaskSpec, View};
+use ndarray::Array2;
+use pmf::{DropModel, Pmf, Tick};
+use proptest::prelude::*;
+use workload::Pet;
+
+/// A random system, owned; [`System::view`] looks at it.
+#[derive(Debug, Clone)]
+pub struct System {
+    pub pet: Pet,
+    pub tasks: Vec<TaskSpec>,
+    pub machines: Vec<Machine>,
+    pub batch: Vec<usize>,
+    pub now: Tick,
+    pub model: DropModel,
+    pub defer: Option<Vec<f64>>,
+}
+
+impl System {
+    /// The view of the system at its tick.
+    pub fn view(&self) -> View<'_> {
+        View {
+            now: self.now,
+            pet: &self.pet,
+            tasks: &self.tasks,
+            batch: &self.batch,
+            machines: &self.machines,
+            model: self.model,
+            defer: self.defer.as_deref(),
+            staging: None,
+        }
+    }
+}
+
+fn pmf_strategy() -> impl Strategy<Value = Pmf> {
+    (1i64..25, prop::collection::vec(0u8..6, 1..10)).prop_map(|(offset, w)| {
+        let mut w: Vec<f64> = w.into_iter().map(f64::from).collect();
+        let last = w.len() - 1;
+        w[0] += 1.0;
+        w[last] += 1.0;
+        Pmf::from_weights(offset, w).unwrap()
+    })
+}
+
+/// What a machine holds before the tick: its limit, whether it executes a task (with how long
+/// ago it started, as a share of the task's longest time), its pending tasks, and whether its
+/// PMFs were computed at the earlier tick and at the current one.
+#[derive(Debug, Clone)]
+struct MachinePlan {
+    limit: Option<usize>,
+    running: Option<f64>,
+    pending: usize,
+    computed_before: bool,
+    computed_now: bool,
+}
+
+fn machine_strategy() -> impl Strategy<Value = MachinePlan> {
+    (
+        prop_oneof![Just(None), (1usize..5).prop_map(Some)],
+        prop_oneof![Just(None), (0.0f64..0.9).prop_map(Some)],
+        0usize..4,
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(
+            |(limit, running, pending, computed_before, computed_now)| MachinePlan {
+                limit,
+                running,
+                pending,
+                computed_before,
+                computed_now,
+            },
+        )
+}
+
+/// Random systems of 1-6 machines, 1-3 task types and up to 20 batch tasks.
+pub fn system_strategy() -> impl Strategy<Value = System> {
+    systems(1..7, 1)
+}
+
+/// Random systems of 64-320 machines (copies of 1-4 random PET columns, as `machines = N`
+/// builds them), where the searches index and narrow the machines.
+pub fn many_machines_strategy() -> impl Strategy<Value = System> {
+    systems(64..321, 4)
+}
+
+/// Random systems with `machines` machines whose PET columns are drawn from `columns` random
+/// ones (1: every machine its own column).
+fn systems(machines: std::ops::Range<usize>, columns: usize) -> impl Strategy<Value = System> {
+    (1usize..4, machines).prop_flat_map(move |(types, machines)| {
+        let distinct = if columns == 1 {
+            machines
+        } else {
+            columns.min(machines)
+        };
+        (
+            prop::collection::vec(pmf_strategy(), types * distinct).prop_map(move |p| {
+                (0..types * machines)
+                    .map(|i| p[(i / machines) * distinct + (i % machines) % distinct].clone())
+                    .collect::<Vec<_>>()
+            }),
+            prop::collection::vec(machine_strategy(), machines),
+            prop::collection::vec((0..types, 5i64..120), 0..20),
+            prop::collection::vec((0..types, 1i64..150), 1..16),
+            prop_oneof![
+                Just(DropModel::None),
+                Just(DropModel::Pending),
+                Just(DropModel::All)
+            ],
+            prop_oneof![
+                Just(None),
+                prop::collection::vec(0.0f64..1.0, types).prop_map(Some)
+            ],
+            1i64..40,
+        )
+            .prop_map(move |(pmfs, plans, batch, queued, model, defer, gap)| {
+                build(
+                    types, machines, pmfs, &plans, &batch, &queued, model, defer, gap,
+                )
+            })
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build(
+    types: usize,
+    machines: usize,
+    pmfs: Vec<Pmf>,
+    plans: &[MachinePlan],
+    batch: &[(usize, i64)],
+    queued: &[(usize, i64)],
+    model: DropModel,
+    defer: Option<Vec<f64>>,
+    gap: i64,
+) -> System {
+    let pet = Pet::new(
+        Array2::from_shape_vec((types, machines), pmfs).unwrap(),
+        (0..types).map(|t| format!("t{t}")).collect(),
+        (0..machines).map(|m| format!("m{m}")).collect(),
+    )
+    .unwrap();
+    let (before, now) = (100, 100 + gap);
+    let mut tasks: Vec<TaskSpec> = Vec::new();
+    let mut add = |task_type: usize, deadline: Tick| {
+        let id = tasks.len();
+        tasks.push(TaskSpec {
+            id,
+            task_type,
+            arrival: 0,
+            deadline,
+        });
+        id
+    };
+    let mut ms: Vec<Machine> = Vec::new();
+    let mut queued = queued.iter().cycle();
+    for (m, plan) in plans.iter().enumerate() {
+        let mut machine = Machine::new(m, plan.limit);
+        let capacity = plan.limit.unwrap_or(4);
+        let next = *queued.next().unwrap();
+        let longest = pet.pmf(next.0, m).max();
+        // Only a task that can still be running at the current tick.
+        if let Some(share) = plan.running.filter(|_| longest > gap) {
+            let (ty, slack) = next;
+            let t = add(ty, before + slack);
+            // Started so that it can still be running at the current tick.
+            let start = before - (share * (longest - gap).max(0) as f64) as i64;
+            machine.push(t);
+            let _ = machine.pop_pending();
+            machine.start(start, t, longest);
+        }
+        let room = capacity.saturating_sub(machine.len());
+        for _ in 0..plan.pending.min(room) {
+            let &(ty, slack) = queued.next().unwrap();
+            let t = add(ty, before + slack);
+            machine.push(t);
+        }
+        ms.push(machine);
+    }
+    let batch: Vec<usize> = batch
+        .iter()
+        .map(|&(ty, slack)| add(ty, now + slack))
+        .collect();
+    // PMFs computed at the earlier tick are kept aside as bounds when the machine moves on.
+    for (machine, plan) in ms.iter_mut().zip(plans) {
+        machine.advance(before);
+        if plan.computed_before {
+            let _ = machine.cache(&tasks, &pet, model);
+        }
+        machine.advance(now);
+        if plan.computed_now {
+            let _ = machine.cache(&tasks, &pet, model);
+        }
+    }
+    System {
+        pet,
+        tasks,
+        machines: ms,
+        batch,
+        now,
+        model,
+        defer,
+    }
+}
