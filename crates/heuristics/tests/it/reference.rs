@@ -144,7 +144,7 @@ proptest! {
         let types = system.pet.n_types();
         let mut fast = pruner::ProbabilisticPruner::new(config.clone(), types).unwrap();
         let plain = pruner::ProbabilisticPruner::new(config, types).unwrap();
-        let (a, b) = (system.clone(), system.clone());
+        let (a, b) = (system.clone(), system);
         let mut got = fast.select_drops(&a.view());
         let mut want = plain.select_drops_reference(&b.view());
         got.sort_unstable();
