@@ -357,7 +357,8 @@ impl<'a> VirtualQueues<'a> {
             view.pet.pmf(spec.task_type, m),
             spec.deadline,
             view.model,
-        );
+        )
+        .unwrap_or_else(|e| crate::machine::too_wide(&e));
         pct.trim_tv(self.machines[m].machine.pct_epsilon());
         let vm = &mut self.machines[m];
         let on_machine = vm.own.as_ref().is_none_or(|o| o.on_machine);

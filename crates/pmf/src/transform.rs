@@ -23,8 +23,9 @@ use crate::error::PmfError;
 use crate::pmf::{Pmf, Tick};
 use crate::prec::MAX_SPAN;
 
-/// Largest magnitude of a real tick position accepted before conversion to `i64`.
-const MAX_TICK_F64: f64 = (1u64 << 52) as f64;
+/// Largest magnitude of a real tick position accepted before conversion to `i64`: the
+/// tick range's end.
+const MAX_TICK_F64: f64 = crate::MAX_TICK as f64;
 
 /// Checks that `factor` is a finite, strictly positive number.
 fn check_factor(factor: f64) -> Result<(), PmfError> {

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use model::Slot;
-use pmf::{DropModel, Pmf, Tick, executing_pct, next_pct};
+use pmf::{DropModel, Pmf, PmfError, Tick, executing_pct, next_pct};
 
 use crate::thresholds::{drop_threshold, dynamic_offset};
 
@@ -36,12 +36,18 @@ pub struct DropRule<'a> {
 /// Walks one machine queue (executing task first, if any) at `now` and returns, for each task,
 /// whether to drop it. Dropping a task improves those behind it, so each probability is
 /// computed given the kept tasks ahead only.
+///
+/// Any ticks are accepted (see `pmf`'s crate docs, "The tick range"). A threshold that is NaN
+/// drops nothing (no chance is at or below it).
+///
+/// # Errors
+/// [`PmfError::TooWide`] when a PCT along the queue is too wide to hold ([`next_pct`]).
 pub fn walk_queue(
     now: Tick,
     queue: &[QueuedTask<'_>],
     model: DropModel,
     rule: DropRule<'_>,
-) -> Vec<bool> {
+) -> Result<Vec<bool>, PmfError> {
     walk_queue_cached(now, queue, model, rule, None, 0.0)
 }
 
@@ -50,6 +56,9 @@ pub fn walk_queue(
 /// until the first drop; from there on PCTs are recomputed, each trimmed at `pct_epsilon`
 /// ([`Pmf::trim_tv`]; the cache's own, 0 = exact). Until then nothing is copied: the walk
 /// builds on the cache's PCTs in place.
+///
+/// # Errors
+/// As [`walk_queue`].
 pub fn walk_queue_cached(
     now: Tick,
     queue: &[QueuedTask<'_>],
@@ -57,7 +66,7 @@ pub fn walk_queue_cached(
     rule: DropRule<'_>,
     cached: Option<&[Slot]>,
     pct_epsilon: f64,
-) -> Vec<bool> {
+) -> Result<Vec<bool>, PmfError> {
     let mut drops = vec![false; queue.len()];
     // The PCT of the last kept task: the cache's until the first drop, then the walk's own.
     let mut prev: Option<Cow<'_, Pmf>> = None;
@@ -70,8 +79,8 @@ pub fn walk_queue_cached(
             _ => {
                 let mut pct = match (task.start, &prev) {
                     (Some(start), _) => executing_pct(task.pet, start, now, task.deadline, model),
-                    (None, Some(p)) => next_pct(p, task.pet, task.deadline, model),
-                    (None, None) => next_pct(&Pmf::point(now), task.pet, task.deadline, model),
+                    (None, Some(p)) => next_pct(p, task.pet, task.deadline, model)?,
+                    (None, None) => next_pct(&Pmf::point(now), task.pet, task.deadline, model)?,
                 };
                 pct.trim_tv(pct_epsilon);
                 let success = pct.prob_before(task.deadline);
@@ -92,5 +101,5 @@ pub fn walk_queue_cached(
             kept += 1;
         }
     }
-    drops
+    Ok(drops)
 }

@@ -26,7 +26,7 @@
 //! // since the last mapping event give 1.8 and engage dropping.
 //! assert!(!pruner.observe_misses(1));
 //! assert!(pruner.observe_misses(2));
-//! let drops = pruner.drops_for_queue(10, &queue, DropModel::All);
+//! let drops = pruner.drops_for_queue(10, &queue, DropModel::All).unwrap();
 //! assert_eq!(drops, vec![false, true, false]);
 //! // Deferring: map a task only when its best chance is above 90%.
 //! assert_eq!(pruner.defer_threshold(0), Some(0.9));
@@ -43,7 +43,7 @@ pub use engage::Engagement;
 pub use thresholds::{Sufferage, drop_threshold, dynamic_offset};
 
 use model::{TaskId, View};
-use pmf::{DropModel, Tick};
+use pmf::{DropModel, PmfError, Tick};
 
 /// Margin by which a bound must clear a drop threshold for the walk to be skipped; far above
 /// rounding error, so that skipping never changes a decision.
@@ -118,12 +118,15 @@ impl ProbabilisticPruner {
 
     /// Which tasks of one machine queue (executing first) to drop at `now`, whether or not
     /// dropping is engaged (the caller decides when to ask).
+    ///
+    /// # Errors
+    /// As [`walk_queue`]: a PCT along the queue too wide to hold.
     pub fn drops_for_queue(
         &self,
         now: Tick,
         queue: &[QueuedTask<'_>],
         model: DropModel,
-    ) -> Vec<bool> {
+    ) -> Result<Vec<bool>, PmfError> {
         walk_queue(
             now,
             queue,
@@ -219,6 +222,11 @@ impl model::Pruner for ProbabilisticPruner {
                 cached,
                 machine.pct_epsilon(),
             );
+            // A queue whose PCTs are too wide to hold (`walk_queue`'s only error) is kept
+            // as it is.
+            let Ok(drops) = drops else {
+                continue;
+            };
             out.extend(ids.iter().zip(drops).filter(|(_, d)| *d).map(|(&t, _)| t));
         }
         out

@@ -145,7 +145,9 @@ fn arb_pmf(max_len: usize, offsets: std::ops::Range<i64>) -> impl Strategy<Value
             w[0] = w[0].max(0.01);
             let n = w.len();
             w[n - 1] = w[n - 1].max(0.01);
-            Pmf::from_weights(offset, w).expect("generator makes valid weights")
+            Pmf::from_weights(0, w)
+                .expect("generator makes valid weights")
+                .shift(offset)
         })
 }
 
