@@ -55,7 +55,8 @@ pub fn walk_queue(
 /// ahead (a simulator's cache at `now`: its PCT and its kept chance, [`Slot::success`]),
 /// until the first drop; from there on PCTs are recomputed, each trimmed at `pct_epsilon`
 /// ([`Pmf::trim_tv`]; the cache's own, 0 = exact). Until then nothing is copied: the walk
-/// builds on the cache's PCTs in place.
+/// builds on the cache's PCTs in place. A cache shorter than the queue is read for the
+/// positions it covers (the rest are computed); slots beyond the queue are not read.
 ///
 /// # Errors
 /// As [`walk_queue`].
@@ -74,9 +75,10 @@ pub fn walk_queue_cached(
     let mut dropped_any = false;
     for (i, task) in queue.iter().enumerate() {
         // `Slot::success` is `prob_before` of the same PCT and deadline: the same value.
-        let (pct, success) = match (cached, dropped_any) {
-            (Some(c), false) => (Cow::Borrowed(&c[i].pct), c[i].success()),
-            _ => {
+        let slot = cached.and_then(|c| c.get(i)).filter(|_| !dropped_any);
+        let (pct, success) = match slot {
+            Some(slot) => (Cow::Borrowed(&slot.pct), slot.success()),
+            None => {
                 let mut pct = match (task.start, &prev) {
                     (Some(start), _) => executing_pct(task.pet, start, now, task.deadline, model),
                     (None, Some(p)) => next_pct(p, task.pet, task.deadline, model)?,

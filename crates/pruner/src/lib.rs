@@ -37,7 +37,7 @@ mod drop;
 mod engage;
 mod thresholds;
 
-pub use config::{ConfigError, Never, PrunerConfig, Toggle};
+pub use config::{ConfigError, MAX_TASK_TYPES, Never, PrunerConfig, Toggle};
 pub use drop::{DropRule, QueuedTask, walk_queue, walk_queue_cached};
 pub use engage::Engagement;
 pub use thresholds::{Sufferage, drop_threshold, dynamic_offset};
@@ -59,15 +59,16 @@ pub struct ProbabilisticPruner {
 }
 
 impl ProbabilisticPruner {
-    /// A pruner for a system with `task_types` types. Fails on an out-of-range setting.
+    /// A pruner for a system with `task_types` types. Fails on an out-of-range setting, or
+    /// more than [`MAX_TASK_TYPES`] task types.
     pub fn new(config: PrunerConfig, task_types: usize) -> Result<Self, ConfigError> {
         config.validate()?;
         let engagement = Engagement::new(
             config.toggle,
             config.lambda,
             config.schmitt.then_some(config.schmitt_off),
-        );
-        let sufferage = Sufferage::new(task_types, config.fairness);
+        )?;
+        let sufferage = Sufferage::new(task_types, config.fairness)?;
         let mut p = ProbabilisticPruner {
             config,
             engagement,

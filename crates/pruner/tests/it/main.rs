@@ -15,7 +15,7 @@ fn uniform(lo: i64, n: usize) -> Pmf {
 #[test]
 fn ewma_arithmetic_of_eq_8() {
     // lambda 0.5: d = 0.5 mu + 0.5 d_prev.
-    let mut e = Engagement::new(Toggle::Level(100.0), 0.5, None);
+    let mut e = Engagement::new(Toggle::Level(100.0), 0.5, None).unwrap();
     e.observe(4);
     assert!((e.level() - 2.0).abs() < 1e-12);
     e.observe(0);
@@ -23,7 +23,7 @@ fn ewma_arithmetic_of_eq_8() {
     e.observe(3);
     assert!((e.level() - 2.0).abs() < 1e-12);
     // lambda 1: the thesis' plain toggle, no history.
-    let mut e = Engagement::new(Toggle::Level(1.0), 1.0, None);
+    let mut e = Engagement::new(Toggle::Level(1.0), 1.0, None).unwrap();
     assert!(e.observe(1));
     assert!(!e.observe(0));
     assert!(e.observe(5));
@@ -32,13 +32,13 @@ fn ewma_arithmetic_of_eq_8() {
 #[test]
 fn schmitt_trigger_hysteresis() {
     // Toggle 2, off level 0.8 * 2 = 1.6, lambda 0.5.
-    let mut e = Engagement::new(Toggle::Level(2.0), 0.5, Some(0.8));
+    let mut e = Engagement::new(Toggle::Level(2.0), 0.5, Some(0.8)).unwrap();
     assert!(!e.observe(2)); // d = 1.0
     assert!(e.observe(4)); // d = 2.5 >= 2: on
     assert!(e.observe(1)); // d = 1.75 > 1.6: stays on (a plain toggle would be off)
     assert!(!e.observe(1)); // d = 1.375 <= 1.6: off
     assert!(!e.observe(2)); // d = 1.6875 < 2: stays off
-    let mut plain = Engagement::new(Toggle::Level(2.0), 0.5, None);
+    let mut plain = Engagement::new(Toggle::Level(2.0), 0.5, None).unwrap();
     plain.observe(2);
     assert!(plain.observe(4));
     assert!(!plain.observe(1)); // 1.75 < 2: off at once
@@ -46,10 +46,10 @@ fn schmitt_trigger_hysteresis() {
 
 #[test]
 fn toggle_zero_is_always_engaged_and_never_is_never() {
-    let mut e = Engagement::new(Toggle::Level(0.0), 0.9, Some(0.8));
+    let mut e = Engagement::new(Toggle::Level(0.0), 0.9, Some(0.8)).unwrap();
     assert!(e.observe(0));
     assert!(e.observe(0));
-    let mut e = Engagement::new(Toggle::Never(Never::Never), 1.0, None);
+    let mut e = Engagement::new(Toggle::Never(Never::Never), 1.0, None).unwrap();
     assert!(!e.observe(100));
 }
 
@@ -175,7 +175,7 @@ fn skewness_sign_moves_the_threshold() {
 
 #[test]
 fn sufferage_is_clamped_to_unit_interval() {
-    let mut s = Sufferage::new(2, 0.4);
+    let mut s = Sufferage::new(2, 0.4).unwrap();
     s.record(0, true);
     assert_eq!(s.value(0), 0.0);
     s.record(0, false);
