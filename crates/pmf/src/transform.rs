@@ -142,7 +142,11 @@ pub fn product(a: &Pmf, b: &Pmf, scale: f64) -> Result<Pmf, PmfError> {
     for (ta, ma) in a.iter() {
         let x = ta as f64;
         for &(y, mb) in &bs {
-            deposit(&mut out, lo, x * y, ma * mb);
+            // `y` overflows to infinity only where every tick of `a` is 0 (else a corner would
+            // be out of range): the product is then 0, not `0 * inf`, a NaN. (`0 * y` for a
+            // finite `y` is a zero of either sign, deposited as 0.)
+            let xy = if x == 0.0 { 0.0 } else { x * y };
+            deposit(&mut out, lo, xy, ma * mb);
         }
     }
     Ok(Pmf::trimmed(lo, out))
