@@ -584,7 +584,7 @@ impl Pmf {
     ///
     /// The sum runs over the ticks of both supports in increasing order; the ticks between two
     /// disjoint supports would add zeros, which change no bit of a sum of non-negative terms,
-    /// and are skipped.
+    /// and are skipped. Masses sum to 1 only within rounding, so the half sum is capped at 1.
     pub fn total_variation(&self, other: &Pmf) -> f64 {
         let (a, b) = if self.min() <= other.min() {
             (self, other)
@@ -597,7 +597,7 @@ impl Pmf {
         } else {
             (a.min()..=a.max()).chain(b.min()..=b.max()).map(diff).sum()
         };
-        sum / 2.0
+        (sum / 2.0).min(1.0)
     }
 
     /// P(X = t).
