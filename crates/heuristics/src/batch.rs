@@ -108,6 +108,8 @@ struct SuccessCache {
     /// more, few chances repeat and hashing costs more than it saves: PAM at 1,024 machines
     /// x 3,000 tasks, 6.56 G -> 6.66 G instructions with it).
     use_memo: bool,
+    /// [`best_of`]'s idle machines of one search (reused).
+    seen: Vec<(usize, Tick, MachineId)>,
 }
 
 enum Table {
@@ -120,6 +122,27 @@ enum Table {
 
 /// Largest dense table, in entries (1 MiB).
 const DENSE_LIMIT: usize = 1 << 16;
+
+#[cfg(test)]
+thread_local! {
+    /// Test hooks: the calls of [`SuccessCache::get`] on this thread, and whether the
+    /// shortcuts of phase 1 with many machines ([`Phase1State::classes`], the idle copies of
+    /// [`best_of`]) are off, for the tests that compare them with the plain computation.
+    static GETS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    static PLAIN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// True when the shortcuts of phase 1 are off (only ever in tests).
+#[cfg(test)]
+fn plain() -> bool {
+    PLAIN.with(std::cell::Cell::get)
+}
+
+#[cfg(not(test))]
+#[inline(always)]
+const fn plain() -> bool {
+    false
+}
 
 impl SuccessCache {
     /// An empty cache for `n` candidates on `machines` machines, in the memory of `bufs`.
@@ -139,6 +162,7 @@ impl SuccessCache {
             table,
             memo,
             use_memo: machines < NARROW_MIN_MACHINES,
+            seen: Vec::new(),
         }
     }
 
@@ -165,6 +189,8 @@ impl SuccessCache {
         t: TaskId,
         m: MachineId,
     ) -> f64 {
+        #[cfg(test)]
+        GETS.with(|g| g.set(g.get() + 1));
         let epoch = self.epoch[m];
         let entry = match &mut self.table {
             Table::Dense { machines, values } => &mut values[i * *machines + m],
@@ -482,6 +508,8 @@ fn run_in(
             Phase1::MaxSuccess if m_count >= NARROW_MIN_MACHINES => Memo::new(n),
             Phase1::MaxSuccess | Phase1::MinCompletion => Memo::default(),
         },
+        classes: (plan.phase1 == Phase1::MaxSuccess && m_count >= NARROW_MIN_MACHINES && !plain())
+            .then(FxHashMap::default),
     };
     let phase1 = |i: usize, vq: &VirtualQueues, st: &mut Phase1State| -> Verdict {
         let Phase1State {
@@ -490,42 +518,70 @@ fn run_in(
             by_type,
             indexes,
             memo,
+            classes,
         } = st;
-        let t = cands[i];
+        // The candidate whose search answers for `i`: `i` itself, or the first candidate of
+        // its class (see `Phase1State::classes`).
+        let (mut i, mut t) = (i, cands[i]);
         let choice = match plan.phase1 {
             Phase1::MinCompletion => {
                 let k = view.task(t).task_type;
                 *by_type[k].get_or_insert_with(|| min_completion(view, plan.scope, vq, t, !needs_p))
             }
-            Phase1::MaxSuccess => match memo
-                .reevaluate(view, plan.scope, vq, succ, (i, t))
-                .unwrap_or_else(|| {
-                    let (mut kept, mut cap) = ((0, f64::NAN), f64::NEG_INFINITY);
-                    let best = max_success_indexed(
-                        view,
-                        plan.scope,
-                        vq,
-                        succ,
-                        order,
-                        (&all_machines, indexes.as_mut()),
-                        (i, t),
-                        (&mut kept, &mut cap),
-                    );
-                    match best {
-                        Best::Machine(_) => memo.keep(i, order, kept, cap),
-                        _ => memo.forget(i),
-                    }
-                    best
-                }) {
-                Best::Machine(m) => Some(m),
-                Best::NoMachine => None,
-                // Every machine's chance is below the threshold by more than the slack.
-                Best::BelowDefer => {
-                    return Verdict::Deferred {
-                        p: f64::NEG_INFINITY,
+            Phase1::MaxSuccess => {
+                let best = {
+                    let class = match classes {
+                        Some(c) => {
+                            let spec = view.task(t);
+                            let e = c
+                                .entry((spec.task_type, spec.deadline))
+                                .or_insert((i, None));
+                            (i, t) = (e.0, cands[e.0]);
+                            Some(e)
+                        }
+                        None => None,
                     };
+                    match class.as_ref().and_then(|c| c.1) {
+                        Some(best) => best,
+                        None => {
+                            let best = memo
+                                .reevaluate(view, plan.scope, vq, succ, (i, t))
+                                .unwrap_or_else(|| {
+                                    let (mut kept, mut cap) = ((0, f64::NAN), f64::NEG_INFINITY);
+                                    let best = max_success_indexed(
+                                        view,
+                                        plan.scope,
+                                        vq,
+                                        succ,
+                                        order,
+                                        (&all_machines, indexes.as_mut()),
+                                        (i, t),
+                                        (&mut kept, &mut cap),
+                                    );
+                                    match best {
+                                        Best::Machine(_) => memo.keep(i, order, kept, cap),
+                                        _ => memo.forget(i),
+                                    }
+                                    best
+                                });
+                            if let Some(c) = class {
+                                c.1 = Some(best);
+                            }
+                            best
+                        }
+                    }
+                };
+                match best {
+                    Best::Machine(m) => Some(m),
+                    Best::NoMachine => None,
+                    // Every machine's chance is below the threshold by more than the slack.
+                    Best::BelowDefer => {
+                        return Verdict::Deferred {
+                            p: f64::NEG_INFINITY,
+                        };
+                    }
                 }
-            },
+            }
         };
         let Some(m) = choice else {
             return Verdict::NoMachine;
@@ -628,6 +684,11 @@ fn run_in(
                 *choice = None;
             }
         }
+        for (_, best) in st.classes.iter_mut().flat_map(|c| c.values_mut()) {
+            if *best == Some(Best::Machine(m)) {
+                *best = None;
+            }
+        }
         for &k in &live {
             if best_m[k] == m {
                 valid[k] = false;
@@ -648,6 +709,10 @@ fn run_in(
     };
 }
 
+/// [`Phase1State::classes`]: per (task type, deadline), the first candidate of the class and
+/// its phase-1 answer while valid.
+type Classes = FxHashMap<(usize, Tick), (usize, Option<Best>)>;
+
 /// What phase 1 keeps through one mapping event.
 struct Phase1State {
     succ: SuccessCache,
@@ -657,6 +722,16 @@ struct Phase1State {
     by_type: Vec<Option<Option<MachineId>>>,
     indexes: Option<Indexes>,
     memo: Memo,
+    /// MaxSuccess with many machines: per (task type, deadline), the first candidate of that
+    /// class and its phase-1 answer, kept until its machine receives a task. The answer
+    /// depends on the type and the deadline only (the chance and the expected completion on
+    /// each machine, the defer threshold), so the candidates of one class share one search
+    /// (MinCompletion's `by_type` per type). With many idle machines of one PET column, the
+    /// candidates of a class all choose its first one, and each assignment there sends them
+    /// all back to phase 1: one search each would make a mapping event O(candidates^2 x
+    /// machines) (JPDC-2016-like loads of hundreds of arrivals per tick on thousands of
+    /// machines).
+    classes: Option<Classes>,
 }
 
 /// The outcome of phase 1 for one task.
@@ -1425,6 +1500,10 @@ fn best_of(
     order: impl IntoIterator<Item = (f64, MachineId)>,
     (i, t): (usize, TaskId),
 ) -> Option<(MachineId, f64, f64)> {
+    // With few machines there are few copies, and looking for them costs more than it saves.
+    if view.machines.len() >= NARROW_MIN_MACHINES && !plain() {
+        return best_of_copies(view, scope, vq, succ, order, (i, t));
+    }
     let mut best: Option<(MachineId, f64, f64)> = None;
     for (ub, m) in order {
         if let Some((_, p, _)) = best {
@@ -1443,6 +1522,55 @@ fn best_of(
     }
     best
 }
+
+/// [`best_of`] with many machines: an idle, empty copy (the same PET column, the same tick)
+/// of a machine visited before it with a lower index has that machine's chance and expected
+/// completion ([`VirtualQueues::idle_at`]); that machine is the best or lost to it, so the
+/// copy, with a higher index, loses too and is not evaluated. With many copies of a few
+/// machines, most machines of a search are such copies.
+fn best_of_copies(
+    view: &View<'_>,
+    scope: Phase1Scope,
+    vq: &VirtualQueues,
+    succ: &mut SuccessCache,
+    order: impl IntoIterator<Item = (f64, MachineId)>,
+    (i, t): (usize, TaskId),
+) -> Option<(MachineId, f64, f64)> {
+    let mut best: Option<(MachineId, f64, f64)> = None;
+    // The idle, empty machines visited so far: (PET column, idle tick, machine), at most
+    // `IDLE_SEEN` of them.
+    let mut seen = std::mem::take(&mut succ.seen);
+    seen.clear();
+    for (ub, m) in order {
+        if let Some((_, p, _)) = best {
+            if ub + BOUND_SLACK < p {
+                break;
+            }
+        }
+        if scope == Phase1Scope::FreeMachines && vq.free(m) == 0 {
+            continue;
+        }
+        if let Some(k) = vq.idle_at(m) {
+            let column = view.pet.canonical(m);
+            if seen.iter().any(|&(c, s, e)| c == column && s == k && e < m) {
+                continue;
+            }
+            if seen.len() < IDLE_SEEN {
+                seen.push((column, k, m));
+            }
+        }
+        let p = succ.get(view, vq, i, t, m);
+        let ect = vq.expected_completion(view, m, t);
+        if better(best, (m, p, ect)) {
+            best = Some((m, p, ect));
+        }
+    }
+    succ.seen = seen;
+    best
+}
+
+/// Idle machines [`best_of`] remembers per search (beyond, it evaluates every machine).
+const IDLE_SEEN: usize = 32;
 
 /// Phase 1's order on (machine, chance, expected completion): higher chance, then lower
 /// expected completion, then lower machine index.
@@ -2009,6 +2137,136 @@ mod tests {
             prop_assert_eq!(&a.assign, &b.assign);
             prop_assert_eq!(vq_a.take_handover(), vq_b.take_handover());
             prop_assert_eq!(a, b);
+        }
+    }
+
+    /// MaxSuccess on `machines` machines drawn from the default PET's 8 (copies), with the
+    /// machines in `busy` executing a task from tick 0: runs one event of `plan` over the
+    /// candidates `(type, deadline)` with the shortcuts of phase 1 on or off.
+    fn many_machines_event(
+        machines: usize,
+        seed: u64,
+        busy: &[(usize, usize, i64)],
+        cands: &[(usize, i64)],
+        plan: Plan,
+        defer: Option<f64>,
+        model: pmf::DropModel,
+        plain: bool,
+    ) -> (Decision, Vec<(TaskId, pmf::Pmf)>) {
+        let pet = Pet::default_pet(1).draw_machines(machines, seed);
+        let mut tasks = Vec::new();
+        let mut ms: Vec<model::Machine> = (0..machines)
+            .map(|m| model::Machine::new(m, Some(3)))
+            .collect();
+        for &(m, ty, d) in busy {
+            let id = tasks.len();
+            tasks.push(TaskSpec {
+                id,
+                task_type: ty,
+                arrival: 0,
+                deadline: d,
+            });
+            if ms[m % machines].is_empty() {
+                ms[m % machines].start(0, id, 1_000);
+            } else {
+                ms[m % machines].push(id);
+            }
+        }
+        let ids: Vec<TaskId> = cands
+            .iter()
+            .map(|&(ty, d)| {
+                tasks.push(TaskSpec {
+                    id: tasks.len(),
+                    task_type: ty,
+                    arrival: 0,
+                    deadline: d,
+                });
+                tasks.len() - 1
+            })
+            .collect();
+        for mc in &mut ms {
+            mc.advance(5);
+        }
+        let thresholds = defer.map(|q| vec![q; pet.n_types()]);
+        let view = View {
+            now: 5,
+            pet: &pet,
+            tasks: &tasks,
+            batch: &ids,
+            machines: &ms,
+            model,
+            defer: thresholds.as_deref(),
+            staging: None,
+        };
+        PLAIN.with(|p| p.set(plain));
+        let mut decision = Decision::default();
+        let mut vq = VirtualQueues::from_view(&view);
+        run(
+            &view,
+            plan,
+            &mut vq,
+            &ids,
+            &mut decision,
+            &mut ScoreMemo::default(),
+        );
+        PLAIN.with(|p| p.set(false));
+        (decision, vq.take_handover())
+    }
+
+    const PAM: Plan = Plan {
+        phase1: Phase1::MaxSuccess,
+        phase2: Phase2::MinCompletion {
+            tie_by_execution: true,
+        },
+        scope: Phase1Scope::FreeMachines,
+    };
+
+    /// Candidates of one type and one deadline on thousands of idle copies all choose the
+    /// first copy of the best machine, and each assignment there sends them back to phase 1.
+    /// Their class shares one search, and a search skips the idle copies of a machine it has
+    /// seen: the searches cost O(candidates + machines) reads of the success cache, not
+    /// O(candidates^2 x machines) (about 10^7 here).
+    #[test]
+    fn a_class_on_idle_copies_costs_linear_reads() {
+        let cands: Vec<(usize, i64)> = (0..300).map(|k| (k % 2, 400)).collect();
+        GETS.with(|g| g.set(0));
+        let (fast, _) =
+            many_machines_event(2048, 7, &[], &cands, PAM, None, pmf::DropModel::All, false);
+        let reads = GETS.with(std::cell::Cell::get);
+        assert_eq!(fast.assign.len(), 300);
+        assert!(
+            reads <= 20 * (300 + 2048),
+            "{reads} reads of the success cache"
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// With many machines, the class cache and the skipped idle copies leave every
+        /// decision and every PCT handed over as they are without them: busy and idle
+        /// copies, few types and deadlines (classes), PAM and MOC's shortlist, deferring on
+        /// and off, either scope and dropping model.
+        #[test]
+        fn the_shortcuts_of_phase1_keep_every_decision(
+            seed in 0u64..1_000,
+            machines in 256usize..320,
+            busy in prop::collection::vec((0usize..320, 0usize..12, 20i64..400), 0..200),
+            cands in prop::collection::vec((0usize..3, 0i64..4), 1..60),
+            defer in prop_oneof![Just(None), Just(Some(0.5)), Just(Some(0.9))],
+            shortlist in any::<bool>(),
+            free_only in any::<bool>(),
+            model in prop_oneof![Just(pmf::DropModel::All), Just(pmf::DropModel::Pending)],
+        ) {
+            let cands: Vec<(usize, i64)> = cands.iter().map(|&(ty, d)| (ty, 60 + 40 * d)).collect();
+            let plan = Plan {
+                phase2: if shortlist { Phase2::Shortlist { epsilon: 0.1 } } else { PAM.phase2 },
+                scope: if free_only { Phase1Scope::FreeMachines } else { Phase1Scope::AllMachines },
+                ..PAM
+            };
+            let fast = many_machines_event(machines, seed, &busy, &cands, plan, defer, model, false);
+            let plain = many_machines_event(machines, seed, &busy, &cands, plan, defer, model, true);
+            prop_assert_eq!(fast, plain);
         }
     }
 }

@@ -153,6 +153,7 @@ fn appended_pct(view: &View<'_>, m: MachineId, spec: &model::TaskSpec) -> pmf::P
         Some(tail) => pmf::next_pct(tail, pet, spec.deadline, view.model),
         None => pmf::next_pct(&pmf::Pmf::point(view.now), pet, spec.deadline, view.model),
     }
+    .unwrap_or_else(|e| panic!("a completion-time PMF too wide to hold: {e}"))
 }
 
 /// MaxRobust (thesis 3.3.2.5, JPDC-2016 6.1.4): among the `k` best machines, the one that

@@ -215,7 +215,8 @@ impl BatchHeuristic for Moc {
                         view.pet.pmf(spec.task_type, m),
                         spec.deadline,
                         view.model,
-                    );
+                    )
+                    .unwrap_or_else(|e| panic!("a completion-time PMF too wide to hold: {e}"));
                     pct.trim_tv(machine.pct_epsilon());
                     pct
                 } else {

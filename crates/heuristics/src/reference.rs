@@ -137,7 +137,8 @@ pub(crate) fn moc_cull_and_discard(
                 view.pet.pmf(spec.task_type, m),
                 spec.deadline,
                 view.model,
-            );
+            )
+            .unwrap_or_else(|e| panic!("a completion-time PMF too wide to hold: {e}"));
             pct.trim_tv(machine.pct_epsilon());
             if pct.prob_before(spec.deadline) < alpha {
                 decision.drop.push(slot.task);

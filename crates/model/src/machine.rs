@@ -680,13 +680,22 @@ fn pending_slot(
     });
     // --- end staging ---
     // Each PCT builds on the previous slot's (no copy), or on `now` for an idle head.
-    let mut pct = match (&staged, prev) {
+    let pct = match (&staged, prev) {
         (Some(free), _) => next_pct(free, pet_pmf, spec.deadline, model),
         (None, Some(prev)) => next_pct(&prev.pct, pet_pmf, spec.deadline, model),
         (None, None) => next_pct(&Pmf::point(now), pet_pmf, spec.deadline, model),
     };
+    let mut pct = pct.unwrap_or_else(|e| too_wide(&e));
     pct.trim_tv(eps);
     Slot::new(t, pct, spec.deadline)
+}
+
+/// A PCT too wide to hold ([`next_pct`]'s error): a PET whose shortest execution time lies
+/// more than `pmf::prec::MAX_SPAN` ticks beyond the spread of the PCT ahead of it, under
+/// `DropModel::Pending`.
+#[cold]
+pub(crate) fn too_wide(e: &pmf::PmfError) -> ! {
+    panic!("a completion-time PMF too wide to hold: {e} (PET times beyond 2^26 ticks)")
 }
 
 /// [`Machine::chain_mean_bounds`] answers only for queues with at most this many pending

@@ -79,6 +79,12 @@ impl OwnTail {
     }
 }
 
+/// [`VirtualQueues::idle`] of a machine with a task, or one assigned a task in the event.
+const NOT_IDLE: Tick = Tick::MIN;
+
+/// The fewest machines for which [`VirtualQueues::idle`] is kept.
+const IDLE_COLUMN_MIN: usize = 256;
+
 /// The virtual queues of one mapping event.
 #[derive(Debug, Clone)]
 pub struct VirtualQueues<'a> {
@@ -86,6 +92,10 @@ pub struct VirtualQueues<'a> {
     machines: Vec<VirtualMachine<'a>>,
     /// Machines with a free slot (kept so that [`VirtualQueues::any_free`] is O(1)).
     with_free: usize,
+    /// Per machine, the tick of [`VirtualQueues::idle_at`], or [`NOT_IDLE`]: a dense column,
+    /// read for every machine of a search with many machines (from [`IDLE_COLUMN_MIN`]
+    /// machines; empty below, where `idle_at` reads the machine).
+    idle: Vec<Tick>,
     /// The PCTs of the provisional assignments made on the machines' own PCTs at this tick,
     /// in assignment order ([`VirtualQueues::take_handover`]).
     handover: Vec<(TaskId, Pmf)>,
@@ -132,10 +142,17 @@ impl<'a> VirtualQueues<'a> {
             })
             .collect::<Vec<_>>();
         let with_free = machines.iter().filter(|m| m.free > 0).count();
+        let idle = if view.machines.len() >= IDLE_COLUMN_MIN {
+            let idle = |m: &Machine| if m.is_empty() { m.now() } else { NOT_IDLE };
+            view.machines.iter().map(idle).collect()
+        } else {
+            Vec::new()
+        };
         VirtualQueues {
             now: view.now,
             machines,
             with_free,
+            idle,
             handover: Vec::new(),
         }
     }
@@ -174,6 +191,23 @@ impl<'a> VirtualQueues<'a> {
                 .machine
                 .cache(view.tasks, view.pet, view.model)
                 .tail_mean(),
+        }
+    }
+
+    /// `Some(tick)` when machine `m`'s queue is empty and nothing was assigned to it in this
+    /// event: its tail is then the point mass at the machine's tick ([`Machine::now`]; an
+    /// idle machine's PCTs are always computed at it, [`Machine::advance`]). Two such
+    /// machines at the same tick with the same PET column ([`workload::Pet::canonical`])
+    /// give every task the same chance and the same expected completion, bit for bit.
+    /// Reads no PCT.
+    #[inline]
+    pub fn idle_at(&self, m: MachineId) -> Option<Tick> {
+        match self.idle.get(m) {
+            Some(&k) => (k != NOT_IDLE).then_some(k),
+            None => {
+                let vm = &self.machines[m];
+                (vm.own.is_none() && vm.machine.is_empty()).then(|| vm.machine.now())
+            }
         }
     }
 
@@ -327,6 +361,9 @@ impl<'a> VirtualQueues<'a> {
 
     /// Replaces machine `m`'s tail, e.g. after a heuristic culled tasks from its queue.
     pub fn set_tail(&mut self, m: MachineId, tail_pct: Option<Pmf>, free: usize) {
+        if let Some(k) = self.idle.get_mut(m) {
+            *k = NOT_IDLE;
+        }
         let vm = &mut self.machines[m];
         vm.own = Some(Box::new(OwnTail::new(tail_pct, false)));
         self.with_free = self.with_free + usize::from(free > 0) - usize::from(vm.free > 0);
@@ -357,8 +394,12 @@ impl<'a> VirtualQueues<'a> {
             view.pet.pmf(spec.task_type, m),
             spec.deadline,
             view.model,
-        );
+        )
+        .unwrap_or_else(|e| crate::machine::too_wide(&e));
         pct.trim_tv(self.machines[m].machine.pct_epsilon());
+        if let Some(k) = self.idle.get_mut(m) {
+            *k = NOT_IDLE;
+        }
         let vm = &mut self.machines[m];
         let on_machine = vm.own.as_ref().is_none_or(|o| o.on_machine);
         if on_machine {

@@ -56,14 +56,14 @@ fn queue_pcts(c: &mut Criterion) {
                         deadline: 120 + 70 * i as i64,
                     })
                     .collect();
-                black_box(evaluate_queue(0, None, &pending, model))
+                black_box(evaluate_queue(0, None, &pending, model).unwrap())
             })
         });
     }
     g.bench_function("next_pct_all_300x100", |bench| {
         let prev = bell(100, 300);
         let pet = bell(20, 100);
-        bench.iter(|| next_pct(black_box(&prev), black_box(&pet), 300, DropModel::All))
+        bench.iter(|| next_pct(black_box(&prev), black_box(&pet), 300, DropModel::All).unwrap())
     });
     g.finish();
 }

@@ -1,18 +1,26 @@
 //! The fast append query (the hot path of every mapping event): the success probability of a
 //! task appended behind a queue, from a cached cumulative array of the queue's tail PCT.
 
-use crate::pmf::{Pmf, Tick};
+use crate::pmf::{MAX_TICK, MIN_TICK, Pmf, Tick, arg};
 use crate::pool;
 
 /// The cumulative distribution of a queue's tail PCT, cached for the append query, with its
 /// mean for expectation-based heuristics (the variance, read by few, comes from the PCT
 /// itself: [`Pmf::variance`]). Rebuilding reuses the buffer.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TailCdf {
     offset: Tick,
     /// cum[k] = P(X <= offset + k); the last entry is 1.
     cum: Vec<f64>,
     mean: f64,
+}
+
+/// A machine free at tick 0 ([`TailCdf::idle`]`(0)`): a table of one entry. (An empty table
+/// would read as a point mass at 0 in [`TailCdf::at`] and at -1 in the append query.)
+impl Default for TailCdf {
+    fn default() -> Self {
+        TailCdf::idle(0)
+    }
 }
 
 /// The table's buffer goes back to the thread's pool (the crate's private `pool` module).
@@ -34,8 +42,10 @@ impl TailCdf {
         t
     }
 
-    /// The CDF of a machine that is free at `now` (a point mass).
+    /// The CDF of a machine that is free at `now` (a point mass; as [`Pmf::point`], a `now`
+    /// beyond the tick range is read as the range's end).
     pub fn idle(now: Tick) -> Self {
+        let now = now.clamp(MIN_TICK, MAX_TICK);
         TailCdf {
             offset: now,
             cum: vec![1.0],
@@ -70,7 +80,9 @@ impl TailCdf {
         if t < self.offset {
             return 0.0;
         }
-        let k = (t - self.offset) as usize;
+        // `t - offset >= 0` without overflow: the difference of two `i64`s fits in a `u64`,
+        // and the wrapped difference's bits are that `u64`'s.
+        let k = t.wrapping_sub(self.offset) as u64 as usize;
         if k >= self.cum.len() {
             1.0
         } else {
@@ -111,6 +123,7 @@ impl TailCdf {
     /// not in whether the appended task itself succeeds. O(support of `pet`), no allocation.
     #[inline]
     pub fn append_success(&self, pet: &Pmf, deadline: Tick) -> f64 {
+        let deadline = arg(deadline);
         let e = pet.masses();
         let last = self.max();
         // t(k) = deadline - 1 - (pet.offset + k) decreases with k.
@@ -146,7 +159,7 @@ impl TailCdf {
     /// rounding when every run is a single bin.
     #[inline]
     pub fn append_success_bound(&self, pet: &Pmf, deadline: Tick) -> f64 {
-        let t0 = deadline - 1 - pet.offset();
+        let t0 = arg(deadline) - 1 - pet.offset();
         let mut s = 0.0;
         for &(k, w) in pet.segments() {
             s += w * self.at(t0 - Tick::from(k));

@@ -47,6 +47,18 @@ pub enum PmfError {
     /// A time does not fit in the integer tick range.
     #[error("time {0} does not fit in the tick range")]
     TimeOutOfRange(f64),
+    /// A bin with mass at a tick outside `[0, MAX_TICK]`: a PMF built from data holds times
+    /// measured from 0 (an execution time is not negative) within the tick range.
+    #[error(
+        "the time of bin #{bin} (offset + {bin}) is {tick}, outside [0, {max}]: times built from data are not negative and at most {max} ticks",
+        max = crate::MAX_TICK
+    )]
+    TickOutOfRange {
+        /// Position of the bin in the dense masses (`offset + bin` is its tick).
+        bin: usize,
+        /// Its tick (saturated to the `i64` range when it does not fit).
+        tick: i64,
+    },
     /// A probability argument was outside [0, 1].
     #[error("probability argument {0} is outside [0, 1]")]
     InvalidProbability(f64),
@@ -73,3 +85,8 @@ pub enum PmfError {
     #[error("scale factor must be a finite positive number, got {0}")]
     InvalidScale(f64),
 }
+
+// Errors travel inside `Result<Pmf, PmfError>` on hot paths (`next_pct`) and inside other
+// crates' errors: keep them two words and a tag.
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::size_of::<PmfError>() <= 24);

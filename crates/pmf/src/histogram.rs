@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::PmfError;
-use crate::pmf::{Pmf, Tick};
+use crate::pmf::{MAX_TICK, Pmf, Tick};
 use crate::prec::MAX_SPAN;
 
 /// Which tick stands for a histogram bin `[k w, (k + 1) w)`.
@@ -25,8 +25,12 @@ pub enum BinValue {
 /// Builds a PMF from samples (in ticks, real-valued) as a histogram with bins of `bin_width`
 /// ticks. Each bin's frequency becomes the mass of the tick chosen by `value`.
 ///
-/// Errors: no samples, a non-finite sample, a non-positive bin width, or a support wider
-/// than the dense-array limit.
+/// Samples are execution times: finite and not negative.
+///
+/// Errors: no samples ([`PmfError::Empty`]), a non-finite sample ([`PmfError::NonFinite`]), a
+/// negative sample ([`PmfError::InvalidSampleTime`]), a non-positive bin width, a sample
+/// whose tick lies beyond [`crate::MAX_TICK`] ([`PmfError::TimeOutOfRange`]), or a support
+/// wider than the dense-array limit.
 pub fn from_samples(samples: &[f64], bin_width: Tick, value: BinValue) -> Result<Pmf, PmfError> {
     if bin_width <= 0 {
         return Err(PmfError::InvalidBinWidth(bin_width));
@@ -35,10 +39,21 @@ pub fn from_samples(samples: &[f64], bin_width: Tick, value: BinValue) -> Result
         return Err(PmfError::Empty);
     }
     let w = bin_width as f64;
+    // The tick of bin `k` is `k w + centre`; bins up to `kmax` fit in the tick range (and in
+    // the dense array), so that sum cannot overflow.
+    let centre = if value == BinValue::Centre {
+        bin_width / 2
+    } else {
+        0
+    };
+    let kmax = ((MAX_TICK - centre) / bin_width).min(MAX_SPAN as Tick) as f64;
     let mut bins: Vec<Tick> = Vec::with_capacity(samples.len());
     for (index, &x) in samples.iter().enumerate() {
         if !x.is_finite() {
             return Err(PmfError::NonFinite { index, value: x });
+        }
+        if x < 0.0 {
+            return Err(PmfError::InvalidSampleTime { index, value: x });
         }
         let k = match value {
             // A sample exactly on an edge k w belongs to bin [(k-1) w, k w) read from above,
@@ -46,15 +61,10 @@ pub fn from_samples(samples: &[f64], bin_width: Tick, value: BinValue) -> Result
             BinValue::Upper => ((x / w).ceil()).max(1.0),
             BinValue::Lower | BinValue::Centre => (x / w).floor(),
         };
-        if k.abs() > MAX_SPAN as f64 {
+        if k > kmax {
             return Err(PmfError::TimeOutOfRange(x));
         }
-        let k = k as Tick;
-        let t = match value {
-            BinValue::Upper | BinValue::Lower => k * bin_width,
-            BinValue::Centre => k * bin_width + bin_width / 2,
-        };
-        bins.push(t);
+        bins.push(k as Tick * bin_width + centre);
     }
     let n = samples.len() as f64;
     Pmf::from_weighted_pairs(bins.into_iter().map(|t| (t, 1.0 / n)))

@@ -50,7 +50,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::PmfError;
-use crate::pmf::{Pmf, Tick};
+use crate::pmf::{MAX_TICK, Pmf, Tick};
 
 /// One observed execution time.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -274,7 +274,7 @@ impl KaplanMeier {
         let mut pairs: Vec<(Tick, f64)> = Vec::new();
         for (w, p) in self.atoms() {
             let x = (w * ticks_per_unit).ceil();
-            if !x.is_finite() || x >= Tick::MAX as f64 {
+            if !x.is_finite() || x > MAX_TICK as f64 {
                 return Err(PmfError::TimeOutOfRange(w));
             }
             pairs.push((x as Tick, p));

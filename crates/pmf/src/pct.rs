@@ -22,8 +22,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::PmfError;
 use crate::pmf::{Pmf, Tick, convolve_into};
 use crate::pool;
+use crate::prec::MAX_SPAN;
 
 /// Which tasks the system drops when their deadline passes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -52,16 +54,28 @@ pub enum DropModel {
 ///   (JPDC-2016 fig. 4). Paper eq. (5) as printed adds the pass-through mass twice (once in
 ///   the sum at `t = delta`, once at `t > delta`); we follow JPDC-2016's three steps, the only
 ///   mass-conserving reading.
-pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf {
+///
+/// Any `deadline` is accepted (see the crate docs, "The tick range").
+///
+/// # Errors
+/// [`PmfError::TooWide`] when the result would hold more than [`MAX_SPAN`] bins and more than
+/// the convolved and passed-through parts together: the two parts lie that far apart, and
+/// the dense result would be mostly a gap of zeros. That needs a `pet` whose shortest time
+/// exceeds `prev`'s spread by more than `MAX_SPAN` ticks under [`DropModel::Pending`] (the
+/// task runs late or is dropped, nothing between), or a `pet` at negative ticks (not an
+/// execution time); never under [`DropModel::None`], and never under [`DropModel::All`]
+/// with a `pet` at ticks `>= 0`.
+pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Result<Pmf, PmfError> {
     if model == DropModel::None {
-        return prev.convolve(pet);
+        return Ok(prev.convolve(pet));
     }
+    let deadline = crate::pmf::arg(deadline);
     let pm = prev.masses();
     // prev ticks strictly before the deadline start the task; the others drop it.
     let split = (deadline - prev.offset()).clamp(0, pm.len() as Tick) as usize;
     let (lo, hi) = pm.split_at(split);
     if lo.is_empty() {
-        return prev.clone();
+        return Ok(prev.clone());
     }
     let conv_start = prev.offset() + pet.offset();
     let conv_len = lo.len() + pet.len() - 1;
@@ -100,11 +114,19 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf 
         (conv_start, conv)
     };
     if hi.is_empty() {
-        return renormalised(conv_start, conv);
+        return Ok(renormalised(conv_start, conv));
     }
     let start = conv_start.min(hi_start);
     let end = (conv_start + conv.len() as Tick - 1).max(prev.max());
     let len = (end - start + 1) as usize;
+    let limit = (MAX_SPAN as usize).max(conv.len() + hi.len());
+    if len > limit {
+        pool::recycle(conv);
+        return Err(PmfError::TooWide {
+            span: len as u64,
+            limit: limit as u64,
+        });
+    }
     if conv_start == start && conv.capacity() >= len {
         // The usual case (the shortest execution is no longer than the ticks before the
         // deadline, and the buffer has room): the pass-through mass is added into the
@@ -116,7 +138,7 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf 
         for (o, &m) in out[h0..h0 + hi.len()].iter_mut().zip(hi) {
             *o += m;
         }
-        return renormalised(start, out);
+        return Ok(renormalised(start, out));
     }
     let mut out = pool::zeroed(len);
     let c0 = (conv_start - start) as usize;
@@ -128,7 +150,7 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf 
         *o += m;
     }
     pool::recycle(conv);
-    renormalised(start, out)
+    Ok(renormalised(start, out))
 }
 
 /// The PCT of the task executing at `now`, started at `start`: the execution-time PMF shifted
@@ -140,6 +162,8 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Pmf 
 /// then `.gather_at(deadline.max(now + 1))` under [`DropModel::All`] (the same sums in the
 /// same order; a property test compares the two bit for bit).
 pub fn executing_pct(pet: &Pmf, start: Tick, now: Tick, deadline: Tick, model: DropModel) -> Pmf {
+    use crate::pmf::arg;
+    let (start, now, deadline) = (arg(start), arg(now), arg(deadline));
     let pm = pet.masses();
     let shifted = pet.offset() + start;
     // Every non-zero bin of `pm` sits at a multiple of this: sums in bin order may step over

@@ -13,6 +13,29 @@ use crate::prec::{MASS_EPS, MAX_SPAN, RENORMALISE_TOLERANCE};
 /// finer resolution (see the crate docs).
 pub type Tick = i64;
 
+/// The last tick of the tick range `[MIN_TICK, MAX_TICK]` (2^52): every PMF's support lies in
+/// the range (see the crate docs, "The tick range").
+///
+/// Every tick of the range, and the sum or difference of two of them, is an `f64` exactly
+/// (|t| <= 2^53), so means and real-time reads are exact on the grid, and sums of a few ticks
+/// stay far from `i64`'s limits (2^63).
+pub const MAX_TICK: Tick = 1 << 52;
+
+/// The first tick of the tick range: `-MAX_TICK`.
+pub const MIN_TICK: Tick = -MAX_TICK;
+
+/// Tick arguments (deadlines, `now`, start ticks, shifts) are clamped to `[-ARG_LIMIT,
+/// ARG_LIMIT]` on entry: as every support lies within `MAX_TICK` of 0, a tick beyond it is
+/// read as at it and no result changes, while sums and differences of two clamped arguments
+/// and a few ticks of the range stay within `i64`.
+pub(crate) const ARG_LIMIT: Tick = 1 << 60;
+
+/// `t` clamped to `[-ARG_LIMIT, ARG_LIMIT]` (see [`ARG_LIMIT`]).
+#[inline(always)]
+pub(crate) fn arg(t: Tick) -> Tick {
+    t.clamp(-ARG_LIMIT, ARG_LIMIT)
+}
+
 /// A probability mass function on the integer tick grid.
 ///
 /// The support is `[offset, offset + len)`, masses are dense `f64`, finite, non-negative and sum
@@ -181,10 +204,15 @@ fn validate(masses: &[f64]) -> Result<f64, PmfError> {
 }
 
 impl Pmf {
-    /// Builds a PMF from dense masses starting at `offset`.
+    /// Builds a PMF from dense masses starting at `offset`: the distribution of a time
+    /// measured from 0 (an execution time, or a completion time on a clock that starts at 0).
     ///
     /// Masses must be finite and non-negative; their total must be within
     /// [`RENORMALISE_TOLERANCE`] of 1 and is renormalised to exactly 1 (within rounding).
+    /// Every tick that holds mass must lie in `[0, MAX_TICK]`
+    /// ([`PmfError::TickOutOfRange`] otherwise; zero bins outside it are trimmed and hold no
+    /// time). Negative ticks are reached only by computing: [`Pmf::shift`] by a negative
+    /// `dt`, or [`Pmf::point`] at a negative tick, within the tick range.
     /// Use [`Pmf::new_checked`] to learn how far the input was from 1, or
     /// [`Pmf::from_weights`] to normalise arbitrary positive weights.
     pub fn new(offset: Tick, masses: Vec<f64>) -> Result<Self, PmfError> {
@@ -200,6 +228,7 @@ impl Pmf {
                 tolerance: RENORMALISE_TOLERANCE,
             });
         }
+        check_times(offset, &masses)?;
         let pmf = Self::from_valid_weights(offset, masses, total);
         Ok(Normalised {
             pmf,
@@ -207,9 +236,11 @@ impl Pmf {
         })
     }
 
-    /// Builds a PMF from non-negative weights of any positive total, normalising them.
+    /// Builds a PMF from non-negative weights of any positive total, normalising them. The
+    /// same times as [`Pmf::new`]: every tick with a weight in `[0, MAX_TICK]`.
     pub fn from_weights(offset: Tick, weights: Vec<f64>) -> Result<Self, PmfError> {
         let total = validate(&weights)?;
+        check_times(offset, &weights)?;
         Ok(Self::from_valid_weights(offset, weights, total))
     }
 
@@ -225,6 +256,11 @@ impl Pmf {
 
     /// Builds from masses already known to be valid and normalised (hot paths inside the
     /// crate); trims zero bins at both ends. Checked in debug builds.
+    ///
+    /// `offset` may lie beyond the tick range (within [`ARG_LIMIT`] and a few ranges'
+    /// widths of it): the mass beyond either end of the range is then gathered at that end
+    /// (see the crate docs, "The tick range"). Within the range that costs two comparisons.
+    #[inline]
     pub(crate) fn trimmed(mut offset: Tick, mut masses: Vec<f64>) -> Self {
         let first = masses.iter().position(|&m| m > 0.0).unwrap_or(0);
         let last = masses.iter().rposition(|&m| m > 0.0).unwrap_or(0);
@@ -235,7 +271,40 @@ impl Pmf {
             masses.drain(..first);
             offset += first as Tick;
         }
+        if !fits(offset, masses.len()) {
+            return Self::saturated(offset, masses);
+        }
         let p = Pmf::with_caches(offset, masses);
+        debug_assert!(p.check_invariants().is_ok(), "{:?}", p.check_invariants());
+        p
+    }
+
+    /// [`Pmf::trimmed`] of trimmed masses (non-zero end bins) that reach beyond the tick
+    /// range: the mass below [`MIN_TICK`] is summed, in bin order, into the bin at
+    /// `MIN_TICK`, the mass above [`MAX_TICK`] into the bin at `MAX_TICK`.
+    #[cold]
+    fn saturated(offset: Tick, masses: Vec<f64>) -> Self {
+        let last = offset + masses.len() as Tick - 1;
+        if last <= MIN_TICK {
+            pool::recycle(masses);
+            return Pmf::point(MIN_TICK);
+        }
+        if offset >= MAX_TICK {
+            pool::recycle(masses);
+            return Pmf::point(MAX_TICK);
+        }
+        // Both ends of the kept bins lie inside the support now.
+        let lo = usize::try_from(MIN_TICK - offset).unwrap_or(0);
+        let hi = usize::try_from(MAX_TICK - offset)
+            .map_or(masses.len() - 1, |h| h.min(masses.len() - 1));
+        let mut kept = pool::with_capacity(hi - lo + 1);
+        kept.extend_from_slice(&masses[lo..=hi]);
+        kept[0] = masses[..=lo].iter().sum();
+        // `lo < hi`: the support reaches into the range past `MIN_TICK`.
+        let n = kept.len();
+        kept[n - 1] = masses[hi..].iter().sum();
+        pool::recycle(masses);
+        let p = Pmf::with_caches(offset + lo as Tick, kept);
         debug_assert!(p.check_invariants().is_ok(), "{:?}", p.check_invariants());
         p
     }
@@ -302,9 +371,11 @@ impl Pmf {
         Ok((lo, masses))
     }
 
-    /// A point mass (an impulse of probability 1) at `t`.
+    /// A point mass (an impulse of probability 1) at `t`, any tick of the tick range (a
+    /// machine free at `now`, which may lie before 0). A `t` beyond the range is read as the
+    /// range's end: the point mass sits at [`MIN_TICK`] or [`MAX_TICK`].
     pub fn point(t: Tick) -> Self {
-        Pmf::with_caches(t, vec![1.0])
+        Pmf::with_caches(t.clamp(MIN_TICK, MAX_TICK), vec![1.0])
     }
 
     fn with_caches(offset: Tick, masses: Vec<f64>) -> Self {
@@ -411,7 +482,12 @@ impl Pmf {
             return x as f64;
         }
         let t = &self.caches().truncated;
-        let j = usize::try_from(x - self.offset).map_or(t.len() - 1, |j| j.min(t.len() - 1));
+        // `t` has `len + 1` entries: every `x` past the last tick reads the last one.
+        let j = if x > self.max() {
+            t.len() - 1
+        } else {
+            (x - self.offset) as usize
+        };
         self.offset as f64 + t[j]
     }
 
@@ -448,6 +524,13 @@ impl Pmf {
         }
         if self.masses[0] <= 0.0 || *self.masses.last().unwrap_or(&0.0) <= 0.0 {
             return Err("zero bin at an end".into());
+        }
+        if !fits(self.offset, self.masses.len()) {
+            return Err(format!(
+                "support [{}, +{}) outside the tick range",
+                self.offset,
+                self.masses.len()
+            ));
         }
         Ok(())
     }
@@ -498,33 +581,55 @@ impl Pmf {
 
     /// The total-variation distance `sup_A |P(A) - Q(A)|` to `other`, half the L1 distance
     /// between the masses: the bound that [`Pmf::trim_tv`] keeps (O(union of the supports)).
+    ///
+    /// The sum runs over the ticks of both supports in increasing order; the ticks between two
+    /// disjoint supports would add zeros, which change no bit of a sum of non-negative terms,
+    /// and are skipped. Masses sum to 1 only within rounding, so the half sum is capped at 1.
     pub fn total_variation(&self, other: &Pmf) -> f64 {
-        let (lo, hi) = (self.min().min(other.min()), self.max().max(other.max()));
-        (lo..=hi)
-            .map(|t| (self.mass_at(t) - other.mass_at(t)).abs())
-            .sum::<f64>()
-            / 2.0
+        let (a, b) = if self.min() <= other.min() {
+            (self, other)
+        } else {
+            (other, self)
+        };
+        let diff = |t: Tick| (self.mass_at(t) - other.mass_at(t)).abs();
+        let sum: f64 = if b.min() <= a.max() + 1 {
+            (a.min()..=a.max().max(b.max())).map(diff).sum()
+        } else {
+            (a.min()..=a.max()).chain(b.min()..=b.max()).map(diff).sum()
+        };
+        (sum / 2.0).min(1.0)
     }
 
     /// P(X = t).
     pub fn mass_at(&self, t: Tick) -> f64 {
-        if t < self.offset {
+        if t < self.offset || t > self.max() {
             return 0.0;
         }
-        let k = (t - self.offset) as usize;
-        self.masses.get(k).copied().unwrap_or(0.0)
+        self.masses[(t - self.offset) as usize]
     }
 
-    /// The same distribution moved by `dt` ticks (X + dt).
+    /// The same distribution moved by `dt` ticks (X + dt), within the tick range: the mass
+    /// moved beyond an end of the range is gathered at that end.
     pub fn shift(&self, dt: Tick) -> Self {
         let mut masses = pool::with_capacity(self.masses.len());
         masses.extend_from_slice(&self.masses);
-        Pmf::with_caches(self.offset + dt, masses)
+        let offset = self.offset + arg(dt);
+        if fits(offset, masses.len()) {
+            Pmf::with_caches(offset, masses)
+        } else {
+            Pmf::saturated(offset, masses)
+        }
     }
 
-    /// Moves this distribution in place by `dt` ticks.
+    /// Moves this distribution in place by `dt` ticks, as [`Pmf::shift`].
     pub fn shift_in_place(&mut self, dt: Tick) {
-        self.offset += dt;
+        let offset = self.offset + arg(dt);
+        if fits(offset, self.masses.len()) {
+            self.offset = offset;
+        } else {
+            let masses = std::mem::take(&mut self.masses);
+            *self = Pmf::saturated(offset, masses);
+        }
     }
 
     /// `E[X]`.
@@ -689,14 +794,16 @@ impl Pmf {
     /// `now`, which has not completed yet. If no mass lies after `now` (the task has run past
     /// the support of its PMF, possible when the PMF is an estimate), the result is a point
     /// mass at `now + 1`: the task is expected to end at the next tick.
+    ///
+    /// At `now >= MAX_TICK` that point mass is at [`MAX_TICK`], the end of the tick range.
     pub fn condition_after(&self, now: Tick) -> Pmf {
         if now < self.offset {
             return self.clone();
         }
-        let start = (now - self.offset + 1) as usize;
-        if start >= self.masses.len() {
-            return Pmf::point(now + 1);
+        if now >= self.max() {
+            return Pmf::point(now.saturating_add(1));
         }
+        let start = (now - self.offset + 1) as usize;
         let rest = &self.masses[start..];
         let total: f64 = rest.iter().sum();
         if total <= 0.0 {
@@ -815,6 +922,33 @@ impl Pmf {
             self.check_invariants()
         );
     }
+}
+
+/// True when the ticks `offset .. offset + len` (`len >= 1`) lie in the tick range.
+#[inline(always)]
+fn fits(offset: Tick, len: usize) -> bool {
+    (MIN_TICK..=MAX_TICK).contains(&offset) && len as u64 <= (MAX_TICK - offset) as u64 + 1
+}
+
+/// Checks that every tick of `masses` (dense from `offset`) with mass lies in
+/// `[0, MAX_TICK]`: the times of [`Pmf::new`] and the other constructors from data.
+fn check_times(offset: Tick, masses: &[f64]) -> Result<(), PmfError> {
+    let (Some(first), Some(last)) = (
+        masses.iter().position(|&m| m > 0.0),
+        masses.iter().rposition(|&m| m > 0.0),
+    ) else {
+        return Err(PmfError::ZeroTotal);
+    };
+    for bin in [first, last] {
+        let t = i128::from(offset) + bin as i128;
+        if !(0..=i128::from(MAX_TICK)).contains(&t) {
+            return Err(PmfError::TickOutOfRange {
+                bin,
+                tick: t.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as Tick,
+            });
+        }
+    }
+    Ok(())
 }
 
 fn gcd_all(idx: &[u32]) -> usize {
@@ -1179,7 +1313,7 @@ mod kernel_tests {
         ) {
             let mut w = w;
             w[0] = w[0].max(0.01);
-            let scanned = Pmf::from_weights(offset, w).expect("valid weights");
+            let scanned = Pmf::from_weights(0, w).expect("valid weights").shift(offset);
             let searched = scanned.clone();
             let _ = searched.stride(); // builds the kept sums
             prop_assert!(searched.caches.get().is_some() && scanned.caches.get().is_none());
@@ -1211,7 +1345,7 @@ mod kernel_tests {
                 spread[k * step] = m;
             }
             spread[0] = spread[0].max(0.01);
-            let p = Pmf::from_weights(offset, spread).expect("valid weights");
+            let p = Pmf::from_weights(0, spread).expect("valid weights").shift(offset);
             let direct = |from: usize| -> f64 { p.masses()[from..].iter().sum() };
             for from in 0..p.len() {
                 prop_assert_eq!(p.total_from(from).to_bits(), direct(from).to_bits());

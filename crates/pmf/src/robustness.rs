@@ -1,6 +1,7 @@
 //! Robustness: the success probability of a task at a queue position (paper eq. (1), thesis
 //! eq. (3.5)), the probability that it is dropped, and the evaluation of a whole machine queue.
 
+use crate::error::PmfError;
 use crate::pct::{DropModel, executing_pct, next_pct};
 use crate::pmf::{Pmf, Tick};
 
@@ -60,12 +61,15 @@ pub struct Position {
 
 /// Evaluates a machine queue at `now`: the executing task (if any) then the pending tasks in
 /// FCFS order. An idle machine starts its first pending task at `now`.
+///
+/// # Errors
+/// [`PmfError::TooWide`] when a position's PCT is too wide to hold ([`next_pct`]).
 pub fn evaluate_queue(
     now: Tick,
     executing: Option<Executing<'_>>,
     pending: &[Pending<'_>],
     model: DropModel,
-) -> Vec<Position> {
+) -> Result<Vec<Position>, PmfError> {
     evaluate_queue_trimmed(now, executing, pending, model, 0.0)
 }
 
@@ -74,13 +78,16 @@ pub fn evaluate_queue(
 /// [`evaluate_queue`]). Position `i` (0-based) is then within total-variation distance
 /// `(i + 1) * eps` of the exact one, and so are its success and drop probabilities (see the
 /// `pct` module docs).
+///
+/// # Errors
+/// As [`evaluate_queue`].
 pub fn evaluate_queue_trimmed(
     now: Tick,
     executing: Option<Executing<'_>>,
     pending: &[Pending<'_>],
     model: DropModel,
     eps: f64,
-) -> Vec<Position> {
+) -> Result<Vec<Position>, PmfError> {
     let mut out = Vec::with_capacity(pending.len() + 1);
     let mut prev = match executing {
         Some(e) => {
@@ -98,7 +105,7 @@ pub fn evaluate_queue_trimmed(
         None => Pmf::point(now),
     };
     for p in pending {
-        let mut pct = next_pct(&prev, p.pet, p.deadline, model);
+        let mut pct = next_pct(&prev, p.pet, p.deadline, model)?;
         pct.trim_tv(eps);
         let success = success_probability(&pct, p.deadline);
         let dropped = drop_probability(Some(&prev), &pct, p.deadline, model);
@@ -109,5 +116,5 @@ pub fn evaluate_queue_trimmed(
         });
         prev = pct;
     }
-    out
+    Ok(out)
 }

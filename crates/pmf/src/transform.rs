@@ -23,8 +23,9 @@ use crate::error::PmfError;
 use crate::pmf::{Pmf, Tick};
 use crate::prec::MAX_SPAN;
 
-/// Largest magnitude of a real tick position accepted before conversion to `i64`.
-const MAX_TICK_F64: f64 = (1u64 << 52) as f64;
+/// Largest magnitude of a real tick position accepted before conversion to `i64`: the
+/// tick range's end.
+const MAX_TICK_F64: f64 = crate::MAX_TICK as f64;
 
 /// Checks that `factor` is a finite, strictly positive number.
 fn check_factor(factor: f64) -> Result<(), PmfError> {
@@ -141,7 +142,11 @@ pub fn product(a: &Pmf, b: &Pmf, scale: f64) -> Result<Pmf, PmfError> {
     for (ta, ma) in a.iter() {
         let x = ta as f64;
         for &(y, mb) in &bs {
-            deposit(&mut out, lo, x * y, ma * mb);
+            // `y` overflows to infinity only where every tick of `a` is 0 (else a corner would
+            // be out of range): the product is then 0, not `0 * inf`, a NaN. (`0 * y` for a
+            // finite `y` is a zero of either sign, deposited as 0.)
+            let xy = if x == 0.0 { 0.0 } else { x * y };
+            deposit(&mut out, lo, xy, ma * mb);
         }
     }
     Ok(Pmf::trimmed(lo, out))

@@ -154,6 +154,9 @@ mod off_or_number {
     }
 }
 
+/// The most task types a pruner keeps values for (a sufferage and a defer threshold each).
+pub const MAX_TASK_TYPES: usize = 1 << 20;
+
 /// A configuration value out of range.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
@@ -175,6 +178,14 @@ pub enum ConfigError {
         field: &'static str,
         /// Why, and what to write instead.
         why: &'static str,
+    },
+    /// More task types than [`MAX_TASK_TYPES`].
+    #[error("pruner: 'task_types' = {types} is more than the limit of {limit}")]
+    TooManyTaskTypes {
+        /// The number asked for.
+        types: usize,
+        /// [`MAX_TASK_TYPES`].
+        limit: usize,
     },
 }
 
@@ -323,7 +334,32 @@ mod off_or_number_opt {
     }
 }
 
-fn in_unit(field: &'static str, v: f64) -> Result<(), ConfigError> {
+/// Checks a number of task types against [`MAX_TASK_TYPES`].
+pub(crate) fn task_types(types: usize) -> Result<(), ConfigError> {
+    if types > MAX_TASK_TYPES {
+        return Err(ConfigError::TooManyTaskTypes {
+            types,
+            limit: MAX_TASK_TYPES,
+        });
+    }
+    Ok(())
+}
+
+/// Checks a toggle level: finite and `>= 0`.
+pub(crate) fn toggle_level(toggle: Toggle) -> Result<(), ConfigError> {
+    if let Toggle::Level(l) = toggle {
+        if !(l.is_finite() && l >= 0.0) {
+            return Err(ConfigError::OutOfRange {
+                field: "toggle",
+                value: l,
+                range: "[0, inf) or \"never\"",
+            });
+        }
+    }
+    Ok(())
+}
+
+pub(crate) fn in_unit(field: &'static str, v: f64) -> Result<(), ConfigError> {
     if v.is_finite() && (0.0..=1.0).contains(&v) {
         Ok(())
     } else {
@@ -374,15 +410,7 @@ impl PrunerConfig {
         in_unit("lambda", self.lambda)?;
         in_unit("schmitt_off", self.schmitt_off)?;
         in_unit("fairness", self.fairness)?;
-        if let Toggle::Level(l) = self.toggle {
-            if !(l.is_finite() && l >= 0.0) {
-                return Err(ConfigError::OutOfRange {
-                    field: "toggle",
-                    value: l,
-                    range: "[0, inf) or \"never\"",
-                });
-            }
-        }
+        toggle_level(self.toggle)?;
         if !(self.dynamic_weight.is_finite() && self.dynamic_weight >= 0.0) {
             return Err(ConfigError::OutOfRange {
                 field: "dynamic_weight",

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use model::Slot;
-use pmf::{DropModel, Pmf, Tick, executing_pct, next_pct};
+use pmf::{DropModel, Pmf, PmfError, Tick, executing_pct, next_pct};
 
 use crate::thresholds::{drop_threshold, dynamic_offset};
 
@@ -41,12 +41,18 @@ pub struct DropRule<'a> {
 /// [`DropModel::Pending`] and [`DropModel::None`] it runs to completion (JPDC-2016, scenario
 /// (a): the executing task cannot be dropped), so it is always kept, and the tasks behind it
 /// are judged on its full completion-time PMF.
+///
+/// Any ticks are accepted (see `pmf`'s crate docs, "The tick range"). A threshold that is NaN
+/// drops nothing (no chance is at or below it).
+///
+/// # Errors
+/// [`PmfError::TooWide`] when a PCT along the queue is too wide to hold ([`next_pct`]).
 pub fn walk_queue(
     now: Tick,
     queue: &[QueuedTask<'_>],
     model: DropModel,
     rule: DropRule<'_>,
-) -> Vec<bool> {
+) -> Result<Vec<bool>, PmfError> {
     walk_queue_cached(now, queue, model, rule, None, 0.0)
 }
 
@@ -54,7 +60,11 @@ pub fn walk_queue(
 /// ahead (a simulator's cache at `now`: its PCT and its kept chance, [`Slot::success`]),
 /// until the first drop; from there on PCTs are recomputed, each trimmed at `pct_epsilon`
 /// ([`Pmf::trim_tv`]; the cache's own, 0 = exact). Until then nothing is copied: the walk
-/// builds on the cache's PCTs in place.
+/// builds on the cache's PCTs in place. A cache shorter than the queue is read for the
+/// positions it covers (the rest are computed); slots beyond the queue are not read.
+///
+/// # Errors
+/// As [`walk_queue`].
 pub fn walk_queue_cached(
     now: Tick,
     queue: &[QueuedTask<'_>],
@@ -62,7 +72,7 @@ pub fn walk_queue_cached(
     rule: DropRule<'_>,
     cached: Option<&[Slot]>,
     pct_epsilon: f64,
-) -> Vec<bool> {
+) -> Result<Vec<bool>, PmfError> {
     let mut drops = vec![false; queue.len()];
     // The PCT of the last kept task: the cache's until the first drop, then the walk's own.
     let mut prev: Option<Cow<'_, Pmf>> = None;
@@ -70,13 +80,14 @@ pub fn walk_queue_cached(
     let mut dropped_any = false;
     for (i, task) in queue.iter().enumerate() {
         // `Slot::success` is `prob_before` of the same PCT and deadline: the same value.
-        let (pct, success) = match (cached, dropped_any) {
-            (Some(c), false) => (Cow::Borrowed(&c[i].pct), c[i].success()),
-            _ => {
+        let slot = cached.and_then(|c| c.get(i)).filter(|_| !dropped_any);
+        let (pct, success) = match slot {
+            Some(slot) => (Cow::Borrowed(&slot.pct), slot.success()),
+            None => {
                 let mut pct = match (task.start, &prev) {
                     (Some(start), _) => executing_pct(task.pet, start, now, task.deadline, model),
-                    (None, Some(p)) => next_pct(p, task.pet, task.deadline, model),
-                    (None, None) => next_pct(&Pmf::point(now), task.pet, task.deadline, model),
+                    (None, Some(p)) => next_pct(p, task.pet, task.deadline, model)?,
+                    (None, None) => next_pct(&Pmf::point(now), task.pet, task.deadline, model)?,
                 };
                 pct.trim_tv(pct_epsilon);
                 let success = pct.prob_before(task.deadline);
@@ -98,5 +109,5 @@ pub fn walk_queue_cached(
             kept += 1;
         }
     }
-    drops
+    Ok(drops)
 }

@@ -1,7 +1,7 @@
 //! Engaging dropping: the oversubscription level of paper eq. (8), the toggle, and the
 //! Schmitt trigger (paper V-C, thesis 6.4).
 
-use crate::config::Toggle;
+use crate::config::{ConfigError, Toggle, in_unit, toggle_level};
 
 /// The oversubscription detector.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,14 +16,24 @@ pub struct Engagement {
 impl Engagement {
     /// A detector with the given toggle, EWMA weight `lambda`, and Schmitt off level as a
     /// fraction of the toggle (`None`: plain toggle).
-    pub fn new(toggle: Toggle, lambda: f64, schmitt_off: Option<f64>) -> Self {
-        Engagement {
+    ///
+    /// # Errors
+    /// [`ConfigError::OutOfRange`] naming the field: a toggle level that is not finite and
+    /// `>= 0`, or a `lambda` or `schmitt_off` outside [0, 1] (NaN included), the ranges of
+    /// [`crate::PrunerConfig::validate`].
+    pub fn new(toggle: Toggle, lambda: f64, schmitt_off: Option<f64>) -> Result<Self, ConfigError> {
+        toggle_level(toggle)?;
+        in_unit("lambda", lambda)?;
+        if let Some(off) = schmitt_off {
+            in_unit("schmitt_off", off)?;
+        }
+        Ok(Engagement {
             toggle,
             lambda,
             schmitt: schmitt_off,
             level: 0.0,
             engaged: false,
-        }
+        })
     }
 
     /// The current oversubscription level `d_t`.

@@ -26,7 +26,7 @@
 //! // since the last mapping event give 1.8 and engage dropping.
 //! assert!(!pruner.observe_misses(1));
 //! assert!(pruner.observe_misses(2));
-//! let drops = pruner.drops_for_queue(10, &queue, DropModel::All);
+//! let drops = pruner.drops_for_queue(10, &queue, DropModel::All).unwrap();
 //! assert_eq!(drops, vec![false, true, false]);
 //! // Deferring: map a task only when its best chance is above 90%.
 //! assert_eq!(pruner.defer_threshold(0), Some(0.9));
@@ -37,13 +37,13 @@ mod drop;
 mod engage;
 mod thresholds;
 
-pub use config::{ConfigError, Never, Preset, PrunerConfig, PrunerTable, Toggle};
+pub use config::{ConfigError, MAX_TASK_TYPES, Never, Preset, PrunerConfig, PrunerTable, Toggle};
 pub use drop::{DropRule, QueuedTask, walk_queue, walk_queue_cached};
 pub use engage::Engagement;
 pub use thresholds::{Sufferage, drop_threshold, dynamic_offset};
 
 use model::{TaskId, View};
-use pmf::{DropModel, Tick};
+use pmf::{DropModel, PmfError, Tick};
 
 /// Margin by which a bound must clear a drop threshold for the walk to be skipped; far above
 /// rounding error, so that skipping never changes a decision.
@@ -59,15 +59,16 @@ pub struct ProbabilisticPruner {
 }
 
 impl ProbabilisticPruner {
-    /// A pruner for a system with `task_types` types. Fails on an out-of-range setting.
+    /// A pruner for a system with `task_types` types. Fails on an out-of-range setting, or
+    /// more than [`MAX_TASK_TYPES`] task types.
     pub fn new(config: PrunerConfig, task_types: usize) -> Result<Self, ConfigError> {
         config.validate()?;
         let engagement = Engagement::new(
             config.toggle,
             config.lambda,
             config.schmitt.then_some(config.schmitt_off),
-        );
-        let sufferage = Sufferage::new(task_types, config.fairness);
+        )?;
+        let sufferage = Sufferage::new(task_types, config.fairness)?;
         let mut p = ProbabilisticPruner {
             config,
             engagement,
@@ -118,12 +119,15 @@ impl ProbabilisticPruner {
 
     /// Which tasks of one machine queue (executing first) to drop at `now`, whether or not
     /// dropping is engaged (the caller decides when to ask).
+    ///
+    /// # Errors
+    /// As [`walk_queue`]: a PCT along the queue too wide to hold.
     pub fn drops_for_queue(
         &self,
         now: Tick,
         queue: &[QueuedTask<'_>],
         model: DropModel,
-    ) -> Vec<bool> {
+    ) -> Result<Vec<bool>, PmfError> {
         walk_queue(
             now,
             queue,
@@ -173,6 +177,10 @@ impl ProbabilisticPruner {
                 None,
                 machine.pct_epsilon(),
             );
+            // As `select_drops`: a queue too wide to hold is kept as it is.
+            let Ok(drops) = drops else {
+                continue;
+            };
             out.extend(ids.iter().zip(drops).filter(|(_, d)| *d).map(|(&t, _)| t));
         }
         out
@@ -261,6 +269,11 @@ impl model::Pruner for ProbabilisticPruner {
                 cached,
                 machine.pct_epsilon(),
             );
+            // A queue whose PCTs are too wide to hold (`walk_queue`'s only error) is kept
+            // as it is.
+            let Ok(drops) = drops else {
+                continue;
+            };
             out.extend(ids.iter().zip(drops).filter(|(_, d)| *d).map(|(&t, _)| t));
         }
         out

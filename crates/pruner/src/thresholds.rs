@@ -1,6 +1,8 @@
 //! Thresholds: the per-task dynamic drop threshold of paper eq. (7) and PAMF's sufferage
 //! values (paper V-D2, thesis 6.5).
 
+use crate::config::{ConfigError, in_unit, task_types};
+
 /// Paper eq. (7): `phi_i = -s_i p / (kappa_i + 1)`, with `s_i` the bounded skewness of the
 /// task's completion-time PMF, `kappa_i` its queue position (0 = executing) and `p` a weight.
 /// A right-tailed PCT (positive skew: likely to finish early) lowers the threshold, so such a
@@ -25,11 +27,17 @@ pub struct Sufferage {
 
 impl Sufferage {
     /// All types at 0.
-    pub fn new(types: usize, factor: f64) -> Self {
-        Sufferage {
+    ///
+    /// # Errors
+    /// [`ConfigError::OutOfRange`] for a `factor` (the `fairness` setting) outside [0, 1] or
+    /// NaN, [`ConfigError::TooManyTaskTypes`] for more than [`crate::MAX_TASK_TYPES`] types.
+    pub fn new(types: usize, factor: f64) -> Result<Self, ConfigError> {
+        in_unit("fairness", factor)?;
+        task_types(types)?;
+        Ok(Sufferage {
             factor,
             values: vec![0.0; types],
-        }
+        })
     }
 
     /// A task of `task_type` ended, on time or not. Types beyond the table are ignored.

@@ -30,7 +30,7 @@ fn jpdc_fig3_pending_tasks_dropped() {
     //   -> 6:0.05 7:0.13 8:0.08 9:0.04
     // Step 2 (fig. 3d): impulses 7, 8, 9 of task i-1 pass through (task i dropped):
     //   -> 6:0.05 7:0.43 8:0.28 9:0.24
-    let got = next_pct(&prev(), &pet(), 7, DropModel::Pending);
+    let got = next_pct(&prev(), &pet(), 7, DropModel::Pending).unwrap();
     check_pmf(&got);
     assert_pmf_eq(
         &got,
@@ -46,7 +46,7 @@ fn jpdc_fig3_pending_tasks_dropped() {
 fn jpdc_fig4_executing_task_dropped_too() {
     // Fig. 4a: the convolved part's mass at or after 7 (0.13 + 0.08 + 0.04 = 0.25) is
     // gathered at 7 -> 6:0.05 7:0.25. Fig. 4b: plus the pass-through 7:0.3 8:0.2 9:0.2.
-    let got = next_pct(&prev(), &pet(), 7, DropModel::All);
+    let got = next_pct(&prev(), &pet(), 7, DropModel::All).unwrap();
     check_pmf(&got);
     assert_pmf_eq(&got, &pmf(&[(6, 0.05), (7, 0.55), (8, 0.2), (9, 0.2)]), EPS);
     assert!((success_probability(&got, 7) - 0.05).abs() < EPS);
@@ -57,7 +57,7 @@ fn jpdc_fig4_executing_task_dropped_too() {
 fn no_dropping_is_plain_convolution() {
     // Every pair (a, b) contributes prev(a) * pet(b) at a + b:
     // 6:.05 7:.13 8:.23 9:.23 10:.22 11:.10 12:.04
-    let got = next_pct(&prev(), &pet(), 7, DropModel::None);
+    let got = next_pct(&prev(), &pet(), 7, DropModel::None).unwrap();
     check_pmf(&got);
     let want = pmf(&[
         (6, 0.05),
@@ -109,9 +109,9 @@ fn shortest_execution_overshooting_the_deadline_is_gathered_at_it() {
     // prev at 5 (< 7) but the PET's minimum is 4: 9 > 7, so all of it is dropped at 7.
     let prev = pmf(&[(5, 0.5), (9, 0.5)]);
     let pet = pmf(&[(4, 1.0)]);
-    let got = next_pct(&prev, &pet, 7, DropModel::All);
+    let got = next_pct(&prev, &pet, 7, DropModel::All).unwrap();
     assert_pmf_eq(&got, &pmf(&[(7, 0.5), (9, 0.5)]), EPS);
-    let got = next_pct(&prev, &pet, 7, DropModel::Pending);
+    let got = next_pct(&prev, &pet, 7, DropModel::Pending).unwrap();
     assert_pmf_eq(&got, &pmf(&[(9, 1.0)]), EPS);
 }
 
@@ -129,7 +129,7 @@ fn queue_of_three_by_hand() {
             deadline: 7,
         },
     ];
-    let all = evaluate_queue(0, None, &q, DropModel::All);
+    let all = evaluate_queue(0, None, &q, DropModel::All).unwrap();
     // Task 1 completes at 2 or 4, both before 5: success 1.
     assert!((all[0].success - 1.0).abs() < EPS);
     // Task 2: 2+2=4, 2+4=6, 4+2=6, 4+4=8 -> success P(<7) = 3/4; the 8 is gathered at 7.
@@ -146,12 +146,12 @@ fn queue_of_three_by_hand() {
         pet: &e,
         deadline: 6,
     }];
-    let all = evaluate_queue(1, Some(ex), &q, DropModel::All);
+    let all = evaluate_queue(1, Some(ex), &q, DropModel::All).unwrap();
     assert_pmf_eq(&all[0].pct, &pmf(&[(2, 0.5), (3, 0.5)]), EPS);
     assert!((all[0].success - 0.5).abs() < EPS);
     // Next: 2+2=4 (ok), 2+4=6 (dropped at 6), 3+2=5 (ok), 3+4=7 (dropped at 6) -> 0.5.
     assert!((all[1].success - 0.5).abs() < EPS);
-    let none = evaluate_queue(1, Some(ex), &q, DropModel::None);
+    let none = evaluate_queue(1, Some(ex), &q, DropModel::None).unwrap();
     // No dropping: 4 (ok), 6 (not < 6), 6, 8 -> 0.25.
     assert!((none[1].success - 0.25).abs() < EPS);
 }
@@ -362,7 +362,7 @@ fn staging_moves_mass_below_the_ready_tick_up_to_it() {
     // Then the PET: the completion of a task whose data arrive at 7 behind prev, no drops:
     //   7 (0.6) + 1..3 -> 8:0.30 9:0.18 10:0.12; 8 (0.2) -> 9:0.10 10:0.06 11:0.04;
     //   9 (0.2) -> 10:0.10 11:0.06 12:0.04  => 8:0.30 9:0.28 10:0.28 11:0.10 12:0.04
-    let c = next_pct(&got, &pet(), 100, DropModel::None);
+    let c = next_pct(&got, &pet(), 100, DropModel::None).unwrap();
     assert_pmf_eq(
         &c,
         &pmf(&[(8, 0.30), (9, 0.28), (10, 0.28), (11, 0.10), (12, 0.04)]),

@@ -4,4 +4,5 @@ mod check;
 mod examples;
 mod kaplan_meier;
 mod properties;
+mod tick_range;
 mod transform;

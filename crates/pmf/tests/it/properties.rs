@@ -9,7 +9,8 @@ use proptest::prelude::*;
 
 use crate::check::{assert_pmf_eq, check_pmf};
 
-/// A valid PMF: offset in [-20, 60], 1..=len bins, interior zeros allowed, ends non-zero.
+/// A valid PMF: offset in [-20, 60] (negative offsets by a shift: the constructors take times
+/// from 0), 1..=len bins, interior zeros allowed, ends non-zero.
 fn arb_pmf(max_len: usize) -> impl Strategy<Value = Pmf> {
     (
         -20i64..60,
@@ -19,7 +20,9 @@ fn arb_pmf(max_len: usize) -> impl Strategy<Value = Pmf> {
             w[0] = w[0].max(0.01);
             let n = w.len();
             w[n - 1] = w[n - 1].max(0.01);
-            Pmf::from_weights(offset, w).expect("generator makes valid weights")
+            Pmf::from_weights(0, w)
+                .expect("generator makes valid weights")
+                .shift(offset)
         })
 }
 
@@ -31,7 +34,9 @@ fn arb_grid_pmf(max_len: usize) -> impl Strategy<Value = Pmf> {
         for (k, &m) in p.masses().iter().enumerate() {
             w[k * step] = m;
         }
-        Pmf::from_weights(p.min(), w).expect("spread weights stay valid")
+        Pmf::from_weights(0, w)
+            .expect("spread weights stay valid")
+            .shift(p.min())
     })
 }
 
@@ -55,7 +60,7 @@ proptest! {
     fn every_operation_conserves_mass(a in arb_pmf(40), b in arb_pet(40), d in -30i64..200,
                                        now in -30i64..200, dt in -50i64..50, model in arb_model()) {
         check_pmf(&a.convolve(&b));
-        check_pmf(&next_pct(&a, &b, d, model));
+        check_pmf(&next_pct(&a, &b, d, model).unwrap());
         check_pmf(&executing_pct(&b, a.min(), now, d, model));
         check_pmf(&a.shift(dt));
         check_pmf(&a.condition_after(now));
@@ -102,7 +107,7 @@ proptest! {
         all in any::<bool>(),
     ) {
         let model = if all { DropModel::All } else { DropModel::Pending };
-        let got = next_pct(&prev, &pet, deadline, model);
+        let got = next_pct(&prev, &pet, deadline, model).unwrap();
         let pm = prev.masses();
         let split = (deadline - prev.min()).clamp(0, pm.len() as i64) as usize;
         let (lo, hi) = pm.split_at(split);
@@ -211,8 +216,8 @@ proptest! {
                                                        d in 0i64..150, model in arb_model()) {
         let tail = TailCdf::new(&a);
         prop_assert!(tail.append_success(&e, d + 1) >= tail.append_success(&e, d) - 1e-12);
-        let p0 = next_pct(&a, &e, d, model).prob_before(d);
-        let p1 = next_pct(&a, &e, d + 1, model).prob_before(d + 1);
+        let p0 = next_pct(&a, &e, d, model).unwrap().prob_before(d);
+        let p1 = next_pct(&a, &e, d + 1, model).unwrap().prob_before(d + 1);
         prop_assert!(p1 >= p0 - 1e-12, "{} < {}", p1, p0);
     }
 
@@ -230,7 +235,7 @@ proptest! {
     #[test]
     fn fast_query_equals_full_computation(a in arb_pmf(40), e in arb_pet(40), d in -10i64..200,
                                           model in arb_model()) {
-        let full = next_pct(&a, &e, d, model).prob_before(d);
+        let full = next_pct(&a, &e, d, model).unwrap().prob_before(d);
         let fast = TailCdf::new(&a).append_success(&e, d);
         prop_assert!((full - fast).abs() < 1e-12, "fast {} vs full {}", fast, full);
         let mean = TailCdf::new(&a).append_expected_completion(e.mean());
@@ -249,9 +254,9 @@ proptest! {
             pending.push(Pending { pet: p, deadline });
         }
         let ex = Executing { pet: &exec_pet, start: 0, deadline: now + 1 + slack[5] };
-        let a = evaluate_queue(now, Some(ex), &pending, DropModel::None);
-        let b = evaluate_queue(now, Some(ex), &pending, DropModel::Pending);
-        let c = evaluate_queue(now, Some(ex), &pending, DropModel::All);
+        let a = evaluate_queue(now, Some(ex), &pending, DropModel::None).unwrap();
+        let b = evaluate_queue(now, Some(ex), &pending, DropModel::Pending).unwrap();
+        let c = evaluate_queue(now, Some(ex), &pending, DropModel::All).unwrap();
         for i in 0..a.len() {
             prop_assert!(b[i].success >= a[i].success - 1e-12, "pos {}: b {} < a {}", i, b[i].success, a[i].success);
             prop_assert!(c[i].success >= b[i].success - 1e-12, "pos {}: c {} < b {}", i, c[i].success, b[i].success);
@@ -318,8 +323,8 @@ proptest! {
             .zip(&slack)
             .map(|(p, &s)| Pending { pet: p, deadline: now + 1 + s })
             .collect();
-        let exact = evaluate_queue(now, ex, &pending, model);
-        let approx = evaluate_queue_trimmed(now, ex, &pending, model, eps);
+        let exact = evaluate_queue(now, ex, &pending, model).unwrap();
+        let approx = evaluate_queue_trimmed(now, ex, &pending, model, eps).unwrap();
         prop_assert_eq!(exact.len(), pets.len());
         for (i, (e, a)) in exact.iter().zip(&approx).enumerate() {
             let bound = (i + 1) as f64 * eps + 1e-12;
@@ -336,7 +341,7 @@ proptest! {
         prop_assert!((fast_approx - fast_exact).abs() <= n as f64 * eps + 1e-12,
             "append: {} vs exact {}", fast_approx, fast_exact);
         // eps = 0 is the exact computation, bit for bit.
-        prop_assert_eq!(evaluate_queue_trimmed(now, ex, &pending, model, 0.0), exact);
+        prop_assert_eq!(evaluate_queue_trimmed(now, ex, &pending, model, 0.0).unwrap(), exact);
     }
 
     #[test]

@@ -119,6 +119,18 @@ fn product_with_a_point_mass_is_scaling() {
 }
 
 #[test]
+fn a_product_with_time_zero_is_zero_whatever_the_scale() {
+    // 0 x (-2^52) x 1.6e295: the other factor's ticks overflow to -inf once scaled, but the
+    // product is 0 (found by the `api` fuzz target: a NaN deposit, a PMF of total 0).
+    let zero = Pmf::point(0);
+    let far = Pmf::point(pmf::MIN_TICK);
+    for (a, b) in [(&zero, &far), (&far, &zero)] {
+        let p = product(a, b, 1.571833427366132e295).expect("the product is 0");
+        assert_eq!((p.min(), p.masses()), (0, &[1.0][..]));
+    }
+}
+
+#[test]
 fn invalid_factors_are_typed_errors() {
     let t = pmf(&[(1, 1.0)]);
     for f in [0.0, -1.0, f64::NAN, f64::INFINITY] {
@@ -145,7 +157,9 @@ fn arb_pmf(max_len: usize, offsets: std::ops::Range<i64>) -> impl Strategy<Value
             w[0] = w[0].max(0.01);
             let n = w.len();
             w[n - 1] = w[n - 1].max(0.01);
-            Pmf::from_weights(offset, w).expect("generator makes valid weights")
+            Pmf::from_weights(0, w)
+                .expect("generator makes valid weights")
+                .shift(offset)
         })
 }
 

@@ -6,6 +6,8 @@ use pruner::{
     drop_threshold, dynamic_offset, walk_queue,
 };
 
+mod hostile;
+
 fn uniform(lo: i64, n: usize) -> Pmf {
     Pmf::from_weights(lo, vec![1.0; n]).unwrap()
 }
@@ -13,7 +15,7 @@ fn uniform(lo: i64, n: usize) -> Pmf {
 #[test]
 fn ewma_arithmetic_of_eq_8() {
     // lambda 0.5: d = 0.5 mu + 0.5 d_prev.
-    let mut e = Engagement::new(Toggle::Level(100.0), 0.5, None);
+    let mut e = Engagement::new(Toggle::Level(100.0), 0.5, None).unwrap();
     e.observe(4);
     assert!((e.level() - 2.0).abs() < 1e-12);
     e.observe(0);
@@ -21,7 +23,7 @@ fn ewma_arithmetic_of_eq_8() {
     e.observe(3);
     assert!((e.level() - 2.0).abs() < 1e-12);
     // lambda 1: the thesis' plain toggle, no history.
-    let mut e = Engagement::new(Toggle::Level(1.0), 1.0, None);
+    let mut e = Engagement::new(Toggle::Level(1.0), 1.0, None).unwrap();
     assert!(e.observe(1));
     assert!(!e.observe(0));
     assert!(e.observe(5));
@@ -30,13 +32,13 @@ fn ewma_arithmetic_of_eq_8() {
 #[test]
 fn schmitt_trigger_hysteresis() {
     // Toggle 2, off level 0.8 * 2 = 1.6, lambda 0.5.
-    let mut e = Engagement::new(Toggle::Level(2.0), 0.5, Some(0.8));
+    let mut e = Engagement::new(Toggle::Level(2.0), 0.5, Some(0.8)).unwrap();
     assert!(!e.observe(2)); // d = 1.0
     assert!(e.observe(4)); // d = 2.5 >= 2: on
     assert!(e.observe(1)); // d = 1.75 > 1.6: stays on (a plain toggle would be off)
     assert!(!e.observe(1)); // d = 1.375 <= 1.6: off
     assert!(!e.observe(2)); // d = 1.6875 < 2: stays off
-    let mut plain = Engagement::new(Toggle::Level(2.0), 0.5, None);
+    let mut plain = Engagement::new(Toggle::Level(2.0), 0.5, None).unwrap();
     plain.observe(2);
     assert!(plain.observe(4));
     assert!(!plain.observe(1)); // 1.75 < 2: off at once
@@ -44,10 +46,10 @@ fn schmitt_trigger_hysteresis() {
 
 #[test]
 fn toggle_zero_is_always_engaged_and_never_is_never() {
-    let mut e = Engagement::new(Toggle::Level(0.0), 0.9, Some(0.8));
+    let mut e = Engagement::new(Toggle::Level(0.0), 0.9, Some(0.8)).unwrap();
     assert!(e.observe(0));
     assert!(e.observe(0));
-    let mut e = Engagement::new(Toggle::Never(Never::Never), 1.0, None);
+    let mut e = Engagement::new(Toggle::Never(Never::Never), 1.0, None).unwrap();
     assert!(!e.observe(100));
 }
 
@@ -80,20 +82,23 @@ fn dropping_the_head_raises_the_tail() {
         sufferage: &[],
     };
     assert_eq!(
-        walk_queue(5, &queue, DropModel::All, rule),
+        walk_queue(5, &queue, DropModel::All, rule).unwrap(),
         vec![true, false]
     );
     // Without recomputing after the drop the tail would have looked hopeless too: behind the
     // head, it completes at 40..=68 (model c) with little chance before 45.
     let alone = [queue[1]];
-    assert_eq!(walk_queue(5, &alone, DropModel::All, rule), vec![false]);
+    assert_eq!(
+        walk_queue(5, &alone, DropModel::All, rule).unwrap(),
+        vec![false]
+    );
     // A threshold of 0 still drops a task with no chance at all; 1 drops everything.
     let rule0 = DropRule {
         threshold: 0.0,
         ..rule
     };
     assert_eq!(
-        walk_queue(5, &queue, DropModel::All, rule0),
+        walk_queue(5, &queue, DropModel::All, rule0).unwrap(),
         vec![true, false]
     );
     let rule1 = DropRule {
@@ -101,7 +106,7 @@ fn dropping_the_head_raises_the_tail() {
         ..rule
     };
     assert_eq!(
-        walk_queue(5, &queue, DropModel::All, rule1),
+        walk_queue(5, &queue, DropModel::All, rule1).unwrap(),
         vec![true, true]
     );
 }
@@ -135,19 +140,21 @@ fn the_executing_task_is_never_dropped_unless_every_task_may_be() {
     // then completes at 50..=68, after its deadline, and is the one dropped.
     for model in [DropModel::Pending, DropModel::None] {
         assert_eq!(
-            walk_queue(5, &queue, model, rule),
+            walk_queue(5, &queue, model, rule).unwrap(),
             vec![false, true],
             "{model:?}"
         );
     }
     assert_eq!(
-        walk_queue(5, &queue, DropModel::All, rule),
+        walk_queue(5, &queue, DropModel::All, rule).unwrap(),
         vec![true, false]
     );
     // The same through the standalone pruner.
     let pruner = ProbabilisticPruner::new(PrunerConfig::default(), 1).unwrap();
     assert_eq!(
-        pruner.drops_for_queue(5, &queue, DropModel::Pending),
+        pruner
+            .drops_for_queue(5, &queue, DropModel::Pending)
+            .unwrap(),
         vec![false, true]
     );
 }
@@ -182,8 +189,14 @@ fn skewness_sign_moves_the_threshold() {
         dynamic_weight: 0.2,
         sufferage: &[],
     };
-    assert_eq!(walk_queue(0, &qr, DropModel::All, rule), vec![false]);
-    assert_eq!(walk_queue(0, &ql, DropModel::All, rule), vec![true]);
+    assert_eq!(
+        walk_queue(0, &qr, DropModel::All, rule).unwrap(),
+        vec![false]
+    );
+    assert_eq!(
+        walk_queue(0, &ql, DropModel::All, rule).unwrap(),
+        vec![true]
+    );
     // Without the dynamic offset 0.6 would still pass 0.55; with the threshold at 0.65 the
     // right-skewed task survives only thanks to its skew.
     let strict = DropRule {
@@ -191,12 +204,18 @@ fn skewness_sign_moves_the_threshold() {
         dynamic_weight: 0.0,
         sufferage: &[],
     };
-    assert_eq!(walk_queue(0, &qr, DropModel::All, strict), vec![true]);
+    assert_eq!(
+        walk_queue(0, &qr, DropModel::All, strict).unwrap(),
+        vec![true]
+    );
     let strict_dyn = DropRule {
         dynamic_weight: 0.2,
         ..strict
     };
-    assert_eq!(walk_queue(0, &qr, DropModel::All, strict_dyn), vec![false]);
+    assert_eq!(
+        walk_queue(0, &qr, DropModel::All, strict_dyn).unwrap(),
+        vec![false]
+    );
     assert!((drop_threshold(0.5, 0.1, 0.05) - 0.45).abs() < 1e-12);
     assert_eq!(drop_threshold(0.1, 0.5, 0.0), 0.0);
     assert_eq!(drop_threshold(0.9, 0.0, 0.5), 1.0);
@@ -204,7 +223,7 @@ fn skewness_sign_moves_the_threshold() {
 
 #[test]
 fn sufferage_is_clamped_to_unit_interval() {
-    let mut s = Sufferage::new(2, 0.4);
+    let mut s = Sufferage::new(2, 0.4).unwrap();
     s.record(0, true);
     assert_eq!(s.value(0), 0.0);
     s.record(0, false);
