@@ -114,3 +114,19 @@ fn too_many_jobs_are_capped_with_a_warning() {
     assert!(stderr.contains("--jobs 100000 exceeds the"), "{stderr}");
     assert!(took < Duration::from_secs(10), "{took:?}");
 }
+
+#[test]
+fn times_beyond_the_tick_range_are_refused_at_the_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("far.dat"),
+        "taskCount=2;\n1e308 0 1e308;\n2 0 300;\n",
+    )
+    .unwrap();
+    refused(
+        &["run", "--workload", "far.dat"],
+        d,
+        &["far.dat:2", "arrival", "2^52"],
+    );
+}

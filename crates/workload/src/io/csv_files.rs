@@ -180,8 +180,9 @@ pub fn parse_samples_csv_with(
             found: bin_width.to_string(),
         });
     }
-    // A histogram over a wider range would not fit the PMF's dense array anyway.
-    let max_time = pmf::prec::MAX_SPAN as f64 * bin_width as f64;
+    // An execution time beyond MAX_EXECUTION_TICKS would make queues' completion times too
+    // wide to hold.
+    let max_time = super::MAX_EXECUTION_TICKS as f64;
     let mut rdr = reader(text);
     let headers = rdr.headers().map_err(|e| csv_error(name, &e))?.clone();
     let [ct, cm, cx] = columns(name, &headers, ["task_type", "machine", "execution_time"])?;

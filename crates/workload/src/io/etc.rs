@@ -28,7 +28,8 @@ use ndarray::Array2;
 use pmf::{Pmf, Tick};
 
 use super::{
-    add_span, display_name, numbered_lines, parse_index, parse_non_negative, read_text, write_text,
+    add_span, display_name, numbered_lines, parse_index, parse_non_negative_number, read_text,
+    write_text,
 };
 use crate::error::WorkloadError;
 use crate::pet::Pet;
@@ -229,18 +230,18 @@ pub fn parse_etc(text: &str, name: &str) -> Result<(Pet, EtcReport), WorkloadErr
             ));
         };
         let time: Tick = match time.parse::<Tick>() {
-            Ok(t) if t >= 0 => t,
+            Ok(t) if (0..=super::MAX_EXECUTION_TICKS).contains(&t) => t,
             _ => {
                 return Err(WorkloadError::field(
                     name,
                     line,
                     "time",
-                    "a non-negative integer number of time units",
+                    "a non-negative integer number of time units of at most 2^26",
                     time,
                 ));
             }
         };
-        let prob = parse_non_negative(name, line, "probability", prob)?;
+        let prob = parse_non_negative_number(name, line, "probability", prob)?;
         block.pairs.push((time, prob));
     }
     let Some((n_machines, n_types)) = counts else {

@@ -26,6 +26,8 @@ pub use dat::{
 };
 pub use etc::{BlockReport, EtcReport, format_etc, parse_etc, read_etc, write_etc};
 
+use pmf::Tick;
+
 use crate::error::WorkloadError;
 
 /// The most ticks a reader lets the PMFs of one PET span together (PMFs are stored densely,
@@ -184,7 +186,16 @@ pub(crate) fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> 
     })
 }
 
-/// Parses a finite real number.
+/// The largest time a file may give, in time units: `2^52`, the tick range of the `pmf`
+/// crate ([`pmf::MAX_TICK`]), within which every tick and every sum of two is exact.
+pub const MAX_TIME: f64 = pmf::MAX_TICK as f64;
+
+/// The longest execution time a PET may give, in ticks: `2^26` ([`pmf::prec::MAX_SPAN`], the
+/// widest PMF a queue's completion times can hold). Real PETs are far below it (the paper's
+/// longest time is under 1,000 units; measured milliseconds up to 18 hours fit).
+pub const MAX_EXECUTION_TICKS: Tick = pmf::prec::MAX_SPAN as Tick;
+
+/// Parses a finite real number of at most [`MAX_TIME`] in magnitude.
 pub(crate) fn parse_finite(
     file: &str,
     line: usize,
@@ -192,13 +203,19 @@ pub(crate) fn parse_finite(
     s: &str,
 ) -> Result<f64, WorkloadError> {
     match s.parse::<f64>() {
-        Ok(v) if v.is_finite() => Ok(v),
-        _ => Err(WorkloadError::field(file, line, field, "a number", s)),
+        Ok(v) if v.is_finite() && v.abs() <= MAX_TIME => Ok(v),
+        _ => Err(WorkloadError::field(
+            file,
+            line,
+            field,
+            "a number within [-2^52, 2^52] (the tick range)",
+            s,
+        )),
     }
 }
 
-/// Parses a finite real number `>= 0`.
-pub(crate) fn parse_non_negative(
+/// Parses a finite real number `>= 0` that is not a time (a probability, a weight).
+pub(crate) fn parse_non_negative_number(
     file: &str,
     line: usize,
     field: &'static str,
@@ -211,6 +228,25 @@ pub(crate) fn parse_non_negative(
             line,
             field,
             "a non-negative number",
+            s,
+        )),
+    }
+}
+
+/// Parses a finite real number in `[0, MAX_TIME]`.
+pub(crate) fn parse_non_negative(
+    file: &str,
+    line: usize,
+    field: &'static str,
+    s: &str,
+) -> Result<f64, WorkloadError> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && (0.0..=MAX_TIME).contains(&v) => Ok(v),
+        _ => Err(WorkloadError::field(
+            file,
+            line,
+            field,
+            "a non-negative number of at most 2^52 (the tick range)",
             s,
         )),
     }
