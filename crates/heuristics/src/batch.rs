@@ -238,7 +238,7 @@ impl SuccessCache {
 /// Slack kept when skipping a machine by its upper bound, far above rounding error, so that a
 /// skipped machine can never have tied or beaten the best one: the choice is exactly the
 /// one of evaluating every machine.
-const BOUND_SLACK: f64 = 1e-9;
+const BOUND_SLACK: f64 = pmf::prec::DECISION_SLACK;
 
 /// The tail half of [`success_upper_bound`]: `P(T + E < d) <= P(T < d - min E)`. On a machine
 /// whose PCTs are not computed yet, an earlier tail of the same queue scaled by its factor
@@ -772,7 +772,7 @@ fn record(
 /// Margin below the defer threshold at which a probe's verdict is extended to the tasks of its
 /// type with earlier deadlines; far above rounding error, so that the inference never
 /// disagrees with evaluating each task.
-const DEFER_SLACK: f64 = 1e-9;
+const DEFER_SLACK: f64 = pmf::prec::DECISION_SLACK;
 
 /// Deferrals decided without evaluating every task (first iteration of the loop, real tails).
 ///
@@ -965,7 +965,7 @@ fn min_completion(
 }
 
 /// Relative slack when skipping a machine by a lower bound on its expected completion.
-const MEAN_SLACK: f64 = 1e-9;
+const MEAN_SLACK: f64 = pmf::prec::DECISION_SLACK;
 
 /// Machine count from which [`max_success_indexed`] narrows further (several level indexes
 /// cut at PET quantiles, a floor from group heads) and searches are kept for re-evaluation
@@ -1758,6 +1758,7 @@ mod tests {
             tasks: &tasks,
             batch: &batch,
             machines: &[],
+            oracle: &model::Oracle::new(0),
             model: pmf::DropModel::All,
             defer: Some(&thresholds),
             staging: None,
@@ -1868,6 +1869,7 @@ mod tests {
                 tasks: &tasks,
                 batch: &cands,
                 machines: &[],
+                oracle: &model::Oracle::new(0),
                 model: pmf::DropModel::All,
                 defer: None,
                 staging: None,
@@ -1947,14 +1949,15 @@ mod tests {
             }
             let ids: Vec<TaskId> = cands.iter().map(|&(ty, d)| spec(ty, d)).collect();
             // Half the machines computed at 0 and left stale at 20, half computed at 20.
-            for (m, mut mc) in plan.into_iter().enumerate() {
-                if m % 2 == 0 {
-                    mc.refresh(0, &tasks, &pet, model);
-                    mc.advance(20);
-                } else {
-                    mc.refresh(20, &tasks, &pet, model);
-                }
-                machines.push(mc);
+            machines.extend(plan);
+            let mut oracle = model::Oracle::new(machines.len());
+            oracle.sync(&machines, 0);
+            for m in (0..machines.len()).step_by(2) {
+                let _ = oracle.cache(m, &machines[m], &tasks, &pet, model);
+            }
+            oracle.sync(&machines, 20);
+            for m in (1..machines.len()).step_by(2) {
+                let _ = oracle.cache(m, &machines[m], &tasks, &pet, model);
             }
             let thresholds = defer.map(|q| vec![q; pet.n_types()]);
             let view = View {
@@ -1963,6 +1966,7 @@ mod tests {
                 tasks: &tasks,
                 batch: &ids,
                 machines: &machines,
+                oracle: &oracle,
                 model,
                 defer: thresholds.as_deref(),
                 staging: None,
@@ -2097,19 +2101,21 @@ mod tests {
                 tasks.push(TaskSpec { id, task_type: ty, arrival: 0, deadline: 100 + 50 * d });
                 cands.push(id);
             }
-            for mc in &mut machines {
-                mc.advance(now);
-            }
+            let mut oracle = model::Oracle::new(machines.len());
+            oracle.sync(&machines, now);
+            let oracle_b = oracle.clone();
             let view = View {
                 now,
                 pet: &pet,
                 tasks: &tasks,
                 batch: &cands,
                 machines: &machines,
+                oracle: &oracle,
                 model,
                 defer: None,
                 staging: None,
             };
+            let view_b = View { oracle: &oracle_b, ..view };
             let plan = Plan {
                 phase1: Phase1::MinCompletion,
                 phase2: match key {
@@ -2132,10 +2138,12 @@ mod tests {
                 &mut a,
                 &mut ScoreMemo::default(),
             );
-            let mut vq_b = VirtualQueues::from_view_lazy(&view);
-            run_by_type(&mut Buffers::default(), &view, plan, &mut vq_b, &cands, &mut b);
+            let mut vq_b = VirtualQueues::from_view_lazy(&view_b);
+            run_by_type(&mut Buffers::default(), &view_b, plan, &mut vq_b, &cands, &mut b);
             prop_assert_eq!(&a.assign, &b.assign);
-            prop_assert_eq!(vq_a.take_handover(), vq_b.take_handover());
+            for &(t, m) in &a.assign {
+                prop_assert_eq!(oracle.handed_over(m, t), oracle_b.handed_over(m, t));
+            }
             prop_assert_eq!(a, b);
         }
     }
@@ -2152,7 +2160,7 @@ mod tests {
         defer: Option<f64>,
         model: pmf::DropModel,
         plain: bool,
-    ) -> (Decision, Vec<(TaskId, pmf::Pmf)>) {
+    ) -> (Decision, Vec<bool>) {
         let pet = Pet::default_pet(1).draw_machines(machines, seed);
         let mut tasks = Vec::new();
         let mut ms: Vec<model::Machine> = (0..machines)
@@ -2184,9 +2192,8 @@ mod tests {
                 tasks.len() - 1
             })
             .collect();
-        for mc in &mut ms {
-            mc.advance(5);
-        }
+        let mut oracle = model::Oracle::new(ms.len());
+        oracle.sync(&ms, 5);
         let thresholds = defer.map(|q| vec![q; pet.n_types()]);
         let view = View {
             now: 5,
@@ -2194,6 +2201,7 @@ mod tests {
             tasks: &tasks,
             batch: &ids,
             machines: &ms,
+            oracle: &oracle,
             model,
             defer: thresholds.as_deref(),
             staging: None,
@@ -2210,7 +2218,12 @@ mod tests {
             &mut ScoreMemo::default(),
         );
         PLAIN.with(|p| p.set(false));
-        (decision, vq.take_handover())
+        let handed = decision
+            .assign
+            .iter()
+            .map(|&(t, m)| oracle.handed_over(m, t))
+            .collect();
+        (decision, handed)
     }
 
     const PAM: Plan = Plan {

@@ -1,7 +1,7 @@
 //! Immediate-mode heuristics (thesis 3.3.2, JPDC-2016 6.1): each arriving task is mapped at
 //! once to an unbounded machine queue.
 
-use model::{ImmediateHeuristic, MachineId, TaskId, View};
+use model::{ImmediateHeuristic, Known, MachineId, TaskId, View};
 
 /// Index of the minimum of `f` over `ms` (ties: the first).
 fn argmin(ms: impl Iterator<Item = MachineId>, mut f: impl FnMut(MachineId) -> f64) -> MachineId {
@@ -21,8 +21,8 @@ fn argmin(ms: impl Iterator<Item = MachineId>, mut f: impl FnMut(MachineId) -> f
 /// expected completion `E[tail PCT] + E[PET]` of MCT and KPB, the tail alone for FCFS): what
 /// [`argmin`] over `view.tail_mean(m) + offset(m)` returns, computing fewer tails. Machines
 /// whose PCTs at the tick are computed, or which have no earlier PCTs, are read exactly;
-/// the others, in increasing order of the lower bound on their expected tail from their
-/// earlier PCTs ([`View::stale`]), until that bound puts one above the best so far by more
+/// the others, in increasing order of the lower bound on their expected tail
+/// ([`View::tail_mean_known`]), until that bound puts one above the best so far by more
 /// than a slack far above rounding (then it and the rest can neither win nor tie).
 fn min_expected(view: &View<'_>, ms: &[MachineId], offset: impl Fn(MachineId) -> f64) -> MachineId {
     let mut best: Option<(f64, usize)> = None;
@@ -36,12 +36,10 @@ fn min_expected(view: &View<'_>, ms: &[MachineId], offset: impl Fn(MachineId) ->
     // above the best.
     let mut bounded: Vec<(f64, usize)> = Vec::with_capacity(ms.len());
     for (i, &m) in ms.iter().enumerate() {
-        let stale = (!view.machines[m].is_computed())
-            .then(|| view.stale(m))
-            .flatten();
-        match stale {
-            Some(st) => bounded.push((st.tail_mean_lower() + offset(m), i)),
-            None => consider(i, view.tail_mean(m) + offset(m), &mut best),
+        match view.tail_mean_known(m) {
+            Known::AtLeast(lower) => bounded.push((lower + offset(m), i)),
+            Known::Exact(mean) => consider(i, mean + offset(m), &mut best),
+            _ => consider(i, view.tail_mean(m) + offset(m), &mut best),
         }
     }
     bounded.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
@@ -57,10 +55,10 @@ fn min_expected(view: &View<'_>, ms: &[MachineId], offset: impl Fn(MachineId) ->
 }
 
 /// Relative slack when a machine is passed over by a lower bound on its expected tail.
-const MEAN_SLACK: f64 = 1e-9;
+const MEAN_SLACK: f64 = pmf::prec::DECISION_SLACK;
 
 /// Slack when a machine is passed over by an upper bound on its chance.
-const CHANCE_SLACK: f64 = 1e-9;
+const CHANCE_SLACK: f64 = pmf::prec::DECISION_SLACK;
 
 /// The `k`-percent machines with the best expected execution times for `t`: `round(k M)`
 /// machines, at least one (JPDC-2016: 50% = 4 of 8, 62% = 5 of 8). Ties by machine index.
@@ -177,7 +175,7 @@ impl ImmediateHeuristic for MaxRobust {
     /// The choice of computing every candidate's chance, computing fewer: a candidate whose
     /// PCTs at the tick are not computed but whose earlier ones are kept is first bounded by
     /// them (its chance is at most `r` times the one on the earlier tail,
-    /// [`View::stale`]); such candidates are computed by decreasing bound while the bound can
+    /// [`View::append_success_known`]); such candidates are computed by decreasing bound while the bound can
     /// reach the best chance, and afterwards only when the bound can reach `best - epsilon`
     /// (the near-best set, whose variances are read), with a slack far above rounding.
     fn choose(&mut self, view: &View<'_>, task: TaskId) -> MachineId {
@@ -188,17 +186,10 @@ impl ImmediateHeuristic for MaxRobust {
         // Per candidate: its chance when read, else an upper bound on it.
         let mut succ: Vec<(f64, bool)> = cands
             .iter()
-            .map(|&m| {
-                let stale = (!view.machines[m].is_computed())
-                    .then(|| view.stale(m))
-                    .flatten();
-                match stale {
-                    Some(st) => (
-                        st.upper_factor() * st.cache.tail().append_success(pet(m), spec.deadline),
-                        false,
-                    ),
-                    None => (exact(m), true),
-                }
+            .map(|&m| match view.append_success_known(task, m) {
+                Known::AtMost(upper) => (upper, false),
+                Known::Exact(p) => (p, true),
+                _ => (exact(m), true),
             })
             .collect();
         let mut best = succ
@@ -270,16 +261,16 @@ mod tests {
             arrival: 0,
             deadline: 10,
         }];
-        let mut machines = [Machine::new(0, None), Machine::new(1, None)];
-        for m in &mut machines {
-            m.advance(0);
-        }
+        let machines = [Machine::new(0, None), Machine::new(1, None)];
+        let mut oracle = model::Oracle::new(2);
+        oracle.sync(&machines, 0);
         let view = View {
             now: 0,
             pet: &pet,
             tasks: &tasks,
             batch: &[0],
             machines: &machines,
+            oracle: &oracle,
             model: DropModel::All,
             defer: None,
             staging: None,

@@ -108,7 +108,6 @@ impl BatchHeuristic for TwoPhase {
             &mut decision,
             &mut self.memo,
         );
-        decision.pcts = vq.take_handover();
         decision
     }
 }
@@ -178,16 +177,13 @@ impl BatchHeuristic for Moc {
             if machine.len() <= first_pending {
                 continue;
             }
-            // An earlier cache of the queue that keeps every pending task above alpha (its
-            // lower bound `1 - r (1 - s0)`, with a slack far above rounding) culls nothing:
-            // the machine's PCTs are not computed. With a PCT epsilon the bound holds up to
-            // about `2 k eps` (`Machine::stale`).
-            if view.stale(m).is_some_and(|st| {
-                (first_pending..machine.len()).all(|k| st.success_lower(k) >= self.alpha + 1e-9)
-            }) {
+            // A queue whose pending tasks are proven above alpha without computing its PMFs
+            // culls nothing. With a PCT epsilon the proof holds up to about `2 k eps`
+            // (`Oracle::stale`).
+            if view.chances_proven_above(m, first_pending, true, |_| self.alpha) {
                 continue;
             }
-            let slots = view.slots(m);
+            let slots = view.queue(m);
             // Until the first cull every task's chance is its slot's (no PCT is copied).
             let Some(first) =
                 (first_pending..slots.len()).find(|&k| slots[k].success() < self.alpha)
@@ -217,7 +213,7 @@ impl BatchHeuristic for Moc {
                         view.model,
                     )
                     .unwrap_or_else(|e| panic!("a completion-time PMF too wide to hold: {e}"));
-                    pct.trim_tv(machine.pct_epsilon());
+                    pct.trim_tv(view.pct_epsilon());
                     pct
                 } else {
                     slot.pct.clone()
@@ -263,9 +259,6 @@ impl BatchHeuristic for Moc {
             scope: self.scope,
         };
         run(view, plan, &mut vq, &cands, &mut decision, &mut self.memo);
-        // Only the machines it culled nothing from (their chains start from the machines'
-        // own PCTs; a culled one's is recomputed by the engine after the drops).
-        decision.pcts = vq.take_handover();
         decision
     }
 }

@@ -117,7 +117,7 @@ pub(crate) fn moc_cull_and_discard(
 ) -> Vec<TaskId> {
     for (m, machine) in view.machines.iter().enumerate() {
         let first_pending = usize::from(machine.running().is_some());
-        let slots = view.slots(m);
+        let slots = view.queue(m);
         let mut prev: Option<pmf::Pmf> = slots
             .first()
             .filter(|_| first_pending == 1)
@@ -139,7 +139,7 @@ pub(crate) fn moc_cull_and_discard(
                 view.model,
             )
             .unwrap_or_else(|e| panic!("a completion-time PMF too wide to hold: {e}"));
-            pct.trim_tv(machine.pct_epsilon());
+            pct.trim_tv(view.pct_epsilon());
             if pct.prob_before(spec.deadline) < alpha {
                 decision.drop.push(slot.task);
                 culled = true;

@@ -11,21 +11,26 @@ use pmf::DropModel;
 use workload::Pet;
 
 use crate::machine::Machine;
+use crate::oracle::Oracle;
 use crate::task::TaskSpec;
 
 /// `e_j` of eq. (4) from the executing task's PCT at the machine's tick (the rest of the
-/// queue is not computed, [`Machine::executing_mean`]): the minimum
+/// queue is not computed, [`Oracle::executing_mean`]): the minimum
 /// of E[C(executing)] and the deadlines of the queued tasks that may be dropped. `None` for
 /// an empty machine (no slot will appear: they are all free).
 pub fn earliest_free_slot(
     machine: &Machine,
+    oracle: &Oracle,
     tasks: &[TaskSpec],
     pet: &Pet,
     model: DropModel,
 ) -> Option<f64> {
     let mut e: Option<f64> = None;
     let mut take = |x: f64| e = Some(e.map_or(x, |v: f64| v.min(x)));
-    if let (Some(r), Some(mean)) = (machine.running(), machine.executing_mean(tasks, pet, model)) {
+    if let (Some(r), Some(mean)) = (
+        machine.running(),
+        oracle.executing_mean(machine.id(), machine, tasks, pet, model),
+    ) {
         take(mean);
         if model == DropModel::All {
             take(tasks[r.task].deadline as f64);

@@ -1,21 +1,24 @@
 //! The state of a heterogeneous computing system as the papers model it (thesis 3.2, paper
 //! III, JPDC-2016 2): tasks on the tick grid, machines with bounded FCFS queues (the limit
-//! counts the executing task), the completion-time PMFs of every queued task cached per
-//! machine, and the plug points for mapping heuristics and the pruner.
+//! counts the executing task), the [`Oracle`] that answers what policies ask of the queues
+//! (completion-time PMFs, chances, expected completions, bounds), and the plug points for
+//! mapping heuristics and the pruner.
 //!
 //! This crate is pure: no I/O, no clock, no randomness. The engine in `runner` owns the
 //! event loop and is the only place that mutates a [`Machine`].
 
 mod early;
 mod machine;
+mod oracle;
 mod policy;
 mod task;
 mod view;
 mod virtual_queue;
 
 pub use early::{earliest_free_slot, next_mapping_time};
-pub use machine::{Cache, Machine, Running, Slot, Stale};
+pub use machine::{Machine, Running};
+pub use oracle::{Cache, Oracle, Slot, Stale};
 pub use policy::{BatchHeuristic, Decision, ImmediateHeuristic, NoPruner, Pruner};
 pub use task::{MachineId, Outcome, TaskId, TaskSpec};
-pub use view::View;
+pub use view::{Known, View};
 pub use virtual_queue::{VirtualMachine, VirtualQueues};

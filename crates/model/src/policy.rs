@@ -1,8 +1,6 @@
 //! The plug points: batch and immediate mapping heuristics, and the pruner. Policies return
 //! decisions as data; only the engine mutates the system.
 
-use pmf::Pmf;
-
 use crate::task::{MachineId, TaskId};
 use crate::view::View;
 
@@ -20,12 +18,6 @@ pub struct Decision {
     /// Pending tasks dropped from machine queues by the heuristic itself (MOC's culling below
     /// alpha, JPDC-2016 6.2.5). Applied before the assignments.
     pub drop: Vec<TaskId>,
-    /// Optional: the PCT of an assigned task as the heuristic computed it on its virtual
-    /// queues, when that chain starts from the machine's PCTs at this tick
-    /// ([`crate::VirtualQueues::take_handover`]); `(task, pct)` in assignment order. The engine
-    /// appends it ([`crate::Machine::append_computed`]) instead of computing the same
-    /// convolution again. Leaving it empty changes nothing but speed.
-    pub pcts: Vec<(TaskId, Pmf)>,
 }
 
 /// A batch-mode mapping heuristic (thesis 3.3.1): maps tasks of the batch queue into free

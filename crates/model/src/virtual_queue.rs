@@ -6,7 +6,8 @@ use std::cell::OnceCell;
 
 use pmf::{Pmf, TailCdf, Tick, next_pct};
 
-use crate::machine::{Cache, Machine, Stale};
+use crate::machine::Machine;
+use crate::oracle::{Cache, Oracle, Stale};
 use crate::task::{MachineId, TaskId};
 use crate::view::View;
 
@@ -96,9 +97,8 @@ pub struct VirtualQueues<'a> {
     /// read for every machine of a search with many machines (from [`IDLE_COLUMN_MIN`]
     /// machines; empty below, where `idle_at` reads the machine).
     idle: Vec<Tick>,
-    /// The PCTs of the provisional assignments made on the machines' own PCTs at this tick,
-    /// in assignment order ([`VirtualQueues::take_handover`]).
-    handover: Vec<(TaskId, Pmf)>,
+    /// What is derived from the machines' queues.
+    oracle: &'a Oracle,
 }
 
 impl<'a> VirtualQueues<'a> {
@@ -119,10 +119,11 @@ impl<'a> VirtualQueues<'a> {
         let machines = view
             .machines
             .iter()
-            .map(|m| {
-                let stale = m.stale(view.tasks, view.pet, view.model);
-                let bound = match (m.is_computed(), &stale) {
-                    (true, _) => Some((m.cache(view.tasks, view.pet, view.model), 1.0)),
+            .enumerate()
+            .map(|(i, m)| {
+                let stale = view.stale(i);
+                let bound = match (view.oracle.is_computed(i), &stale) {
+                    (true, _) => Some((view.cache(i), 1.0)),
                     (false, Some(st)) => Some((st.cache, st.upper_factor())),
                     (false, None) => None,
                 };
@@ -143,7 +144,7 @@ impl<'a> VirtualQueues<'a> {
             .collect::<Vec<_>>();
         let with_free = machines.iter().filter(|m| m.free > 0).count();
         let idle = if view.machines.len() >= IDLE_COLUMN_MIN {
-            let idle = |m: &Machine| if m.is_empty() { m.now() } else { NOT_IDLE };
+            let idle = |m: &Machine| if m.is_empty() { view.now } else { NOT_IDLE };
             view.machines.iter().map(idle).collect()
         } else {
             Vec::new()
@@ -153,7 +154,7 @@ impl<'a> VirtualQueues<'a> {
             machines,
             with_free,
             idle,
-            handover: Vec::new(),
+            oracle: view.oracle,
         }
     }
 
@@ -177,7 +178,10 @@ impl<'a> VirtualQueues<'a> {
         let vm = &self.machines[m];
         match &vm.own {
             Some(o) => o.cdf(self.now),
-            None => vm.machine.cache(view.tasks, view.pet, view.model).tail(),
+            None => self
+                .oracle
+                .cache(m, vm.machine, view.tasks, view.pet, view.model)
+                .tail(),
         }
     }
 
@@ -187,16 +191,15 @@ impl<'a> VirtualQueues<'a> {
         let vm = &self.machines[m];
         match &vm.own {
             Some(o) => o.mean(self.now),
-            None => vm
-                .machine
-                .cache(view.tasks, view.pet, view.model)
+            None => self
+                .oracle
+                .cache(m, vm.machine, view.tasks, view.pet, view.model)
                 .tail_mean(),
         }
     }
 
     /// `Some(tick)` when machine `m`'s queue is empty and nothing was assigned to it in this
-    /// event: its tail is then the point mass at the machine's tick ([`Machine::now`]; an
-    /// idle machine's PCTs are always computed at it, [`Machine::advance`]). Two such
+    /// event: its tail is then the point mass at the machine's tick (the view's tick). Two such
     /// machines at the same tick with the same PET column ([`workload::Pet::canonical`])
     /// give every task the same chance and the same expected completion, bit for bit.
     /// Reads no PCT.
@@ -206,7 +209,7 @@ impl<'a> VirtualQueues<'a> {
             Some(&k) => (k != NOT_IDLE).then_some(k),
             None => {
                 let vm = &self.machines[m];
-                (vm.own.is_none() && vm.machine.is_empty()).then(|| vm.machine.now())
+                (vm.own.is_none() && vm.machine.is_empty()).then_some(self.now)
             }
         }
     }
@@ -216,9 +219,9 @@ impl<'a> VirtualQueues<'a> {
         let vm = &self.machines[m];
         match &vm.own {
             Some(o) => o.pct.as_ref(),
-            None => vm
-                .machine
-                .cache(view.tasks, view.pet, view.model)
+            None => self
+                .oracle
+                .cache(m, vm.machine, view.tasks, view.pet, view.model)
                 .tail_pct(),
         }
     }
@@ -226,7 +229,7 @@ impl<'a> VirtualQueues<'a> {
     /// A tail CDF and a factor `f` such that every success probability or CDF value at `now`
     /// is at most `f` times the one read from that CDF: the exact tail with `f = 1` when it
     /// was computed at the start of the event or changed since, else an earlier one of the
-    /// same queue ([`Machine::stale`]), which costs nothing to read (kept even once the
+    /// same queue ([`Oracle::stale`]), which costs nothing to read (kept even once the
     /// exact one is computed: still a bound, and one branch less on this hot path). Computes
     /// the tail when neither exists.
     #[inline]
@@ -245,7 +248,7 @@ impl<'a> VirtualQueues<'a> {
     }
 
     /// A lower bound on machine `m`'s expected tail: exact when computed, else the earlier
-    /// tail's when that bounds it ([`Machine::stale`]); computes the tail otherwise.
+    /// tail's when that bounds it ([`Oracle::stale`]); computes the tail otherwise.
     pub fn tail_mean_lower(&self, view: &View<'_>, m: MachineId) -> f64 {
         match self.usable_stale(m).map(|st| st.tail_mean_lower()) {
             Some(mean) => mean,
@@ -254,13 +257,13 @@ impl<'a> VirtualQueues<'a> {
     }
 
     /// Bounds `(lower, upper)` on machine `m`'s expected tail while its current PCTs are
-    /// neither computed nor changed here: from its earlier PCTs ([`Machine::stale`]), else
-    /// from its executing task's PCT and first pending task ([`Machine::chain_mean_bounds`],
+    /// neither computed nor changed here: from its earlier PCTs ([`Oracle::stale`]), else
+    /// from its executing task's PCT and first pending task ([`Oracle::chain_mean_bounds`],
     /// no convolution); `None` when there are none (the tail is then known exactly or must
     /// be computed).
     pub fn tail_mean_bounds(&self, view: &View<'_>, m: MachineId) -> Option<(f64, f64)> {
         let vm = &self.machines[m];
-        if vm.own.is_some() || vm.machine.is_computed() {
+        if vm.own.is_some() || self.oracle.is_computed(m) {
             return None;
         }
         *vm.mean_bounds.get_or_init(|| {
@@ -275,9 +278,9 @@ impl<'a> VirtualQueues<'a> {
             if vm.free > 0 || vm.stale.as_ref().is_some_and(|st| st.monotone) {
                 return stale;
             }
-            let chain = vm
-                .machine
-                .chain_mean_bounds(view.tasks, view.pet, view.model);
+            let chain = self
+                .oracle
+                .chain_mean_bounds(m, vm.machine, view.tasks, view.pet, view.model);
             match (stale, chain) {
                 (Some((lo, up)), Some((lo2, up2))) => Some((lo.max(lo2), up.min(up2))),
                 (stale, chain) => stale.or(chain),
@@ -288,7 +291,7 @@ impl<'a> VirtualQueues<'a> {
     /// The earlier PCTs of machine `m` while its tail is neither changed here nor computed.
     fn usable_stale(&self, m: MachineId) -> Option<&Stale<'a>> {
         let vm = &self.machines[m];
-        if vm.own.is_some() || vm.machine.is_computed() {
+        if vm.own.is_some() || self.oracle.is_computed(m) {
             return None;
         }
         vm.stale.as_ref()
@@ -307,7 +310,7 @@ impl<'a> VirtualQueues<'a> {
         }
     }
 
-    /// The [`crate::Cache::id`] of machine `m`'s earlier PCTs ([`Machine::stale`]) and their
+    /// The [`crate::Cache::id`] of machine `m`'s earlier PCTs ([`Oracle::stale`]) and their
     /// factor `f`, while its tail is unchanged here: any success probability computed from
     /// that earlier tail before (in an earlier event, kept by its id), times `f`, bounds the
     /// current one from above, as [`VirtualQueues::bound_tail`]'s CDF values do.
@@ -329,13 +332,13 @@ impl<'a> VirtualQueues<'a> {
         if vm.own.is_some() {
             return None;
         }
-        vm.machine.cache_id()
+        self.oracle.cache_id(m)
     }
 
     /// True when machine `m`'s tail is known exactly without computing anything.
     pub fn is_exact(&self, m: MachineId) -> bool {
         let vm = &self.machines[m];
-        vm.own.is_some() || vm.machine.is_computed()
+        vm.own.is_some() || self.oracle.is_computed(m)
     }
 
     /// Success probability of appending `task` to machine `m` (paper eq. (1) via the fast
@@ -370,13 +373,6 @@ impl<'a> VirtualQueues<'a> {
         vm.free = free;
     }
 
-    /// The PCTs of this event's provisional assignments whose chain starts from the
-    /// machine's own PCTs at this tick (`(task, pct)`, in assignment order): what
-    /// [`crate::Decision::pcts`] hands to the engine, so that it does not compute them again.
-    pub fn take_handover(&mut self) -> Vec<(TaskId, Pmf)> {
-        std::mem::take(&mut self.handover)
-    }
-
     /// Provisionally appends `task` to machine `m`: its tail becomes the task's PCT under
     /// the view's dropping model, trimmed at the machine's PCT epsilon.
     pub fn assign(&mut self, view: &View<'_>, m: MachineId, task: TaskId) {
@@ -395,16 +391,16 @@ impl<'a> VirtualQueues<'a> {
             spec.deadline,
             view.model,
         )
-        .unwrap_or_else(|e| crate::machine::too_wide(&e));
-        pct.trim_tv(self.machines[m].machine.pct_epsilon());
+        .unwrap_or_else(|e| crate::oracle::too_wide(&e));
+        pct.trim_tv(self.oracle.pct_epsilon());
         if let Some(k) = self.idle.get_mut(m) {
             *k = NOT_IDLE;
         }
         let vm = &mut self.machines[m];
         let on_machine = vm.own.as_ref().is_none_or(|o| o.on_machine);
         if on_machine {
-            // The same convolution the machine would compute to append the task.
-            self.handover.push((task, pct.clone()));
+            // The same convolution the oracle would compute when the engine appends the task.
+            self.oracle.hand_over(m, task, pct.clone());
         }
         match &mut vm.own {
             // The box is reused; the old tail's buffers go back to the pool.

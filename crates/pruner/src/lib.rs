@@ -45,10 +45,6 @@ pub use thresholds::{Sufferage, drop_threshold, dynamic_offset};
 use model::{TaskId, View};
 use pmf::{DropModel, PmfError, Tick};
 
-/// Margin by which a bound must clear a drop threshold for the walk to be skipped; far above
-/// rounding error, so that skipping never changes a decision.
-const DROP_SLACK: f64 = 1e-9;
-
 /// The pruner of the papers, configured by [`PrunerConfig`].
 #[derive(Debug, Clone)]
 pub struct ProbabilisticPruner {
@@ -175,7 +171,7 @@ impl ProbabilisticPruner {
                     sufferage: self.sufferage.values(),
                 },
                 None,
-                machine.pct_epsilon(),
+                view.pct_epsilon(),
             );
             // As `select_drops`: a queue too wide to hold is kept as it is.
             let Ok(drops) = drops else {
@@ -194,23 +190,17 @@ impl ProbabilisticPruner {
         }
     }
 
-    /// True when machine `m`'s PCTs at `view.now` are not computed yet and its earlier ones
-    /// prove that no task in its queue is at or below its drop threshold: the lower bound
-    /// `1 - r (1 - s0)` of [`model::Stale::success_lower`] clears every threshold by
-    /// [`DROP_SLACK`]. The walk would then drop nothing, so it is skipped, and the PCTs are
-    /// not computed. Only with uniform thresholds (no per-task offset, which needs the PCT).
-    /// With a PCT epsilon the bound holds up to about `2 k eps` ([`model::Machine::stale`]).
+    /// True when no task of machine `m`'s queue can be at or below its drop threshold, as
+    /// the oracle can tell without computing the queue's PMFs ([`View::chances_proven_above`]):
+    /// the walk would then drop nothing, so it is skipped. Only with uniform thresholds (no
+    /// per-task offset, which needs the PMF).
     fn clear_by_bounds(&self, view: &View<'_>, m: usize) -> bool {
         if self.config.dynamic_weight > 0.0 {
             return false;
         }
-        let Some(stale) = view.stale(m) else {
-            return false;
-        };
-        stale.cache.slots().iter().enumerate().all(|(k, slot)| {
-            let suff = self.sufferage.value(view.task(slot.task).task_type);
-            let threshold = drop_threshold(self.config.drop_threshold, suff, 0.0);
-            stale.success_lower(k) > threshold + DROP_SLACK
+        view.chances_proven_above(m, 0, false, |t| {
+            let suff = self.sufferage.value(view.task(t).task_type);
+            drop_threshold(self.config.drop_threshold, suff, 0.0)
         })
     }
 
@@ -255,7 +245,7 @@ impl model::Pruner for ProbabilisticPruner {
                 });
             }
             // Until the first drop, the walk's PCTs and chances are the machine's cached ones.
-            let slots = view.slots(m);
+            let slots = view.queue(m);
             let cached = (slots.len() == queue.len()).then_some(slots);
             let drops = walk_queue_cached(
                 view.now,
@@ -267,7 +257,7 @@ impl model::Pruner for ProbabilisticPruner {
                     sufferage: self.sufferage.values(),
                 },
                 cached,
-                machine.pct_epsilon(),
+                view.pct_epsilon(),
             );
             // A queue whose PCTs are too wide to hold (`walk_queue`'s only error) is kept
             // as it is.

@@ -30,7 +30,7 @@ use std::collections::BinaryHeap;
 
 use heuristics::Mapper;
 use model::{
-    Machine, MachineId, Outcome, Pruner, TaskId, TaskSpec, View, earliest_free_slot,
+    Machine, MachineId, Oracle, Outcome, Pruner, TaskId, TaskSpec, View, earliest_free_slot,
     next_mapping_time,
 };
 use pmf::{DropModel, Tick};
@@ -154,7 +154,7 @@ pub struct EngineConfig {
     /// Which tasks are dropped at their deadline.
     pub drop_model: DropModel,
     /// Every PCT is trimmed within this total-variation distance (`[system] pct_epsilon`,
-    /// [`model::Machine::with_pct_epsilon`]); 0 = exact.
+    /// [`model::Oracle::with_pct_epsilon`]); 0 = exact.
     pub pct_epsilon: f64,
 }
 
@@ -164,6 +164,8 @@ struct Engine<'a> {
     luck: &'a [f64],
     model: DropModel,
     machines: Vec<Machine>,
+    /// What is derived from the machine queues (completion-time PMFs, bounds).
+    oracle: Oracle,
     batch: Vec<TaskId>,
     records: Vec<Option<TaskRecord>>,
     deferrals: Vec<u32>,
@@ -243,9 +245,8 @@ pub fn simulate_jpdc(
         tasks,
         luck,
         model: config.drop_model,
-        machines: (0..m)
-            .map(|j| Machine::new(j, limit).with_pct_epsilon(config.pct_epsilon))
-            .collect(),
+        machines: (0..m).map(|j| Machine::new(j, limit)).collect(),
+        oracle: Oracle::new(m).with_pct_epsilon(config.pct_epsilon),
         batch: Vec::new(),
         records: vec![None; tasks.len()],
         deferrals: vec![0; tasks.len()],
@@ -321,7 +322,7 @@ pub fn simulate_jpdc(
         let end = tasks[t].deadline.max(last);
         e.settle(t, Outcome::Unmapped, None, None, end, pruner);
     }
-    let pct_recomputations = e.machines.iter().map(Machine::recomputations).sum();
+    let pct_recomputations = e.oracle.recomputations();
     let records: Vec<TaskRecord> = e
         .records
         .into_iter()
@@ -455,11 +456,9 @@ impl Engine<'_> {
 
     /// Moves every machine to `now`. Nothing is computed here: a machine's PCTs are computed
     /// when a heuristic or the pruner first reads them, and the pruner's and heuristics'
-    /// bounds often make that unnecessary ([`model::Machine::stale`]).
+    /// bounds often make that unnecessary ([`model::Oracle::stale`]).
     fn advance(&mut self, now: Tick) {
-        for machine in &mut self.machines {
-            machine.advance(now);
-        }
+        self.oracle.sync(&self.machines, now);
     }
 
     fn mapping_event(&mut self, now: Tick, mapper: &mut Mapper, pruner: &mut dyn Pruner) {
@@ -522,12 +521,10 @@ impl Engine<'_> {
                     return;
                 }
                 let defer: Option<Vec<f64>> = pruner.defer_thresholds().map(<[f64]>::to_vec);
-                let mut decision = {
+                let decision = {
                     let view = self.view(now, defer.as_deref());
                     h.map(&view)
                 };
-                // The heuristic's PCTs of its assignments, in assignment order.
-                let mut pcts = std::mem::take(&mut decision.pcts).into_iter().peekable();
                 self.apply_drops(&decision.drop, now, pruner);
                 for &t in &decision.deferred {
                     self.deferrals[t] += 1;
@@ -559,8 +556,7 @@ impl Engine<'_> {
                         continue;
                     }
                     self.in_batch[t] = false;
-                    let pct = pcts.next_if(|p| p.0 == t).map(|p| p.1);
-                    self.push_task(m, t, now, pct);
+                    self.push_task(m, t, now);
                     self.assigned_to[t] = Some(m);
                 }
                 let in_batch = &mut self.in_batch;
@@ -596,7 +592,7 @@ impl Engine<'_> {
                         self.batch.push(t);
                         continue;
                     }
-                    self.push_task(m, t, now, None);
+                    self.push_task(m, t, now);
                     self.assigned_to[t] = Some(m);
                     self.start_next(m, now, pruner);
                 }
@@ -608,6 +604,7 @@ impl Engine<'_> {
     fn view<'v>(&'v self, now: Tick, defer: Option<&'v [f64]>) -> View<'v> {
         View {
             now,
+            oracle: &self.oracle,
             pet: self.pet,
             tasks: self.tasks,
             batch: &self.batch,
@@ -619,9 +616,9 @@ impl Engine<'_> {
     }
 
     /// Appends `t` to machine `m`'s queue; with staging, its data go over the machine's link
-    /// after the data of the tasks mapped before it. `pct`: its PCT as the heuristic
-    /// computed it ([`model::Decision::pcts`]), if it did.
-    fn push_task(&mut self, m: MachineId, t: TaskId, now: Tick, pct: Option<pmf::Pmf>) {
+    /// after the data of the tasks mapped before it. The oracle extends the machine's PMFs
+    /// by the new slot when they are computed ([`Oracle::appended`]).
+    fn push_task(&mut self, m: MachineId, t: TaskId, now: Tick) {
         let ready = match self.jpdc.staging {
             Some(st) => {
                 let ready = self.link_free[m].max(now) + st.ticks(t, m);
@@ -630,13 +627,16 @@ impl Engine<'_> {
             }
             None => Tick::MIN,
         };
-        let machine = &mut self.machines[m];
-        if machine.is_idle() {
-            // It starts the task at once: its PCTs change anyway.
-            machine.push_staged(t, ready);
-        } else {
-            machine.append_computed(t, ready, pct, self.tasks, self.pet, self.model);
-        }
+        self.machines[m].push_staged(t, ready);
+        self.oracle.appended(
+            m,
+            &self.machines[m],
+            t,
+            ready,
+            self.tasks,
+            self.pet,
+            self.model,
+        );
     }
 
     /// `t_lj` of eq. (3) for every machine: the largest unmapped input staged to it.
@@ -664,7 +664,7 @@ impl Engine<'_> {
                 if mc.limit().is_none() || mc.free_slots() > 0 || mc.has_reserved_slot() {
                     None
                 } else {
-                    earliest_free_slot(mc, self.tasks, self.pet, self.model)
+                    earliest_free_slot(mc, &self.oracle, self.tasks, self.pet, self.model)
                 }
             })
             .collect()

@@ -2,7 +2,7 @@
 //! completion-time PMFs were computed at an earlier tick for some (so that bounds from stale
 //! PMFs are exercised) and at the current tick for others, and a batch of unmapped tasks.
 
-use model::{Machine, TaskSpec, View};
+use model::{Machine, Oracle, TaskSpec, View};
 use ndarray::Array2;
 use pmf::{DropModel, Pmf, Tick};
 use proptest::prelude::*;
@@ -14,6 +14,7 @@ pub struct System {
     pub pet: Pet,
     pub tasks: Vec<TaskSpec>,
     pub machines: Vec<Machine>,
+    pub oracle: Oracle,
     pub batch: Vec<usize>,
     pub now: Tick,
     pub model: DropModel,
@@ -29,6 +30,7 @@ impl System {
             tasks: &self.tasks,
             batch: &self.batch,
             machines: &self.machines,
+            oracle: &self.oracle,
             model: self.model,
             defer: self.defer.as_deref(),
             staging: None,
@@ -184,21 +186,25 @@ fn build(
         .iter()
         .map(|&(ty, slack)| add(ty, now + slack))
         .collect();
-    // PMFs computed at the earlier tick are kept aside as bounds when the machine moves on.
-    for (machine, plan) in ms.iter_mut().zip(plans) {
-        machine.advance(before);
+    // PMFs computed at the earlier tick are kept aside as bounds when the machines move on.
+    let mut oracle = Oracle::new(ms.len());
+    oracle.sync(&ms, before);
+    for (m, plan) in plans.iter().enumerate() {
         if plan.computed_before {
-            let _ = machine.cache(&tasks, &pet, model);
+            let _ = oracle.cache(m, &ms[m], &tasks, &pet, model);
         }
-        machine.advance(now);
+    }
+    oracle.sync(&ms, now);
+    for (m, plan) in plans.iter().enumerate() {
         if plan.computed_now {
-            let _ = machine.cache(&tasks, &pet, model);
+            let _ = oracle.cache(m, &ms[m], &tasks, &pet, model);
         }
     }
     System {
         pet,
         tasks,
         machines: ms,
+        oracle,
         batch,
         now,
         model,

@@ -2,13 +2,14 @@
 //! (`Machine::stale`), and appending to a computed cache (`Machine::append`, and
 //! `Machine::append_computed` with the PCTs a heuristic hands over).
 
-use model::{Machine, TaskSpec};
+use model::TaskSpec;
 use pmf::{DropModel, Pmf, Tick};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use workload::Pet;
 
 use crate::common::{pet_of, task};
+use crate::queues::{Fleet, Machine};
 
 /// A PET of wide, uneven PMFs so that conditioning moves things.
 fn wide_pet(shapes: &[(i64, Vec<f64>)]) -> Pet {
@@ -155,27 +156,6 @@ fn add_tasks(tasks: &mut Vec<TaskSpec>, extra: &[(usize, i64)]) -> Vec<usize> {
         .collect()
 }
 
-/// A view of `machines` at `now`, without deferring or staging.
-fn view_of<'a>(
-    now: Tick,
-    pet: &'a Pet,
-    tasks: &'a [TaskSpec],
-    batch: &'a [usize],
-    machines: &'a [Machine],
-    model: DropModel,
-) -> model::View<'a> {
-    model::View {
-        now,
-        pet,
-        tasks,
-        batch,
-        machines,
-        model,
-        defer: None,
-        staging: None,
-    }
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
@@ -301,9 +281,10 @@ proptest! {
         prop_assert_eq!(a.tail(), b.tail());
     }
 
-    /// The PCTs a batch heuristic's virtual queues hand over (`Decision::pcts`) are those
-    /// the machine computes when appending, bit for bit, whatever the PCT epsilon; a tail
-    /// replaced by `set_tail` (MOC's culling) hands nothing over.
+    /// The PMFs a batch heuristic's virtual queues hand over to the oracle
+    /// (`Oracle::hand_over`) are those the oracle computes when the engine appends, bit for
+    /// bit, whatever the PCT epsilon; a tail replaced by `set_tail` (MOC's culling) hands
+    /// nothing over.
     #[test]
     fn handed_over_pcts_are_what_appending_computes(
         sh in shapes(),
@@ -320,29 +301,38 @@ proptest! {
         let ids = add_tasks(&mut tasks, &extra);
         m.refresh(now, &tasks, &pet, model);
         // Machine 1 of the view is `m` (its id); machine 0 is idle.
-        let machines = vec![Machine::new(0, None), m.clone()];
-        let view = view_of(now, &pet, &tasks, &ids, &machines, model);
-        let mut vq = model::VirtualQueues::from_view(&view);
-        for &id in &ids {
-            vq.assign(&view, 1, id);
+        let mut fleet = Fleet::of(&[Machine::new(0, None).with_pct_epsilon(eps), m.clone()]);
+        {
+            let view = fleet.view(now, &pet, &tasks, &ids, model);
+            let mut vq = model::VirtualQueues::from_view(&view);
+            for &id in &ids {
+                vq.assign(&view, 1, id);
+            }
         }
-        let handed = vq.take_handover();
-        prop_assert_eq!(handed.iter().map(|h| h.0).collect::<Vec<_>>(), ids.clone());
-        let mut fast = m.clone();
-        for (id, pct) in handed {
-            fast.append_computed(id, Tick::MIN, Some(pct), &tasks, &pet, model);
+        for &id in &ids {
+            prop_assert!(fleet.oracle.handed_over(1, id));
+        }
+        // The engine's appends take them (checked against its own convolution in debug
+        // builds) and extend the PMFs exactly as appending without them does.
+        for &id in &ids {
+            fleet.machines[1].push(id);
+            fleet.oracle.appended(1, &fleet.machines[1], id, Tick::MIN, &tasks, &pet, model);
+            prop_assert!(!fleet.oracle.handed_over(1, id));
         }
         for &id in &ids {
             m.append(id, Tick::MIN, &tasks, &pet, model);
         }
-        let (a, b) = (fast.cache(&tasks, &pet, model), m.cache(&tasks, &pet, model));
+        let a = fleet.oracle.cache(1, &fleet.machines[1], &tasks, &pet, model);
+        let b = m.cache(&tasks, &pet, model);
         prop_assert_eq!(a.slots(), b.slots());
         prop_assert_eq!(a.tail(), b.tail());
-        // After `set_tail`, the machine's chain no longer starts from its own PCTs.
+        // After `set_tail`, the machine's chain no longer starts from its own PMFs.
+        let fleet = Fleet::of(&[Machine::new(0, None), m.clone()]);
+        let view = fleet.view(now, &pet, &tasks, &ids, model);
         let mut vq = model::VirtualQueues::from_view(&view);
         vq.set_tail(1, None, 5);
         vq.assign(&view, 1, ids[0]);
-        prop_assert!(vq.take_handover().is_empty());
+        prop_assert!(!fleet.oracle.handed_over(1, ids[0]));
     }
 
     /// The means read without building a tail CDF are the CDF's, bit for bit: a machine
@@ -382,8 +372,8 @@ proptest! {
                 early.map(f64::to_bits),
                 c.slots().first().map(|s| s.pct.mean().to_bits())
             );
-            let machines = vec![Machine::new(0, None), fresh.clone()];
-            let view = view_of(now, &pet, &tasks, &ids, &machines, model);
+            let fleet = Fleet::of(&[Machine::new(0, None), fresh.clone()]);
+            let view = fleet.view(now, &pet, &tasks, &ids, model);
             let mut vq = model::VirtualQueues::from_view(&view);
             for &id in &ids {
                 vq.assign(&view, 1, id);
@@ -493,7 +483,8 @@ proptest! {
         let (machines, mut tasks) = half_stale(&queues, &exec_deadlines, t0, now, &pet, model);
         let t = tasks.len();
         tasks.push(task(t, ty, 0, 200));
-        let view = view_of(now, &pet, &tasks, &[], &machines, model);
+        let fleet = Fleet::of(&machines);
+        let view = fleet.view(now, &pet, &tasks, &[], model);
         // The brute force: every tail computed afresh, the first minimum.
         let fresh = recomputed(&machines, now, &tasks, &pet, model);
         let ect = |m: usize| fresh[m].cache(&tasks, &pet, model).tail_mean() + pet.mean(ty, m);
@@ -541,8 +532,9 @@ proptest! {
         tasks.push(task(t, ty, 0, now + slack));
         let fresh = recomputed(&machines, now, &tasks, &pet, model);
         let mr = heuristics::MaxRobust { k: if all_machines { 1.0 } else { 0.5 }, epsilon };
-        let got = mr.clone().choose(&view_of(now, &pet, &tasks, &[], &machines, model), t);
-        let want = mr.clone().choose(&view_of(now, &pet, &tasks, &[], &fresh, model), t);
+        let (a, b) = (Fleet::of(&machines), Fleet::of(&fresh));
+        let got = mr.clone().choose(&a.view(now, &pet, &tasks, &[], model), t);
+        let want = mr.clone().choose(&b.view(now, &pet, &tasks, &[], model), t);
         prop_assert_eq!(got, want);
     }
 
@@ -573,15 +565,17 @@ proptest! {
         }
         // The first event fills the memo with chances on the PCTs at t0.
         let mut warm = heuristics::TwoPhase::pam(heuristics::Phase1Scope::AllMachines);
-        warm.map(&with_defer(view_of(t0, &pet, &tasks, &batch, &machines, model), &thresholds));
+        let fleet = Fleet::of(&machines);
+        warm.map(&with_defer(fleet.view(t0, &pet, &tasks, &batch, model), &thresholds));
         let t1 = t0 + dt;
         for mc in &mut machines {
             mc.advance(t1);
         }
         let fresh_machines = recomputed(&machines, t1, &tasks, &pet, model);
-        let got = warm.map(&with_defer(view_of(t1, &pet, &tasks, &batch, &machines, model), &thresholds));
+        let (a, b) = (Fleet::of(&machines), Fleet::of(&fresh_machines));
+        let got = warm.map(&with_defer(a.view(t1, &pet, &tasks, &batch, model), &thresholds));
         let want = heuristics::TwoPhase::pam(heuristics::Phase1Scope::AllMachines)
-            .map(&with_defer(view_of(t1, &pet, &tasks, &batch, &fresh_machines, model), &thresholds));
+            .map(&with_defer(b.view(t1, &pet, &tasks, &batch, model), &thresholds));
         prop_assert_eq!(&got.assign, &want.assign);
         prop_assert_eq!(&got.deferred, &want.deferred);
     }
@@ -802,18 +796,20 @@ fn a_chance_kept_from_an_earlier_event_is_scaled_by_the_stale_factor() {
     machines[0].refresh(0, &tasks, &pet, model);
     let mut pam = heuristics::TwoPhase::pam(heuristics::Phase1Scope::AllMachines);
     use model::BatchHeuristic;
+    let fleet = Fleet::of(&machines);
     let first = pam.map(&model::View {
         defer: Some(&thresholds),
-        ..view_of(0, &pet, &tasks, &batch, &machines, model)
+        ..fleet.view(0, &pet, &tasks, &batch, model)
     });
     assert_eq!(first.deferred, vec![2]);
     assert!(first.assign.is_empty());
     machines[0].advance(2);
     let st = machines[0].stale(&tasks, &pet, model).unwrap();
     assert!((st.upper_factor() - 2.0).abs() < 1e-9);
+    let fleet = Fleet::of(&machines);
     let second = pam.map(&model::View {
         defer: Some(&thresholds),
-        ..view_of(2, &pet, &tasks, &batch, &machines, model)
+        ..fleet.view(2, &pet, &tasks, &batch, model)
     });
     assert_eq!(second.assign, vec![(2, 0)]);
     assert!(second.deferred.is_empty());
@@ -859,7 +855,7 @@ fn max_robust_scales_an_earlier_chance_by_the_stale_factor() {
         epsilon: 0.0,
     };
     assert_eq!(
-        mr.choose(&view_of(2, &pet, &tasks, &[], &machines, model), 3),
+        mr.choose(&Fleet::of(&machines).view(2, &pet, &tasks, &[], model), 3),
         0
     );
 }

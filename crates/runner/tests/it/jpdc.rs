@@ -1,7 +1,9 @@
 //! The JPDC-2016 additions: input-data staging and early mapping events, worked out by hand.
 
 use heuristics::{HeuristicConfig, Mapper, build};
-use model::{Machine, NoPruner, Outcome, TaskSpec, earliest_free_slot, next_mapping_time};
+use model::{NoPruner, Outcome, TaskSpec, earliest_free_slot, next_mapping_time};
+
+use crate::queues::Machine;
 use pmf::{DropModel, Pmf};
 use proptest::prelude::*;
 use runner::{EngineConfig, JpdcOptions, QueueSize, TrialRecord, simulate, simulate_jpdc};
@@ -128,7 +130,7 @@ fn earliest_free_slot_follows_eq_4_in_each_scenario() {
     let e = |model| {
         let mut m = m.clone();
         m.refresh(0, &tasks, &pet, model);
-        earliest_free_slot(&m, &tasks, &pet, model)
+        earliest_free_slot(&m, m.oracle(), &tasks, &pet, model)
     };
     // All: the executing task's deadline 3 is the first free slot.
     assert_eq!(e(DropModel::All), Some(3.0));
@@ -140,7 +142,7 @@ fn earliest_free_slot_follows_eq_4_in_each_scenario() {
     let mut empty = Machine::new(0, Some(2));
     empty.refresh(0, &tasks, &pet, DropModel::All);
     assert_eq!(
-        earliest_free_slot(&empty, &tasks, &pet, DropModel::All),
+        earliest_free_slot(&empty, empty.oracle(), &tasks, &pet, DropModel::All),
         None
     );
 }

@@ -1,0 +1,824 @@
+//! The oracle: everything derived from the machine queues, in the papers' terms. For each
+//! machine, the completion-time PMFs (PCTs) of its queued tasks under the scenario's dropping
+//! model and their chances (paper eqs. 1-5, thesis 3.1), computed on first use and kept while
+//! the queue and the tick are the same; the PCTs of an earlier tick of the same queue, kept
+//! as bounds on the current ones ([`Stale`]); the executing task's expected completion and
+//! the chain-free bounds on the expected tail. Policies read it through [`crate::View`] and
+//! never mutate it; the engine moves it along ([`Oracle::sync`], [`Oracle::appended`]).
+//!
+//! With a PCT epsilon `eps > 0` ([`Oracle::with_pct_epsilon`], the experiment's
+//! `[system] pct_epsilon`; default 0 = exact) every PCT the oracle computes is trimmed by
+//! [`Pmf::trim_tv`] right after it is computed, and whoever extends a queue's chain (the
+//! virtual queues, the pruner's walk, MOC's culling) trims at [`Oracle::pct_epsilon`] too. The
+//! `k`-th PCT of the queue (the executing task counting as one) is then within total
+//! variation `k * eps` of the exact one (the `pmf` crate's `pct` docs), and so is every
+//! success probability read from it.
+
+use std::cell::{Cell, OnceCell, RefCell};
+
+use pmf::{DropModel, Pmf, TailCdf, Tick, executing_pct, next_pct};
+use workload::Pet;
+
+use crate::machine::{Machine, Running};
+use crate::task::{MachineId, TaskId, TaskSpec};
+
+/// The kept `E[C1]` of [`Oracle::chain_mean_bounds`].
+#[derive(Debug, Clone, Copy)]
+struct FirstMean {
+    /// The first pending task it is computed for.
+    task: TaskId,
+    /// That task's data-ready tick.
+    ready: Tick,
+    /// The first tick of the executing PCT it is computed on.
+    from: Tick,
+    /// `E[C1]`.
+    e1: f64,
+}
+
+/// One queue position as the mapper sees it.
+#[derive(Debug, Clone)]
+pub struct Slot {
+    /// The task in this position.
+    pub task: TaskId,
+    /// Its completion-time PMF (the machine's free time after its slot) under the scenario's
+    /// dropping model; for the executing task, conditioned on not having ended by `now`.
+    pub pct: Pmf,
+    /// The task's deadline.
+    deadline: Tick,
+    /// [`Slot::success`], on first read: only the pruner, MOC's culling and the bounds on a
+    /// stale cache read it, and the sum is a chain of dependent additions over the PCT.
+    success: OnceCell<f64>,
+}
+
+impl Slot {
+    fn new(task: TaskId, pct: Pmf, deadline: Tick) -> Self {
+        Slot {
+            task,
+            pct,
+            deadline,
+            success: OnceCell::new(),
+        }
+    }
+
+    /// P(the task completes before its deadline), paper eq. (1): `P(C < d)` of its PCT,
+    /// computed on first read and kept.
+    #[inline]
+    pub fn success(&self) -> f64 {
+        *self
+            .success
+            .get_or_init(|| self.pct.prob_before(self.deadline))
+    }
+}
+
+/// Slots are equal when their task, PCT and deadline are: whether the chance has been read
+/// yet does not count.
+impl PartialEq for Slot {
+    fn eq(&self, other: &Self) -> bool {
+        self.task == other.task && self.deadline == other.deadline && self.pct == other.pct
+    }
+}
+
+/// What the oracle keeps for one machine.
+#[derive(Debug, Clone)]
+struct Derived {
+    /// The [`Machine::version`] the values below describe.
+    version: u64,
+    /// The tick they are at ([`Oracle::sync`]).
+    now: Tick,
+    /// The PCTs at `now`, computed on first use ([`Oracle::cache`]).
+    current: OnceCell<Cache>,
+    /// The last PCTs computed for this same queue at an earlier tick, kept while `current`
+    /// is empty: their values bound the current ones ([`Oracle::stale`]).
+    last: Option<Cache>,
+    /// The executing task's `E[C]` ([`Oracle::executing_mean`]) with the first tick of the
+    /// support it was computed on: it holds at every tick before that one (the conditioning
+    /// removes nothing), until the queue changes.
+    exec_mean: Cell<Option<(Tick, f64)>>,
+    /// `E[C1]` of [`Oracle::chain_mean_bounds`] with the first pending task and its
+    /// data-ready tick it was computed for, and the first tick of the executing PCT it was
+    /// computed on: it holds, like `exec_mean`, at every tick before that one.
+    first_mean: Cell<Option<FirstMean>>,
+    /// Number of PCT computations (a performance counter).
+    recomputations: Cell<u64>,
+}
+
+impl Derived {
+    fn new() -> Self {
+        Derived {
+            version: 0,
+            now: Tick::MIN,
+            current: OnceCell::new(),
+            last: None,
+            exec_mean: Cell::new(None),
+            first_mean: Cell::new(None),
+            recomputations: Cell::new(0),
+        }
+    }
+
+    /// The queue changed: nothing kept describes it any more.
+    fn reset(&mut self, version: u64) {
+        self.version = version;
+        self.current.take();
+        self.last = None;
+        self.exec_mean.set(None);
+        self.first_mean.set(None);
+    }
+}
+
+/// A PCT a policy computed on a machine's own PCTs at the tick for a task it assigned: the
+/// engine's append reuses it instead of computing the same convolution again.
+#[derive(Debug, Clone)]
+struct Handover {
+    machine: MachineId,
+    task: TaskId,
+    pct: Pmf,
+}
+
+/// Everything derived from the machine queues of one simulation (see the module docs).
+#[derive(Debug, Clone)]
+pub struct Oracle {
+    derived: Vec<Derived>,
+    /// Every PCT is trimmed within this total-variation distance; 0 = exact.
+    pct_epsilon: f64,
+    /// The identity of the next [`Cache`] content (unique within this oracle).
+    next_id: Cell<u64>,
+    /// PCTs handed over by a policy at this tick ([`Oracle::hand_over`]).
+    handover: RefCell<Vec<Handover>>,
+}
+
+impl Oracle {
+    /// An oracle for `machines` machines, computing exact PCTs.
+    pub fn new(machines: usize) -> Self {
+        Oracle {
+            derived: (0..machines).map(|_| Derived::new()).collect(),
+            pct_epsilon: 0.0,
+            next_id: Cell::new(0),
+            handover: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// One oracle for several machines from one oracle per machine (machine `i`'s values are
+    /// those of the `i`-th oracle's machine 0), e.g. to build a system machine by machine.
+    /// Cache ids stay those of their oracles: they name contents within one oracle only.
+    pub fn concat(parts: impl IntoIterator<Item = Oracle>) -> Oracle {
+        let mut out = Oracle::new(0);
+        for (i, mut p) in parts.into_iter().enumerate() {
+            if i == 0 {
+                out.pct_epsilon = p.pct_epsilon;
+            }
+            out.next_id.set(out.next_id.get().max(p.next_id.get()));
+            out.derived.push(p.derived.swap_remove(0));
+        }
+        out
+    }
+
+    /// The same oracle with its PCTs trimmed at `eps` ([`Pmf::trim_tv`]; 0 = exact, the
+    /// default). Approximate: see the module docs for the error bound.
+    pub fn with_pct_epsilon(mut self, eps: f64) -> Self {
+        self.pct_epsilon = eps;
+        for d in &mut self.derived {
+            d.reset(d.version);
+        }
+        self
+    }
+
+    /// The total-variation distance each PCT is trimmed within (0 = exact). Code that extends
+    /// a queue's PCT chain trims its PCTs at this value too.
+    pub fn pct_epsilon(&self) -> f64 {
+        self.pct_epsilon
+    }
+
+    /// How many times PCT chains were computed, over all machines (a performance counter).
+    pub fn recomputations(&self) -> u64 {
+        self.derived.iter().map(|d| d.recomputations.get()).sum()
+    }
+
+    fn next_cache_id(&self) -> u64 {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        id
+    }
+
+    /// Moves every machine's derived values to tick `now` and forgets those of changed
+    /// queues (the engine calls this before anything reads the oracle at a tick, and again
+    /// after it changed queues). Nothing is computed here: the PCTs are computed when first
+    /// read ([`Oracle::cache`]). PCTs whose executing PCT has no mass at or before `now` stay
+    /// as they are (conditioning on the task not having ended changes nothing); any other
+    /// ones are kept aside, for bounds, until the queue changes ([`Oracle::stale`]). With a
+    /// PCT epsilon, an executing PCT whose trimmed lower tail covered `now` is kept too: it
+    /// is still within total variation `eps` of the exact conditioned PCT at `now` (the
+    /// conditioning removes only mass that the trimming had moved up), so the `k * eps`
+    /// bound still holds.
+    pub fn sync(&mut self, machines: &[Machine], now: Tick) {
+        self.handover.get_mut().clear();
+        for (d, machine) in self.derived.iter_mut().zip(machines) {
+            if d.version != machine.version() {
+                d.reset(machine.version());
+            }
+            Self::advance(d, machine, now);
+        }
+    }
+
+    fn advance(d: &mut Derived, machine: &Machine, now: Tick) {
+        if now == d.now {
+            return;
+        }
+        d.now = now;
+        if machine.running().is_none() {
+            // An idle machine's tail is `now` itself.
+            d.current.take();
+            d.last = None;
+            return;
+        }
+        if let Some(c) = d.current.take() {
+            d.last = Some(c);
+        }
+        // Kept-aside PCTs whose executing PCT lies wholly after `now` are the exact ones.
+        if d.last
+            .as_ref()
+            .is_some_and(|c| c.slots.first().is_some_and(|s| s.pct.min() > now))
+        {
+            if let Some(c) = d.last.take() {
+                let _ = d.current.set(c);
+            }
+        }
+    }
+
+    /// Moves machine `m` to tick `now` and computes its PCTs at once (the eager form of
+    /// [`Oracle::sync`] followed by [`Oracle::cache`], for one machine).
+    pub fn refresh(
+        &mut self,
+        m: MachineId,
+        machine: &Machine,
+        now: Tick,
+        tasks: &[TaskSpec],
+        pet: &Pet,
+        model: DropModel,
+    ) {
+        let d = &mut self.derived[m];
+        if d.version != machine.version() {
+            d.reset(machine.version());
+        }
+        Self::advance(d, machine, now);
+        let _ = self.cache(m, machine, tasks, pet, model);
+    }
+
+    /// The tick machine `m`'s derived values are at.
+    pub fn now(&self, m: MachineId) -> Tick {
+        self.derived[m].now
+    }
+
+    /// The PCTs of every task queued on machine `m` at its tick, computed on first use and
+    /// kept until the tick or the queue changes. The values are the same whenever they are
+    /// computed: every input is fixed for the tick.
+    pub fn cache(
+        &self,
+        m: MachineId,
+        machine: &Machine,
+        tasks: &[TaskSpec],
+        pet: &Pet,
+        model: DropModel,
+    ) -> &Cache {
+        let d = &self.derived[m];
+        debug_assert_eq!(
+            d.version,
+            machine.version(),
+            "machine {m} changed since the oracle was synced"
+        );
+        d.current
+            .get_or_init(|| self.compute(d, machine, tasks, pet, model))
+    }
+
+    /// Records the PCT `pct` of `task` appended to machine `m`'s queue as a policy computed
+    /// it on the machine's own PCTs at this tick ([`crate::VirtualQueues::assign`]): when the
+    /// engine appends the task, [`Oracle::appended`] takes it instead of computing the same
+    /// convolution. Forgotten at the next [`Oracle::sync`].
+    pub fn hand_over(&self, m: MachineId, task: TaskId, pct: Pmf) {
+        self.handover.borrow_mut().push(Handover {
+            machine: m,
+            task,
+            pct,
+        });
+    }
+
+    /// True when a PMF of `task` on machine `m` was handed over at this tick and not taken yet.
+    pub fn handed_over(&self, m: MachineId, task: TaskId) -> bool {
+        self.handover
+            .borrow()
+            .iter()
+            .any(|h| h.machine == m && h.task == task)
+    }
+
+    /// Machine `m` has just had `task` appended (data ready at `ready`, `Tick::MIN` without
+    /// staging): when its PCTs at the tick were computed and nothing else changed the queue
+    /// since, they are extended by the new slot instead of being dropped (the same
+    /// computation, in the same order, that computing the whole queue would do, so the same
+    /// values, for one convolution instead of a chain), with the PCT a policy handed over for
+    /// it when there is one ([`Oracle::hand_over`]; checked in debug builds).
+    pub fn appended(
+        &mut self,
+        m: MachineId,
+        machine: &Machine,
+        task: TaskId,
+        ready: Tick,
+        tasks: &[TaskSpec],
+        pet: &Pet,
+        model: DropModel,
+    ) {
+        let handed = {
+            let list = self.handover.get_mut();
+            list.iter()
+                .position(|h| h.machine == m && h.task == task)
+                .map(|i| list.swap_remove(i).pct)
+        };
+        let eps = self.pct_epsilon;
+        let id = self.next_cache_id();
+        let d = &mut self.derived[m];
+        if d.version + 1 != machine.version() || machine.running().is_none() {
+            // Another change too, or an idle machine (which starts the task at once): the
+            // PCTs are computed again when read.
+            return;
+        }
+        // The queue changed: what was kept of the shorter one (its earlier PMFs, the kept
+        // means) no longer describes it; only the current PMFs carry over, extended.
+        let current = d.current.take();
+        d.reset(machine.version());
+        let Some(mut cache) = current else {
+            return;
+        };
+        let now = d.now;
+        let compute = |cache: &Cache| {
+            pending_slot(
+                cache.slots.last(),
+                task,
+                ready,
+                now,
+                machine.id(),
+                tasks,
+                pet,
+                model,
+                eps,
+            )
+        };
+        let slot = match handed.filter(|_| ready <= now) {
+            Some(pct) => {
+                debug_assert_eq!(
+                    pct,
+                    compute(&cache).pct,
+                    "a handed-over PCT differs from the one the oracle computes"
+                );
+                Slot::new(task, pct, tasks[task].deadline)
+            }
+            None => compute(&cache),
+        };
+        // The tail moved: its CDF, mean and variance are built again on first use, and it
+        // is another content.
+        cache.tail.take();
+        cache.mean.take();
+        cache.variance.take();
+        cache.id = id;
+        cache.slots.push(slot);
+        let _ = d.current.set(cache);
+    }
+
+    /// `E[C]` of the executing task at the machine's tick (the mean of slot 0 of
+    /// [`Oracle::cache`], the same value), without computing the rest of the queue when the
+    /// PCTs are not computed yet: one conditioning of the executing task's PMF instead of a
+    /// chain. `None` when the machine is idle.
+    pub fn executing_mean(
+        &self,
+        m: MachineId,
+        machine: &Machine,
+        tasks: &[TaskSpec],
+        pet: &Pet,
+        model: DropModel,
+    ) -> Option<f64> {
+        let d = &self.derived[m];
+        let r = machine.running()?;
+        // Computed at an earlier tick on a support that still lies wholly after this one:
+        // the PCT is the same (as in `advance`).
+        if let Some((min, mean)) = d.exec_mean.get() {
+            if min > d.now {
+                return Some(mean);
+            }
+        }
+        let (min, mean) = match d.current.get().and_then(|c| c.slots.first()) {
+            Some(s) => (s.pct.min(), s.pct.mean()),
+            None => {
+                let spec = &tasks[r.task];
+                let pet_pmf = pet.pmf(spec.task_type, machine.id());
+                let mut pct = executing_pct(pet_pmf, r.start, d.now, spec.deadline, model);
+                pct.trim_tv(self.pct_epsilon);
+                (pct.min(), pct.mean())
+            }
+        };
+        d.exec_mean.set(Some((min, mean)));
+        Some(mean)
+    }
+
+    /// Bounds `(lower, upper)` on the expected tail `E[tail]` of this queue at the machine's
+    /// tick as [`Oracle::cache`] computes it, from the executing task's PCT alone: no
+    /// convolution. `None` for a queue of fewer than two tasks (the tail is then the
+    /// executing PCT itself or the tick), of more than `MEAN_BOUNDS_MAX_PENDING` pending
+    /// tasks (1: the bounds are exact but for rounding with one, looser with each one more),
+    /// or with a PCT epsilon (trimming moves means by more than rounding).
+    ///
+    /// With `S = max(C0, ready)` the first pending task's start (`C0` the executing task's
+    /// completion) and `E` its execution time, the first pending task ends at `S + E`
+    /// (nothing dropped), at `S` when `S` is at or after its deadline `d` and else at
+    /// `S + E` (`pending`) or `min(S + E, d)` (`all`). So `E[C1] = E[S] + sum_{s < d}
+    /// P(S = s) E[min(E, d - s)]` under `all` ([`Pmf::expected_min`]), `E[S] + P(S < d)
+    /// E[E]` under `pending` and `E[S] + E[E]` under `none`: one pass over `C0`. Every
+    /// later task ends no earlier than its predecessor and at most `E[E_k]` plus its data's
+    /// wait after `now` later, so `E[C1] <= E[tail] <= E[C1] + sum_k (E[E_k] + max(0,
+    /// ready_k - now))`. Widened by `1e-11` relative against rounding (the PCTs' own
+    /// rounding is far below it).
+    pub fn chain_mean_bounds(
+        &self,
+        m: MachineId,
+        machine: &Machine,
+        tasks: &[TaskSpec],
+        pet: &Pet,
+        model: DropModel,
+    ) -> Option<(f64, f64)> {
+        let d = &self.derived[m];
+        let r = machine.running()?;
+        let (&t1, &r1) = machine
+            .pending()
+            .front()
+            .zip(machine.pending_ready().front())?;
+        if self.pct_epsilon > 0.0 || machine.pending().len() > MEAN_BOUNDS_MAX_PENDING {
+            return None;
+        }
+        let now = d.now;
+        let e1 = match d.first_mean.get() {
+            Some(f) if f.task == t1 && f.ready == r1 && f.from > now => f.e1,
+            _ => {
+                let (from, e1) =
+                    first_mean_at_tick(machine.id(), now, tasks, pet, model, r, t1, r1);
+                d.first_mean.set(Some(FirstMean {
+                    task: t1,
+                    ready: r1,
+                    from,
+                    e1,
+                }));
+                e1
+            }
+        };
+        let later: f64 = machine
+            .pending()
+            .iter()
+            .zip(machine.pending_ready())
+            .skip(1)
+            .map(|(&t, &ready)| {
+                let wait = if ready > now {
+                    (ready - now) as f64
+                } else {
+                    0.0
+                };
+                pet.mean(tasks[t].task_type, machine.id()) + wait
+            })
+            .sum();
+        let slack = 1e-11 * e1.abs().max(1.0);
+        Some((e1 - slack, e1 + later + slack))
+    }
+
+    /// [`Cache::id`] of machine `m`'s PCTs at its tick, when they are computed.
+    pub fn cache_id(&self, m: MachineId) -> Option<u64> {
+        self.derived[m].current.get().map(|c| c.id)
+    }
+
+    /// True when machine `m`'s PCTs at its tick are computed.
+    pub fn is_computed(&self, m: MachineId) -> bool {
+        self.derived[m].current.get().is_some()
+    }
+
+    /// An earlier cache of the same queue, with the factor that turns its values into bounds
+    /// on the current ones, when the current PCTs are not computed yet. `None` when they
+    /// are, or when no such bound holds (the queue changed, the machine is idle, or, when
+    /// executing tasks are dropped, the executing task's deadline has come).
+    ///
+    /// Why it bounds: every PCT in the queue is a positive linear image of the executing
+    /// task's unconditioned completion-time measure restricted to after the tick (each later
+    /// task maps a start time to a completion time, dropping included), divided by that
+    /// measure's mass `Z(t)`. From tick `t0` to `t1 > t0` the restricted measure only loses
+    /// mass, so, with `r = Z(t0) / Z(t1) >= 1`, every CDF value and every success
+    /// probability `s` obeys `s1 <= r * s0` and `1 - s1 <= r * (1 - s0)`. When nothing or
+    /// everything may be dropped, a later start never gives an earlier completion, so
+    /// `s1 <= s0`, `F1 <= F0` and `E1 >= E0` too ([`Stale`]).
+    ///
+    /// With a PCT epsilon ([`Oracle::pct_epsilon`]) the PCTs are not exactly linear images
+    /// any more: these relations hold between the *exact* values, and each trimmed value of
+    /// slot `k` is within `k * eps` of its exact one, at both ticks. So a bound read from a
+    /// trimmed earlier cache holds for the trimmed current value up to a slack of about
+    /// `(1 + r) k eps` (success probabilities and CDF values; `k eps` times the PCTs' width
+    /// for expected values): decisions taken on bounds are those of success probabilities
+    /// within about `2 k eps` of the exact ones, not necessarily those of computing the
+    /// trimmed PCTs.
+    pub fn stale(
+        &self,
+        m: MachineId,
+        machine: &Machine,
+        tasks: &[TaskSpec],
+        pet: &Pet,
+        model: DropModel,
+    ) -> Option<Stale<'_>> {
+        let d = &self.derived[m];
+        if d.current.get().is_some() {
+            return None;
+        }
+        let (c, r) = (d.last.as_ref()?, machine.running()?);
+        let spec = &tasks[r.task];
+        if model == DropModel::All && spec.deadline <= d.now {
+            return None;
+        }
+        let z1 = survival(pet.pmf(spec.task_type, machine.id()), r.start, d.now);
+        if !(z1 >= MIN_SURVIVAL && c.z.is_finite() && c.z > 0.0) {
+            return None;
+        }
+        // A hair above the ratio, against rounding in the two sums.
+        let ratio = (c.z / z1).max(1.0) * (1.0 + 1e-12);
+        Some(Stale {
+            cache: c,
+            ratio,
+            monotone: model != DropModel::Pending,
+        })
+    }
+
+    fn compute(
+        &self,
+        d: &Derived,
+        machine: &Machine,
+        tasks: &[TaskSpec],
+        pet: &Pet,
+        model: DropModel,
+    ) -> Cache {
+        let (now, m) = (d.now, machine.id());
+        d.recomputations.set(d.recomputations.get() + 1);
+        let mut slots: Vec<Slot> = Vec::with_capacity(machine.len());
+        let mut z = 1.0;
+        if let Some(r) = machine.running() {
+            let spec = &tasks[r.task];
+            let pet_pmf = pet.pmf(spec.task_type, m);
+            z = survival(pet_pmf, r.start, now);
+            let mut pct = executing_pct(pet_pmf, r.start, now, spec.deadline, model);
+            pct.trim_tv(self.pct_epsilon);
+            slots.push(Slot::new(r.task, pct, spec.deadline));
+        }
+        for (&t, &ready) in machine.pending().iter().zip(machine.pending_ready()) {
+            let slot = pending_slot(
+                slots.last(),
+                t,
+                ready,
+                now,
+                m,
+                tasks,
+                pet,
+                model,
+                self.pct_epsilon,
+            );
+            slots.push(slot);
+        }
+        Cache {
+            id: self.next_cache_id(),
+            slots,
+            tail: OnceCell::new(),
+            mean: OnceCell::new(),
+            variance: OnceCell::new(),
+            at: now,
+            z,
+        }
+    }
+}
+
+/// `E[C1]` of [`Oracle::chain_mean_bounds`] at the machine's tick, with the first tick
+/// of the executing PCT it is computed on: one pass over that PCT.
+#[allow(clippy::too_many_arguments)]
+fn first_mean_at_tick(
+    m: MachineId,
+    now: Tick,
+    tasks: &[TaskSpec],
+    pet: &Pet,
+    model: DropModel,
+    r: Running,
+    t1: TaskId,
+    r1: Tick,
+) -> (Tick, f64) {
+    let spec = &tasks[r.task];
+    let c0 = executing_pct(
+        pet.pmf(spec.task_type, m),
+        r.start,
+        now,
+        spec.deadline,
+        model,
+    );
+    let spec1 = &tasks[t1];
+    let (pet1, d1) = (pet.pmf(spec1.task_type, m), spec1.deadline);
+    let mu1 = pet.mean(spec1.task_type, m);
+    let mut e1 = 0.0;
+    for (s, &p) in (c0.min()..).zip(c0.masses()) {
+        if p == 0.0 {
+            continue;
+        }
+        let s = s.max(r1);
+        let run = match model {
+            DropModel::None => mu1,
+            _ if s >= d1 => 0.0,
+            DropModel::Pending => mu1,
+            DropModel::All => pet1.expected_min(d1 - s),
+        };
+        e1 += p * (s as f64 + run);
+    }
+    (c0.min(), e1)
+}
+
+/// The slot of pending task `t` (data ready at `ready`) queued behind `prev` (`None`: first
+/// in an idle machine's queue), at tick `now`, its PCT trimmed at `eps`.
+#[allow(clippy::too_many_arguments)]
+fn pending_slot(
+    prev: Option<&Slot>,
+    t: TaskId,
+    ready: Tick,
+    now: Tick,
+    machine: MachineId,
+    tasks: &[TaskSpec],
+    pet: &Pet,
+    model: DropModel,
+    eps: f64,
+) -> Slot {
+    let spec = &tasks[t];
+    let pet_pmf = pet.pmf(spec.task_type, machine);
+    // --- staging (JPDC-2016): the task starts no earlier than its data-ready tick ---
+    // (data ready by `now` change nothing: every PCT here lies after `now`)
+    let staged = (ready > now).then(|| match prev {
+        Some(prev) => prev.pct.at_least(ready),
+        None => Pmf::point(now).at_least(ready),
+    });
+    // --- end staging ---
+    // Each PCT builds on the previous slot's (no copy), or on `now` for an idle head.
+    let pct = match (&staged, prev) {
+        (Some(free), _) => next_pct(free, pet_pmf, spec.deadline, model),
+        (None, Some(prev)) => next_pct(&prev.pct, pet_pmf, spec.deadline, model),
+        (None, None) => next_pct(&Pmf::point(now), pet_pmf, spec.deadline, model),
+    };
+    let mut pct = pct.unwrap_or_else(|e| too_wide(&e));
+    pct.trim_tv(eps);
+    Slot::new(t, pct, spec.deadline)
+}
+
+/// A PCT too wide to hold ([`next_pct`]'s error): a PET whose shortest execution time lies
+/// more than `pmf::prec::MAX_SPAN` ticks beyond the spread of the PCT ahead of it, under
+/// `DropModel::Pending`.
+#[cold]
+pub(crate) fn too_wide(e: &pmf::PmfError) -> ! {
+    panic!("a completion-time PMF too wide to hold: {e} (PET times beyond 2^26 ticks)")
+}
+
+/// [`Oracle::chain_mean_bounds`] answers only for queues with at most this many pending
+/// tasks: its bounds are exact but for rounding with one, and looser with each one more
+/// (callgrind, MM at 34k with queue size 6: 170 M -> 184 M instructions with no limit; the
+/// JPDC-2016 configurations, queue size 2: -29%).
+const MEAN_BOUNDS_MAX_PENDING: usize = 1;
+
+/// Below this survival probability of the executing task, [`Oracle::stale`] gives no
+/// bound (its ratio would amplify rounding).
+const MIN_SURVIVAL: f64 = 1e-6;
+
+/// `Z(now) = P(start + E > now)`, the unconditioned mass of the executing task's completion
+/// after `now`, from the PET's cached cumulative sums (O(1)).
+fn survival(pet: &Pmf, start: Tick, now: Tick) -> f64 {
+    let total = pet.mass_below_bin(pet.len());
+    let k = (now + 1 - start - pet.offset()).max(0);
+    let k = usize::try_from(k).unwrap_or(usize::MAX);
+    (total - pet.mass_below_bin(k)).max(0.0)
+}
+
+/// The PCTs of one machine queue at one tick.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    /// Names this content ([`Cache::id`]).
+    id: u64,
+    slots: Vec<Slot>,
+    /// The tail CDF, built on first use ([`Cache::tail`]): the expectation-based
+    /// heuristics read only the tail's mean.
+    tail: OnceCell<TailCdf>,
+    /// `E[tail]`, kept on first use ([`Cache::tail_mean`]).
+    mean: OnceCell<f64>,
+    /// `Var[tail]`, kept on first use ([`Cache::tail_variance`]).
+    variance: OnceCell<f64>,
+    /// The tick they were computed at.
+    at: Tick,
+    /// `Z(at)` of the executing task (see [`Oracle::stale`]); 1 when idle.
+    z: f64,
+}
+
+impl Cache {
+    /// A token naming this content: two caches with the same id hold the same PCTs, so
+    /// anything computed from one holds for the other (a cache carried over to a later tick
+    /// by [`Oracle::sync`] keeps its id; computing or appending gives a new one). Ids
+    /// are unique in the process.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The queue positions, executing first.
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots
+    }
+
+    /// The tail CDF: when the machine is expected to be free for a new task (built on
+    /// first use).
+    #[inline]
+    pub fn tail(&self) -> &TailCdf {
+        self.tail.get_or_init(|| match self.slots.last() {
+            Some(s) => TailCdf::new(&s.pct),
+            None => TailCdf::idle(self.at),
+        })
+    }
+
+    /// `E[tail]`, without building the CDF: the same value as `tail().mean()` (the same
+    /// sum in the same order, [`Pmf::mean`]).
+    #[inline]
+    pub fn tail_mean(&self) -> f64 {
+        *self.mean.get_or_init(|| match self.tail.get() {
+            Some(t) => t.mean(),
+            None => self.slots.last().map_or(self.at as f64, |s| s.pct.mean()),
+        })
+    }
+
+    /// `Var[tail]` ([`Pmf::variance`] of the tail PCT; 0 for an empty machine), kept on
+    /// first use: MaxRobust reads it for every near-best machine at every arrival.
+    #[inline]
+    pub fn tail_variance(&self) -> f64 {
+        *self.variance.get_or_init(|| {
+            self.tail_pct()
+                .map_or(0.0, |p| p.variance_about(self.tail_mean()))
+        })
+    }
+
+    /// The first tick of the tail's support (`tail().min()`, without building the CDF).
+    pub fn tail_min(&self) -> Tick {
+        self.slots.last().map_or(self.at, |s| s.pct.min())
+    }
+
+    /// The last tick of the tail's support (`tail().max()`, without building the CDF).
+    pub fn tail_max(&self) -> Tick {
+        self.slots.last().map_or(self.at, |s| s.pct.max())
+    }
+
+    /// The tail PCT itself (`None` for an empty machine, whose tail is the tick itself).
+    pub fn tail_pct(&self) -> Option<&Pmf> {
+        self.slots.last().map(|s| &s.pct)
+    }
+
+    /// The tick the PCTs were computed at.
+    pub fn at(&self) -> Tick {
+        self.at
+    }
+}
+
+/// An earlier cache of a machine's unchanged queue and how its values bound the current
+/// ones ([`Oracle::stale`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Stale<'a> {
+    /// The earlier cache.
+    pub cache: &'a Cache,
+    /// `r = Z(t0) / Z(t1) >= 1`.
+    pub ratio: f64,
+    /// True when a later start never gives an earlier completion (nothing or everything
+    /// may be dropped): then the earlier values bound the current ones directly.
+    pub monotone: bool,
+}
+
+impl Stale<'_> {
+    /// The factor `f` with `current <= f * earlier` for success probabilities and CDF values.
+    pub fn upper_factor(&self) -> f64 {
+        if self.monotone { 1.0 } else { self.ratio }
+    }
+
+    /// A lower bound on the current success probability of slot `k`:
+    /// `1 - r * (1 - s0)`.
+    pub fn success_lower(&self, k: usize) -> f64 {
+        1.0 - self.ratio * (1.0 - self.cache.slots[k].success())
+    }
+
+    /// An upper bound on the current expected tail, in every dropping model:
+    /// `E1 <= E0 + (r - 1) (E0 - min T0)`. The mass lost from `t0` to `t1`, `Z(t0) - Z(t1)`,
+    /// lay nowhere before the earlier tail's first tick.
+    pub fn tail_mean_upper(&self) -> f64 {
+        let e0 = self.cache.tail_mean();
+        e0 + (self.ratio - 1.0) * (e0 - self.cache.tail_min() as f64).max(0.0)
+    }
+
+    /// A lower bound on the current expected tail, in every dropping model:
+    /// `E1 >= E0 - (r - 1) (max T0 - E0)` (the mass lost from `t0` to `t1` lay nowhere after
+    /// the earlier tail's last tick), and `E1 >= E0` when a later start never gives an
+    /// earlier completion.
+    pub fn tail_mean_lower(&self) -> f64 {
+        let e0 = self.cache.tail_mean();
+        if self.monotone {
+            return e0;
+        }
+        e0 - (self.ratio - 1.0) * (self.cache.tail_max() as f64 - e0).max(0.0)
+    }
+}
