@@ -3,7 +3,7 @@
 # Regression table: mean robustness over 30 trials, default PET, 19k and 34k.
 cd "$(mktemp -d)"
 echo "heuristic,rate,robustness_mean,ci95_low,ci95_high"
-for h in PAM PAMF PUM PAMND MOC MOCA MM MSD MMU MM-D MSD-D MMU-D MM-P MSD-P MMU-P EDF SJF FCFS MET MCT KPB MR; do
+for h in PAM PAMF PAMF-R PUM PAMND MOC MOCA MM MSD MMU MM-D MSD-D MMU-D MM-P MSD-P MMU-P EDF SJF FCFS MET MCT KPB MR; do
  for r in 19000 34000; do
   q=6; case $h in FCFS|MET|MCT|KPB|MR) q='"unbounded"';; esac
   cat > reg.toml <<EOT

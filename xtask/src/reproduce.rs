@@ -646,21 +646,32 @@ fn figure(
     };
     let out = &args.out;
     let mut csv_w = csv::Writer::from_writer(Vec::new());
-    csv_w.write_record(["x", "series", "mean", "ci95_low", "ci95_high", "n"])?;
+    let mut header: Vec<String> = ["x", "series", "mean", "ci95_low", "ci95_high", "n"]
+        .map(String::from)
+        .to_vec();
+    for m in &spec.extra_metrics {
+        header.extend([m.clone(), format!("{m}_ci95_low"), format!("{m}_ci95_high")]);
+    }
+    csv_w.write_record(&header)?;
     let mut trials_w = csv::Writer::from_writer(Vec::new());
     trials_w.write_record(["x", "series", "trial", "metric", "value"])?;
     let mut bars: Vec<Bar> = Vec::new();
     let mut manifest_points = Vec::new();
     writeln!(text, "{} — {}", spec.id, spec.title)?;
-    writeln!(
+    write!(
         text,
         "{:<12} {:<18} {:>10} {:>22} {:>4}",
         "x", "series", "mean", "95% CI", "n"
     )?;
+    for m in &spec.extra_metrics {
+        write!(text, " {m:>10}")?;
+    }
+    writeln!(text)?;
     for (pi, (orig, prep)) in prepared.iter().enumerate() {
         let point: &Point = &points[*orig];
         let mut values = Vec::new();
         let mut labels = Vec::new();
+        let mut extra = vec![Vec::new(); spec.extra_metrics.len()];
         for (k, m) in by_point[pi].iter().enumerate() {
             let v = metric(m, &spec.metric)?;
             values.push(v);
@@ -682,9 +693,28 @@ fn figure(
                     l.to_string(),
                 ])?;
             }
+            for (j, name) in spec.extra_metrics.iter().enumerate() {
+                let v = metric(m, name)?;
+                extra[j].push(v);
+                if *name != spec.metric && spec.label_metric.as_ref() != Some(name) {
+                    trials_w.write_record([
+                        point.x_label.clone(),
+                        point.series.clone(),
+                        k.to_string(),
+                        name.clone(),
+                        v.to_string(),
+                    ])?;
+                }
+            }
         }
         let e = Estimate::of_metric(&spec.metric, &values);
-        write_row(text, &mut csv_w, &point.x_label, &point.series, &e)?;
+        let extra: Vec<Estimate> = spec
+            .extra_metrics
+            .iter()
+            .zip(&extra)
+            .map(|(name, v)| Estimate::of_metric(name, v))
+            .collect();
+        write_row(text, &mut csv_w, &point.x_label, &point.series, &e, &extra)?;
         let label = spec
             .label_metric
             .as_ref()
@@ -746,7 +776,8 @@ fn figure(
                     ])?;
                 }
                 let e = Estimate::of_metric(name, &values);
-                write_row(text, &mut csv_w, &point.x_label, label, &e)?;
+                let blank = vec![Estimate::new(&[]); spec.extra_metrics.len()];
+                write_row(text, &mut csv_w, &point.x_label, label, &e, &blank)?;
                 sides.push(e.mean);
             }
             bands.push(plot::Band {
@@ -917,22 +948,35 @@ fn hansen5(args: &Args, text: &mut String) -> Result<()> {
 }
 
 /// One point's estimate: a row of `<id>.csv` and a line of the printed table.
+/// A row of `<id>.csv` and of the printed table: the figure's measure, then the means and
+/// intervals of its `extra_metrics` (empty cells where they have no value, e.g. on the rows of
+/// the clairvoyant optimum).
 fn write_row(
     text: &mut String,
     csv_w: &mut csv::Writer<Vec<u8>>,
     x: &str,
     series: &str,
     e: &Estimate,
+    extra: &[Estimate],
 ) -> Result<()> {
-    csv_w.write_record([
+    let cell = |v: Option<f64>| v.map_or(String::new(), |v| format!("{v:.6}"));
+    let mut record = vec![
         x.to_string(),
         series.to_string(),
         format!("{:.6}", e.mean),
-        e.ci95_low.map_or(String::new(), |v| format!("{v:.6}")),
-        e.ci95_high.map_or(String::new(), |v| format!("{v:.6}")),
+        cell(e.ci95_low),
+        cell(e.ci95_high),
         e.n.to_string(),
-    ])?;
-    writeln!(
+    ];
+    for x in extra {
+        record.extend([
+            cell((x.n > 0).then_some(x.mean)),
+            cell(x.ci95_low),
+            cell(x.ci95_high),
+        ]);
+    }
+    csv_w.write_record(&record)?;
+    write!(
         text,
         "{:<12} {:<18} {:>10.3} [{:>9.3}, {:>9.3}] {:>4}",
         x,
@@ -942,6 +986,10 @@ fn write_row(
         e.ci95_high.unwrap_or(f64::NAN),
         e.n
     )?;
+    for x in extra.iter().filter(|x| x.n > 0) {
+        write!(text, " {:>10.3}", x.mean)?;
+    }
+    writeln!(text)?;
     Ok(())
 }
 

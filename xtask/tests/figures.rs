@@ -316,3 +316,47 @@ fn a_truncated_or_edited_point_file_is_never_reused() {
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
+
+#[test]
+fn extra_metrics_are_columns_of_the_csv_and_rows_of_the_trials() {
+    let base = std::env::temp_dir().join(format!("prunesim-extra-{}", std::process::id()));
+    let (dir, out) = (base.join("experiments"), base.join("out"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("extra.toml"),
+        "id = \"extra\"\ntitle = \"t\"\nmetric = \"robustness\"\nlabel_metric = \"type_variance\"\n\
+         extra_metrics = [\"type_variance\", \"worst_type_on_time\"]\ntrials = 2\nseed = 1\n\
+         [base]\nworkload = { rate = 19000, seed = 0, tasks = 300 }\nmapper = { name = \"PAM\" }\n\
+         [x]\nlabel = \"r\"\nvalues = [19000, 34000]\nlabels = [\"19k\", \"34k\"]\nset = [\"workload.rate\"]\n\
+         [[series]]\nlabel = \"PAM\"\n[[series]]\nlabel = \"PAMF\"\nset = { \"mapper.name\" = \"PAMF\" }\n",
+    )
+    .unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .current_dir(root())
+        .args(["reproduce-figure", "extra", "--jobs", "2", "--experiments"])
+        .arg(&dir)
+        .arg("--out")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let csv = std::fs::read_to_string(out.join("extra.csv")).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "x,series,mean,ci95_low,ci95_high,n,type_variance,type_variance_ci95_low,type_variance_ci95_high,worst_type_on_time,worst_type_on_time_ci95_low,worst_type_on_time_ci95_high"
+    );
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 4, "one row per rate and series");
+    for row in &rows {
+        let cells: Vec<&str> = row.split(',').collect();
+        assert_eq!(cells.len(), 12, "{row}");
+        assert!(cells[6..].iter().all(|c| c.parse::<f64>().is_ok()), "{row}");
+    }
+    // Each trial: robustness, type_variance (the label metric, once), worst_type_on_time.
+    let trials = std::fs::read_to_string(out.join("extra.trials.csv")).unwrap();
+    assert_eq!(trials.lines().count(), 1 + 4 * 2 * 3);
+    assert!(trials.contains(",worst_type_on_time,"));
+    std::fs::remove_dir_all(&base).ok();
+}

@@ -14,6 +14,9 @@
 //! | `schmitt_off` | 0.8 (used only with `schmitt`) | 0.8 | 0.8 |
 //! | `dynamic_weight` | 0 (off) | 0 | 0 |
 //! | `fairness` | 0 (off) | 0 | 0 |
+//! | `fairness_mode` | `"literal"` (the paper's PAMF; needs `fairness`) | `"literal"` | `"literal"` |
+//! | `fairness_cap` | 1 (no bound; needs `fairness`) | 1 | 1 |
+//! | `fairness_relief` | `"both"` (needs `fairness`) | `"both"` | `"both"` |
 //!
 //! ```toml
 //! [pruner]
@@ -21,10 +24,15 @@
 //! drop_threshold = 0.25   # ... with a lower drop threshold
 //! ```
 //! `toggle` without dropping (no `drop_threshold`, no preset) is an error: it would gate
-//! nothing. The resolved [`PrunerConfig`] is what runs, and what results print and save.
+//! nothing; so are `fairness_mode`, `fairness_cap` and `fairness_relief` without fairness
+//! (`fairness` 0), and `fairness_relief = "defer"` without deferring. The fairness modes are
+//! described at [`crate::Fairness`]. The resolved [`PrunerConfig`] is what runs, and what
+//! results print and save.
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
+
+use crate::fairness::{FairnessMode, ReliefScope};
 
 /// When dropping engages: at an oversubscription level `d_t >= toggle`, or never.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -106,8 +114,34 @@ pub struct PrunerConfig {
     pub schmitt_off: f64,
     /// Weight `p` of the per-task dynamic drop threshold, paper eq. (7); 0 = off.
     pub dynamic_weight: f64,
-    /// PAMF's fairness factor (paper V-D2); 0 = off.
+    /// PAMF's fairness factor (paper V-D2): the step of a type's relief per task; 0 = off.
     pub fairness: f64,
+    /// How a type's relief follows from its outcomes (with `fairness` on): the paper's
+    /// sufferage (`literal`), or steered by the type's on-time rate against the mean across
+    /// types (`relative`, both ways; `lagging`, relief only).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub fairness_mode: FairnessMode,
+    /// How far relief may move a type's thresholds from their base (with `fairness` on), in
+    /// [0, 1]; 1 = no bound.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub fairness_cap: f64,
+    /// Which thresholds relief moves (with `fairness` on): `both` (the paper) or `defer`
+    /// (dropping keeps its base threshold).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub fairness_relief: ReliefScope,
+}
+
+fn is_default<T: Default + PartialEq>(v: &T) -> bool {
+    *v == T::default()
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref, clippy::float_cmp)]
+fn is_one(v: &f64) -> bool {
+    *v == 1.0
 }
 
 impl Default for PrunerConfig {
@@ -121,6 +155,9 @@ impl Default for PrunerConfig {
             schmitt_off: 0.8,
             dynamic_weight: 0.0,
             fairness: 0.0,
+            fairness_mode: FairnessMode::Literal,
+            fairness_cap: 1.0,
+            fairness_relief: ReliefScope::Both,
         }
     }
 }
@@ -252,6 +289,15 @@ pub struct PrunerTable {
     /// [`PrunerConfig::fairness`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fairness: Option<f64>,
+    /// [`PrunerConfig::fairness_mode`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fairness_mode: Option<FairnessMode>,
+    /// [`PrunerConfig::fairness_cap`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fairness_cap: Option<f64>,
+    /// [`PrunerConfig::fairness_relief`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fairness_relief: Option<ReliefScope>,
 }
 
 impl PrunerTable {
@@ -267,6 +313,13 @@ impl PrunerTable {
             schmitt_off: Some(config.schmitt_off),
             dynamic_weight: Some(config.dynamic_weight),
             fairness: Some(config.fairness),
+            // Left out at their neutral values (a key left out means exactly that), so that
+            // the table of a configuration without fairness has no key without an effect.
+            fairness_mode: (config.fairness_mode != FairnessMode::default())
+                .then_some(config.fairness_mode),
+            fairness_cap: (!is_one(&config.fairness_cap)).then_some(config.fairness_cap),
+            fairness_relief: (config.fairness_relief != ReliefScope::default())
+                .then_some(config.fairness_relief),
         }
     }
 
@@ -308,11 +361,39 @@ impl PrunerTable {
         if let Some(v) = self.fairness {
             c.fairness = v;
         }
+        if let Some(v) = self.fairness_mode {
+            c.fairness_mode = v;
+        }
+        if let Some(v) = self.fairness_cap {
+            c.fairness_cap = v;
+        }
+        if let Some(v) = self.fairness_relief {
+            c.fairness_relief = v;
+        }
         c.validate()?;
         if self.preset.is_none() && self.drop_threshold.is_none() && self.toggle.is_some() {
             return Err(ConfigError::NoEffect {
                 field: "toggle",
                 why: "dropping is off (set drop_threshold, or start from a preset)",
+            });
+        }
+        if c.fairness == 0.0 {
+            let given = [
+                ("fairness_mode", self.fairness_mode.is_some()),
+                ("fairness_cap", self.fairness_cap.is_some()),
+                ("fairness_relief", self.fairness_relief.is_some()),
+            ];
+            if let Some((field, _)) = given.into_iter().find(|(_, g)| *g) {
+                return Err(ConfigError::NoEffect {
+                    field,
+                    why: "fairness is off (set fairness > 0, or use PAMF or PAMF-R)",
+                });
+            }
+        }
+        if self.fairness_relief == Some(ReliefScope::Defer) && c.defer_threshold.is_none() {
+            return Err(ConfigError::NoEffect {
+                field: "fairness_relief",
+                why: "deferring is off, so relief on the defer threshold only moves nothing (set defer_threshold)",
             });
         }
         Ok(c)
@@ -383,6 +464,9 @@ impl PrunerConfig {
             schmitt_off: 0.8,
             dynamic_weight: 0.0,
             fairness: 0.0,
+            fairness_mode: FairnessMode::Literal,
+            fairness_cap: 1.0,
+            fairness_relief: ReliefScope::Both,
         }
     }
 
@@ -398,6 +482,9 @@ impl PrunerConfig {
             schmitt_off: 0.8,
             dynamic_weight: 0.0,
             fairness: 0.0,
+            fairness_mode: FairnessMode::Literal,
+            fairness_cap: 1.0,
+            fairness_relief: ReliefScope::Both,
         }
     }
 
@@ -410,6 +497,7 @@ impl PrunerConfig {
         in_unit("lambda", self.lambda)?;
         in_unit("schmitt_off", self.schmitt_off)?;
         in_unit("fairness", self.fairness)?;
+        in_unit("fairness_cap", self.fairness_cap)?;
         toggle_level(self.toggle)?;
         if !(self.dynamic_weight.is_finite() && self.dynamic_weight >= 0.0) {
             return Err(ConfigError::OutOfRange {

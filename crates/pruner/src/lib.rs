@@ -35,11 +35,13 @@
 mod config;
 mod drop;
 mod engage;
+mod fairness;
 mod thresholds;
 
 pub use config::{ConfigError, MAX_TASK_TYPES, Never, Preset, PrunerConfig, PrunerTable, Toggle};
 pub use drop::{DropRule, QueuedTask, walk_queue, walk_queue_cached};
 pub use engage::Engagement;
+pub use fairness::{Fairness, FairnessMode, FairnessRule, RATE_WEIGHT, ReliefScope};
 pub use thresholds::{Sufferage, drop_threshold, dynamic_offset};
 
 use model::{TaskId, View};
@@ -50,7 +52,7 @@ use pmf::{DropModel, PmfError, Tick};
 pub struct ProbabilisticPruner {
     config: PrunerConfig,
     engagement: Engagement,
-    sufferage: Sufferage,
+    fairness: Fairness,
     defer: Vec<f64>,
 }
 
@@ -64,11 +66,26 @@ impl ProbabilisticPruner {
             config.lambda,
             config.schmitt.then_some(config.schmitt_off),
         )?;
-        let sufferage = Sufferage::new(task_types, config.fairness)?;
+        let defer_base = config.defer_threshold.unwrap_or(1.0);
+        let fairness = Fairness::new(
+            task_types,
+            FairnessRule {
+                mode: config.fairness_mode,
+                factor: config.fairness,
+                cap: config.fairness_cap,
+                scope: config.fairness_relief,
+                // The lowest base threshold that relief moves (dropping that never engages
+                // has none).
+                floor_base: match (config.fairness_relief, config.toggle.level()) {
+                    (ReliefScope::Both, Some(_)) => config.drop_threshold.min(defer_base),
+                    _ => defer_base,
+                },
+            },
+        )?;
         let mut p = ProbabilisticPruner {
             config,
             engagement,
-            sufferage,
+            fairness,
             defer: Vec::new(),
         };
         p.update_defer();
@@ -85,9 +102,15 @@ impl ProbabilisticPruner {
         &self.engagement
     }
 
-    /// The sufferage values per task type.
+    /// The literal sufferage values per task type (PAMF, paper V-D2; all 0 in the other
+    /// fairness modes).
     pub fn sufferage(&self) -> &Sufferage {
-        &self.sufferage
+        self.fairness.sufferage()
+    }
+
+    /// The fairness state: per task type, the relief off its drop and defer thresholds.
+    pub fn fairness(&self) -> &Fairness {
+        &self.fairness
     }
 
     /// Feeds the deadline misses since the last mapping event; returns whether dropping is
@@ -108,7 +131,11 @@ impl ProbabilisticPruner {
     pub fn drop_threshold(&self, task_type: usize) -> f64 {
         drop_threshold(
             self.config.drop_threshold,
-            self.sufferage.value(task_type),
+            self.fairness
+                .drop_relief()
+                .get(task_type)
+                .copied()
+                .unwrap_or(0.0),
             0.0,
         )
     }
@@ -131,7 +158,7 @@ impl ProbabilisticPruner {
             DropRule {
                 threshold: self.config.drop_threshold,
                 dynamic_weight: self.config.dynamic_weight,
-                sufferage: self.sufferage.values(),
+                sufferage: self.fairness.drop_relief(),
             },
         )
     }
@@ -168,7 +195,7 @@ impl ProbabilisticPruner {
                 DropRule {
                     threshold: self.config.drop_threshold,
                     dynamic_weight: self.config.dynamic_weight,
-                    sufferage: self.sufferage.values(),
+                    sufferage: self.fairness.drop_relief(),
                 },
                 None,
                 view.pct_epsilon(),
@@ -185,7 +212,7 @@ impl ProbabilisticPruner {
     /// Records the end of a task for fairness.
     pub fn record_end(&mut self, task_type: usize, success: bool) {
         if self.config.fairness > 0.0 {
-            self.sufferage.record(task_type, success);
+            self.fairness.record(task_type, success);
             self.update_defer();
         }
     }
@@ -198,16 +225,20 @@ impl ProbabilisticPruner {
         if self.config.dynamic_weight > 0.0 {
             return false;
         }
+        let relief = self.fairness.drop_relief();
         view.chances_proven_above(m, 0, false, |t| {
-            let suff = self.sufferage.value(view.task(t).task_type);
+            let suff = relief.get(view.task(t).task_type).copied().unwrap_or(0.0);
             drop_threshold(self.config.drop_threshold, suff, 0.0)
         })
     }
 
     fn update_defer(&mut self) {
         let base = self.config.defer_threshold.unwrap_or(0.0);
-        self.defer = (0..self.sufferage.values().len())
-            .map(|t| (base - self.sufferage.value(t)).clamp(0.0, 1.0))
+        self.defer = self
+            .fairness
+            .defer_relief()
+            .iter()
+            .map(|r| (base - r).clamp(0.0, 1.0))
             .collect();
     }
 }
@@ -254,7 +285,7 @@ impl model::Pruner for ProbabilisticPruner {
                 DropRule {
                     threshold: self.config.drop_threshold,
                     dynamic_weight: self.config.dynamic_weight,
-                    sufferage: self.sufferage.values(),
+                    sufferage: self.fairness.drop_relief(),
                 },
                 cached,
                 view.pct_epsilon(),

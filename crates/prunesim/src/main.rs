@@ -182,6 +182,13 @@ fn list() -> Result<()> {
     for (p, name) in pruner::Preset::ALL {
         writeln!(out, "  {name:<9} {}", output::pruner_line(&p.config()))?;
     }
+    writeln!(
+        out,
+        "Fairness modes ([pruner] fairness_mode = \"...\", with fairness > 0; also fairness_cap = the most relief may move a threshold, fairness_relief = \"both\" | \"defer\"):"
+    )?;
+    for (m, name) in pruner::FairnessMode::ALL {
+        writeln!(out, "  {name:<9} {}", m.description())?;
+    }
     Ok(())
 }
 

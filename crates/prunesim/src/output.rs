@@ -46,7 +46,17 @@ pub fn pruner_line(p: &pruner::PrunerConfig) -> String {
         None => parts.push("deferring off".to_owned()),
     }
     if p.fairness > 0.0 {
-        parts.push(format!("fairness {}", p.fairness));
+        let mut f = format!("fairness {}", p.fairness);
+        if p.fairness_mode != pruner::FairnessMode::Literal {
+            f.push_str(&format!(" ({})", p.fairness_mode.name()));
+        }
+        if p.fairness_cap < 1.0 {
+            f.push_str(&format!(", relief at most {}", p.fairness_cap));
+        }
+        if p.fairness_relief == pruner::ReliefScope::Defer {
+            f.push_str(", relief on the defer threshold only");
+        }
+        parts.push(f);
     }
     parts.join(", ")
 }

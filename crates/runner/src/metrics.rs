@@ -53,6 +53,10 @@ pub struct TrialMetrics {
     /// Fairness (thesis 6.5, paper VII-D): the variance across task types of the on-time
     /// fraction, times 100 (types with no counted task left out).
     pub type_variance: f64,
+    /// The lowest on-time % of a task type among counted tasks (types with no counted task
+    /// left out; 0 when no task counts).
+    #[serde(default)]
+    pub worst_type_on_time: f64,
     /// Busy time per machine (all tasks, counted or not).
     pub busy: Vec<f64>,
     /// Time spent executing tasks that did not complete on time (all tasks).
@@ -137,6 +141,11 @@ impl TrialMetrics {
             .map(|&(s, n)| s as f64 / n as f64)
             .collect();
         let type_variance = 100.0 * population_variance(&fractions);
+        let worst_type_on_time = if fractions.is_empty() {
+            0.0
+        } else {
+            100.0 * fractions.iter().copied().fold(f64::INFINITY, f64::min)
+        };
         let busy: Vec<f64> = record.busy.iter().map(|&b| b as f64).collect();
         // The busy time of the counted tasks per machine, so that cost per robustness divides
         // the cost of the same tasks that robustness counts.
@@ -166,6 +175,7 @@ impl TrialMetrics {
             counted,
             type_on_time,
             type_variance,
+            worst_type_on_time,
             busy,
             wasted: record.wasted.iter().sum::<i64>() as f64,
             cost,
@@ -195,6 +205,7 @@ impl TrialMetrics {
             ("on_time", self.on_time as f64),
             ("counted", self.counted as f64),
             ("type_variance", self.type_variance),
+            ("worst_type_on_time", self.worst_type_on_time),
             ("cost", self.cost),
             ("cost_per_robustness", self.cost_per_robustness),
             ("busy", self.busy.iter().sum()),
@@ -510,6 +521,13 @@ pub const METRICS: &[MetricDoc] = &[
         Unit::Variance,
         25.0,
         "variance across task types of the on-time fraction of counted tasks, times 100 (thesis 6.5, paper VII-D)",
+    ),
+    doc(
+        "worst_type_on_time",
+        Group::Fairness,
+        Unit::Percent,
+        100.0,
+        "the lowest share of a task type's counted tasks that completed before their deadline, over the types with counted tasks",
     ),
     doc(
         "cost",

@@ -8,6 +8,7 @@
 //! chart = "bars"              # "bars" or "lines"
 //! metric = "robustness"       # the y measure (any name of TrialMetrics::scalars)
 //! label_metric = "robustness" # optional: a second measure printed above each bar
+//! extra_metrics = []          # optional: further measures, as columns of the figure's CSV
 //! y_label = "Tasks on time (%)"
 //! trials = 30
 //! seed = 43
@@ -109,6 +110,11 @@ pub struct FigureSpec {
     /// A second measure printed above bars.
     #[serde(default)]
     pub label_metric: Option<String>,
+    /// Further measures summarised per point: each adds the columns `<name>`,
+    /// `<name>_ci95_low` and `<name>_ci95_high` to the figure's CSV, and its values to the
+    /// per-trial CSV.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra_metrics: Vec<String>,
     /// Y axis label.
     #[serde(default)]
     pub y_label: Option<String>,
@@ -227,6 +233,17 @@ impl FigureSpec {
                 });
             }
         }
+        if let Some(m) = spec
+            .extra_metrics
+            .iter()
+            .find(|m| crate::metrics::metric_doc(m).is_none())
+        {
+            return Err(RunError::Config {
+                file: name.to_string(),
+                line: None,
+                message: format!("extra_metrics: unknown measure '{m}' (see `prunesim metrics`)"),
+            });
+        }
         if spec.series.is_empty() {
             return Err(RunError::Config {
                 file: name.to_string(),
@@ -311,5 +328,30 @@ impl FigureSpec {
             }
         }
         Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FIGURE: &str = "id = \"f\"\ntitle = \"t\"\nseed = 1\nEXTRA\n[base]\n\
+        workload = { rate = 19000, seed = 0 }\nmapper = { name = \"MM\" }\n\
+        [x]\nlabel = \"r\"\nvalues = [19000]\nset = [\"workload.rate\"]\n\
+        [[series]]\nlabel = \"MM\"\n";
+
+    #[test]
+    fn extra_metrics_must_be_measures() {
+        let ok = FIGURE.replace(
+            "EXTRA",
+            "extra_metrics = [\"type_variance\", \"worst_type_on_time\"]",
+        );
+        let spec = FigureSpec::from_toml_str(&ok, "f.toml").unwrap();
+        assert_eq!(spec.extra_metrics, ["type_variance", "worst_type_on_time"]);
+        let none = FigureSpec::from_toml_str(&FIGURE.replace("EXTRA", ""), "f.toml").unwrap();
+        assert!(none.extra_metrics.is_empty());
+        let bad = FIGURE.replace("EXTRA", "extra_metrics = [\"fairness\"]");
+        let e = FigureSpec::from_toml_str(&bad, "f.toml").unwrap_err();
+        assert!(e.to_string().contains("unknown measure 'fairness'"), "{e}");
     }
 }

@@ -1,9 +1,9 @@
 //! Names that resolve to a heuristic plus a pruner configuration (thesis chapters 4-6,
-//! paper VI-C): PAMF, PUM, MOCA, PAMND, and every base heuristic with deferring (-D),
+//! paper VI-C): PAMF, PAMF-R, PUM, MOCA, PAMND, and every base heuristic with deferring (-D),
 //! dropping (-Drop) or both (-P).
 
 use heuristics::HeuristicConfig;
-use pruner::{Never, Preset, PrunerConfig, PrunerTable, Toggle};
+use pruner::{FairnessMode, Never, Preset, PrunerConfig, PrunerTable, ReliefScope, Toggle};
 
 /// How a name maps onto a pruner configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +22,11 @@ enum Pruning {
 pub const VARIANTS: &[(&str, &str)] = &[
     (
         "PAMF",
-        "PAM with the pruner's fairness (sufferage) on; factor 0.05 unless the [pruner] table sets one",
+        "PAM with the pruner's fairness (sufferage) on, as the paper states it unless the [pruner] table sets fairness_mode; factor 0.05 unless the table sets one",
+    ),
+    (
+        "PAMF-R",
+        "PAM with relative fairness: a type's relief follows its on-time rate against the mean across types, both ways, on the defer threshold only (fairness_mode = \"relative\", fairness_relief = \"defer\"); factor 0.03 unless the [pruner] table sets one",
     ),
     (
         "PUM",
@@ -80,25 +84,29 @@ pub fn resolve(
     } else {
         (upper, Pruning::Plain)
     };
-    let variant = matches!(base.as_str(), "PAMF" | "PUM" | "PAMND" | "MOCA");
+    let variant = matches!(base.as_str(), "PAMF" | "PAMF-R" | "PUM" | "PAMND" | "MOCA");
     if variant && pruning != Pruning::Plain {
         return Err(format!(
             "mapper.name = \"{}\": the suffixes -D, -Drop and -P apply to base heuristics, not to {base} (see `prunesim list`)",
             mapper.name
         ));
     }
-    let table = given
+    let mut table = given
         .cloned()
         .unwrap_or_else(|| default_table(variant || base == "PAM" || pruning != Pruning::Plain));
+    // The fairness variants fill the keys the table leaves out before it is resolved (so that
+    // their fairness keys have an effect); a key that contradicts the name is an error.
+    match base.as_str() {
+        "PAMF" => {
+            table.fairness.get_or_insert(0.05);
+        }
+        "PAMF-R" => fill_relative(&mut table, &mapper.name)?,
+        _ => {}
+    }
     let mut p = table.resolve().map_err(|e| e.to_string())?;
     let mut h = mapper.clone();
     let name = match base.as_str() {
-        "PAMF" => {
-            if table.fairness.is_none() {
-                p.fairness = 0.05;
-            }
-            "PAM"
-        }
+        "PAMF" | "PAMF-R" => "PAM",
         "PUM" => {
             p.defer_threshold = Some(0.3);
             "PAM"
@@ -132,6 +140,21 @@ pub fn resolve(
     }
     h.name = name.to_string();
     Ok((h, p))
+}
+
+/// PAMF-R: relative fairness with the factor 0.03 and relief on the defer threshold only,
+/// where `table` leaves them out; a table with another mode is an error.
+fn fill_relative(table: &mut PrunerTable, name: &str) -> Result<(), String> {
+    if let Some(m) = table.fairness_mode.filter(|m| *m != FairnessMode::Relative) {
+        return Err(format!(
+            "mapper.name = \"{name}\" is fairness_mode = \"relative\", but the [pruner] table sets \"{}\": use PAMF with that fairness_mode, or leave the key out",
+            m.name()
+        ));
+    }
+    table.fairness.get_or_insert(0.03);
+    table.fairness_mode = Some(FairnessMode::Relative);
+    table.fairness_relief.get_or_insert(ReliefScope::Defer);
+    Ok(())
 }
 
 fn require_defer(name: &str, p: &PrunerConfig) -> Result<(), String> {

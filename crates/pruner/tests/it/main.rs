@@ -2,8 +2,9 @@
 
 use pmf::{DropModel, Pmf};
 use pruner::{
-    DropRule, Engagement, Never, ProbabilisticPruner, PrunerConfig, QueuedTask, Sufferage, Toggle,
-    drop_threshold, dynamic_offset, walk_queue,
+    ConfigError, DropRule, Engagement, FairnessMode, Never, ProbabilisticPruner, PrunerConfig,
+    PrunerTable, QueuedTask, RATE_WEIGHT, ReliefScope, Sufferage, Toggle, drop_threshold,
+    dynamic_offset, walk_queue,
 };
 
 mod hostile;
@@ -280,4 +281,192 @@ fn configs_parse_from_toml_and_reject_out_of_range() {
         let c: PrunerConfig = toml::from_str(bad).unwrap();
         assert!(c.validate().is_err(), "{bad} accepted");
     }
+}
+
+fn fair(mode: FairnessMode, factor: f64, cap: f64, relief: ReliefScope) -> PrunerConfig {
+    PrunerConfig {
+        fairness: factor,
+        fairness_mode: mode,
+        fairness_cap: cap,
+        fairness_relief: relief,
+        ..PrunerConfig::default()
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-12
+}
+
+#[test]
+fn literal_fairness_saturates_when_every_type_mostly_misses() {
+    // Every type on time one task in three: sufferage +0.05, +0.05, -0.05 per three tasks, so
+    // it climbs to 1 and both thresholds of every type reach 0 (the paper's PAMF under
+    // overload: pruning switched off).
+    let mut p =
+        ProbabilisticPruner::new(fair(FairnessMode::Literal, 0.05, 1.0, ReliefScope::Both), 3)
+            .unwrap();
+    for k in 0..200 {
+        p.record_end(k % 3, (k / 3) % 3 == 0);
+    }
+    for t in 0..3 {
+        assert!(p.sufferage().value(t) > 0.9, "{}", p.sufferage().value(t));
+        assert!(p.defer_threshold(t).unwrap() < 0.1);
+        assert!(p.drop_threshold(t) < 0.1);
+    }
+}
+
+#[test]
+fn relative_fairness_moves_relief_by_the_rate_against_the_mean() {
+    let mut p = ProbabilisticPruner::new(
+        fair(FairnessMode::Relative, 0.1, 1.0, ReliefScope::Defer),
+        2,
+    )
+    .unwrap();
+    // Type 0 misses: its rate 1 - 0.1 = 0.9, the mean (0.9 + 1) / 2 = 0.95; relief
+    // 0.1 (0.95 - 0.9) = 0.005 off the defer threshold only.
+    p.record_end(0, false);
+    let q0 = 1.0 - RATE_WEIGHT;
+    assert!(close(p.fairness().rates()[0], q0));
+    let r0 = 0.1 * ((q0 + 1.0) / 2.0 - q0);
+    assert!(close(p.fairness().defer_relief()[0], r0));
+    assert!(close(p.defer_threshold(0).unwrap(), 0.9 - r0));
+    assert_eq!(p.drop_threshold(0), 0.5);
+    // Type 1 on time: rate 1, mean 0.95; relief 0.1 (0.95 - 1) = -0.005: its defer threshold
+    // rises.
+    p.record_end(1, true);
+    let r1 = 0.1 * ((q0 + 1.0) / 2.0 - 1.0);
+    assert!(close(p.fairness().defer_relief()[1], r1));
+    assert!(close(p.defer_threshold(1).unwrap(), 0.9 - r1));
+    // The literal sufferage is not used.
+    assert_eq!(p.sufferage().values(), &[0.0, 0.0]);
+}
+
+#[test]
+fn relative_fairness_does_not_saturate_when_every_type_misses_alike() {
+    // Every type on time one task in three, in turn: the rates fall alike, and the relief
+    // stays near 0 (the literal mode's reaches 1). Not exactly 0: type 0's rate falls first
+    // in each round, type 2's last.
+    let mut p = ProbabilisticPruner::new(
+        fair(FairnessMode::Relative, 0.05, 1.0, ReliefScope::Both),
+        3,
+    )
+    .unwrap();
+    for k in 0..600 {
+        p.record_end(k % 3, (k / 3) % 3 == 0);
+    }
+    for t in 0..3 {
+        let r = p.fairness().defer_relief()[t];
+        assert!(r.abs() < 0.03, "type {t}: relief {r}");
+        assert!(p.defer_threshold(t).unwrap() > 0.87);
+    }
+}
+
+#[test]
+fn relative_fairness_relieves_the_lagging_type_and_tightens_the_others_within_bounds() {
+    // Type 0 always misses, types 1 and 2 always meet their deadline.
+    let run = |mode, cap, relief| {
+        let mut p = ProbabilisticPruner::new(fair(mode, 0.05, cap, relief), 3).unwrap();
+        for k in 0..900 {
+            p.record_end(k % 3, k % 3 != 0);
+        }
+        p
+    };
+    let p = run(FairnessMode::Relative, 1.0, ReliefScope::Defer);
+    // Type 0 reaches the cap (defer threshold 0); the others stop at -(1 - 0.9), where their
+    // defer threshold is 1 (no wind-up below it); dropping keeps its base threshold.
+    assert!(close(p.fairness().defer_relief()[0], 1.0));
+    assert_eq!(p.defer_threshold(0), Some(0.0));
+    for t in [1, 2] {
+        assert!(close(p.fairness().defer_relief()[t], -0.1));
+        assert!(close(p.defer_threshold(t).unwrap(), 1.0));
+        assert_eq!(p.drop_threshold(t), 0.5);
+    }
+    // Relief on both thresholds: the floor is the drop threshold's, -(1 - 0.5).
+    let p = run(FairnessMode::Relative, 1.0, ReliefScope::Both);
+    assert!(close(p.fairness().drop_relief()[1], -0.5));
+    assert!(close(p.drop_threshold(1), 1.0));
+    assert_eq!(p.drop_threshold(0), 0.0);
+    // A cap bounds both ways.
+    let p = run(FairnessMode::Relative, 0.3, ReliefScope::Both);
+    assert!(close(p.fairness().defer_relief()[0], 0.3));
+    assert!(close(p.fairness().defer_relief()[1], -0.3));
+    assert!(close(p.drop_threshold(0), 0.2));
+    assert!(close(p.drop_threshold(1), 0.8));
+    // Lagging: only type 0 gets anything.
+    let p = run(FairnessMode::Lagging, 1.0, ReliefScope::Defer);
+    assert!(close(p.fairness().defer_relief()[0], 1.0));
+    assert_eq!(p.fairness().defer_relief()[1], 0.0);
+    assert_eq!(p.defer_threshold(1), Some(0.9));
+}
+
+#[test]
+fn a_cap_and_defer_only_relief_bound_the_literal_sufferage() {
+    let mut p =
+        ProbabilisticPruner::new(fair(FairnessMode::Literal, 0.1, 0.3, ReliefScope::Defer), 2)
+            .unwrap();
+    for _ in 0..5 {
+        p.record_end(0, false);
+    }
+    // The sufferage is the paper's, 0.5; the relief stops at 0.3, and only deferring has it.
+    assert!(close(p.sufferage().value(0), 0.5));
+    assert!(close(p.fairness().defer_relief()[0], 0.3));
+    assert!(close(p.defer_threshold(0).unwrap(), 0.6));
+    assert_eq!(p.drop_threshold(0), 0.5);
+    assert_eq!(p.fairness().drop_relief(), &[0.0, 0.0]);
+}
+
+#[test]
+fn fairness_keys_parse_and_mean_nothing_without_fairness() {
+    let t: PrunerTable = toml::from_str(
+        "preset = \"paper\"\nfairness = 0.02\nfairness_mode = \"relative\"\nfairness_cap = 0.4\nfairness_relief = \"defer\"\n",
+    )
+    .unwrap();
+    let c = t.resolve().unwrap();
+    assert_eq!(
+        (c.fairness_mode, c.fairness_cap, c.fairness_relief),
+        (FairnessMode::Relative, 0.4, ReliefScope::Defer)
+    );
+    // The explicit table of a configuration resolves to it, with or without fairness.
+    assert_eq!(PrunerTable::explicit(&c).resolve().unwrap(), c);
+    let plain = PrunerConfig::default();
+    let e = PrunerTable::explicit(&plain);
+    assert_eq!(e.fairness_mode, None);
+    assert_eq!(e.resolve().unwrap(), plain);
+    // The paper's configuration serialises as before the keys existed.
+    let text = toml::to_string(&plain).unwrap();
+    assert!(!text.contains("fairness_"), "{text}");
+    for (table, field) in [
+        (
+            "preset = \"paper\"\nfairness_mode = \"relative\"\n",
+            "fairness_mode",
+        ),
+        (
+            "preset = \"paper\"\nfairness = 0\nfairness_cap = 0.5\n",
+            "fairness_cap",
+        ),
+        (
+            "preset = \"paper\"\nfairness_relief = \"defer\"\n",
+            "fairness_relief",
+        ),
+        (
+            "preset = \"paper\"\nfairness = 0.05\nfairness_relief = \"defer\"\ndefer_threshold = \"off\"\n",
+            "fairness_relief",
+        ),
+    ] {
+        let t: PrunerTable = toml::from_str(table).unwrap();
+        match t.resolve() {
+            Err(ConfigError::NoEffect { field: f, .. }) => assert_eq!(f, field, "{table}"),
+            other => panic!("{table}: {other:?}"),
+        }
+    }
+    assert!(toml::from_str::<PrunerTable>("fairness_mode = \"fair\"\n").is_err());
+    let t: PrunerTable =
+        toml::from_str("preset = \"paper\"\nfairness = 0.05\nfairness_cap = 1.5\n").unwrap();
+    assert!(matches!(
+        t.resolve(),
+        Err(ConfigError::OutOfRange {
+            field: "fairness_cap",
+            ..
+        })
+    ));
 }

@@ -4,6 +4,7 @@ mod cache;
 mod common;
 mod engine;
 mod experiment;
+mod fairness;
 mod heuristics;
 mod jpdc;
 mod options;
