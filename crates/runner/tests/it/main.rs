@@ -7,3 +7,4 @@ mod experiment;
 mod heuristics;
 mod jpdc;
 mod options;
+mod trace;
