@@ -9,8 +9,8 @@
 //! * [`variants`]: names such as PAMF or MM-D resolved to a heuristic plus a pruner.
 //! * [`trace`]: per-task and per-event traces of a trial, streamed to CSV (docs/trace.md).
 //!
-//! Only this crate, the `prunesim` binary and `xtask` touch files, clocks or threads; the
-//! crates below are pure and take their randomness as arguments.
+//! Only this crate, `report`, the `prunesim` binary and `xtask` touch files, clocks or
+//! threads; the crates below are pure and take their randomness as arguments.
 
 pub mod engine;
 mod error;
