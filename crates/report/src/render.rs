@@ -8,18 +8,30 @@ use crate::Error;
 /// The font family the figures name.
 pub const FONT: &str = "DejaVu Sans";
 
+/// The embedded DejaVu Sans, parsed once per process.
+fn fonts() -> std::sync::Arc<resvg::usvg::fontdb::Database> {
+    static FONTS: std::sync::OnceLock<std::sync::Arc<resvg::usvg::fontdb::Database>> =
+        std::sync::OnceLock::new();
+    FONTS
+        .get_or_init(|| {
+            let mut db = resvg::usvg::fontdb::Database::new();
+            db.load_font_data(dejavu::sans::regular().to_vec());
+            std::sync::Arc::new(db)
+        })
+        .clone()
+}
+
 /// Rasterises `svg` on white and encodes it as an 8-bit RGBA PNG.
 pub fn png_bytes(svg: &str) -> Result<Vec<u8>, Error> {
     let err = |message: String| Error::Draw {
         what: "a PNG".into(),
         message,
     };
-    let mut opt = resvg::usvg::Options {
+    let opt = resvg::usvg::Options {
         font_family: FONT.to_string(),
+        fontdb: fonts(),
         ..Default::default()
     };
-    opt.fontdb_mut()
-        .load_font_data(dejavu::sans::regular().to_vec());
     let tree = resvg::usvg::Tree::from_str(svg, &opt).map_err(|e| err(e.to_string()))?;
     let size = tree.size().to_int_size();
     let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())

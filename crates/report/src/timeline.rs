@@ -307,7 +307,7 @@ impl Timeline {
             .y_label_formatter(&|v| {
                 let i = v.round();
                 if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < names.len() {
-                    names[i as usize].clone()
+                    names[names.len() - 1 - i as usize].clone()
                 } else {
                     String::new()
                 }
@@ -321,6 +321,8 @@ impl Timeline {
             .draw()
             .map_err(|e| e.to_string())?;
         let half = 0.38;
+        // Machine 0 on top, as in the report.
+        let row_y = |machine: usize| (m - 1 - machine.min(m - 1)) as f64;
         match &self.slices {
             None => {
                 // A pixel's gap at the end of each bar longer than two, so that tasks run
@@ -328,12 +330,13 @@ impl Timeline {
                 let pixel = (self.t1 - self.t0) as f64 / f64::from(width - 120);
                 chart
                     .draw_series(self.bars.iter().map(|b| {
-                        let y = b.machine as f64;
+                        let y = row_y(b.machine);
                         let (x0, x1) = (b.start as f64, b.end as f64);
+                        // At least a pixel wide: a task may start and be dropped at one tick.
                         let x1 = if x1 - x0 > 2.0 * pixel {
                             x1 - pixel
                         } else {
-                            x1
+                            x1.max(x0 + pixel)
                         };
                         Rectangle::new([(x0, y - half), (x1, y + half)], rgb(b.outcome).filled())
                     }))
@@ -352,7 +355,7 @@ impl Timeline {
                             .unwrap_or(0);
                         let share = f64::from(total) / s.width;
                         let x0 = self.t0 as f64 + i as f64 * s.width;
-                        let y = mi as f64;
+                        let y = row_y(mi);
                         rects.push(Rectangle::new(
                             [(x0, y - half), (x0 + s.width, y + half)],
                             rgb(BAR_OUTCOMES[k]).mix(share.clamp(0.25, 1.0)).filled(),
@@ -370,7 +373,7 @@ impl Timeline {
                     .filter(|k| k.kind == MarkKind::Expired)
                     .map(|k| {
                         TriangleMarker::new(
-                            (k.at as f64, k.machine as f64 + half),
+                            (k.at as f64, row_y(k.machine) + half),
                             size,
                             EXPIRY.filled(),
                         )
@@ -383,7 +386,7 @@ impl Timeline {
                     .iter()
                     .filter(|k| k.kind == MarkKind::Dropped)
                     .map(|k| {
-                        Cross::new((k.at as f64, k.machine as f64), size, DROP.stroke_width(2))
+                        Cross::new((k.at as f64, row_y(k.machine)), size, DROP.stroke_width(2))
                     }),
             )
             .map_err(|e| e.to_string())?;
@@ -408,7 +411,7 @@ impl Timeline {
             let text = o.name().replace('_', " ");
             area.draw(&Text::new(text.clone(), (x + 24, y - 7), style.clone()))
                 .map_err(|e| e.to_string())?;
-            x += 40 + 8 * text.len() as i32;
+            x += 36 + 7 * text.len() as i32;
         }
         area.draw(&Cross::new((x + 8, y), 5, DROP.stroke_width(2)))
             .map_err(|e| e.to_string())?;

@@ -198,8 +198,9 @@ impl CsvTrace {
     /// Flushes both files to disk and renames them into place.
     pub fn commit(self) -> Result<(), RunError> {
         for w in [self.tasks, self.events] {
+            let path = w.get_ref().path().to_path_buf();
             let file = w.into_inner().map_err(|e| RunError::Io {
-                path: PathBuf::from("trace"),
+                path,
                 message: e.error().to_string(),
             })?;
             file.commit()?;
@@ -249,23 +250,30 @@ fn read_rows<R: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<R>, RunErr
     Ok(v)
 }
 
-/// What the tracer knows of a task before it ends.
+/// What the tracer knows of a task before it ends (40 bytes): ticks with [`NONE`] for "not
+/// yet", the chance NaN until mapped.
 #[derive(Debug, Clone, Copy)]
 struct Partial {
-    considered: Option<Tick>,
-    first_deferred: Option<Tick>,
-    mapped: Option<Tick>,
-    chance: Option<f64>,
+    considered: Tick,
+    first_deferred: Tick,
+    mapped: Tick,
+    chance: f64,
     by_heuristic: bool,
 }
 
+const NONE: Tick = Tick::MIN;
+
 const EMPTY: Partial = Partial {
-    considered: None,
-    first_deferred: None,
-    mapped: None,
-    chance: None,
+    considered: NONE,
+    first_deferred: NONE,
+    mapped: NONE,
+    chance: f64::NAN,
     by_heuristic: false,
 };
+
+fn tick(t: Tick) -> Option<Tick> {
+    (t != NONE).then_some(t)
+}
 
 /// The engine's recorder: the engine calls it at a few points of a trial
 /// ([`crate::engine::simulate_traced`], which takes it as `&mut Tracer<dyn TraceSink>`) and
@@ -362,7 +370,9 @@ impl<S: TraceSink + ?Sized> Tracer<S> {
     pub fn considered(&mut self, batch: &[TaskId], now: Tick) {
         for &t in batch {
             if let Some(p) = self.tasks.get_mut(t) {
-                p.considered.get_or_insert(now);
+                if p.considered == NONE {
+                    p.considered = now;
+                }
             }
         }
         if let Some(e) = &mut self.event {
@@ -373,7 +383,9 @@ impl<S: TraceSink + ?Sized> Tracer<S> {
     /// The heuristic deferred `t` at `now`.
     pub fn deferred(&mut self, t: TaskId, now: Tick) {
         if let Some(p) = self.tasks.get_mut(t) {
-            p.first_deferred.get_or_insert(now);
+            if p.first_deferred == NONE {
+                p.first_deferred = now;
+            }
         }
         if let Some(e) = &mut self.event {
             e.deferred += 1;
@@ -384,8 +396,8 @@ impl<S: TraceSink + ?Sized> Tracer<S> {
     /// deadline there.
     pub fn mapped(&mut self, t: TaskId, now: Tick, chance: f64) {
         if let Some(p) = self.tasks.get_mut(t) {
-            p.mapped = Some(now);
-            p.chance = Some(chance);
+            p.mapped = now;
+            p.chance = chance;
         }
         if let Some(e) = &mut self.event {
             e.assigned += 1;
@@ -419,12 +431,12 @@ impl<S: TraceSink + ?Sized> Tracer<S> {
             arrival: spec.arrival,
             deadline: spec.deadline,
             counted: self.counted.contains(&t),
-            considered: p.considered,
+            considered: tick(p.considered),
             deferrals,
-            first_deferred: p.first_deferred,
-            mapped: p.mapped,
+            first_deferred: tick(p.first_deferred),
+            mapped: tick(p.mapped),
             machine: record.machine,
-            chance: p.chance,
+            chance: tick(p.mapped).map(|_| p.chance),
             start: record.start,
             end: record.end,
             outcome: record.outcome,
