@@ -400,8 +400,9 @@
       mhi.push(upperBound(cur.markAt[m], view.x1));
       nMarks += mhi[m] - mlo[m];
     }
-    // Many marks in view: one per machine, kind and few pixels, drawn thinner.
-    var dense = nMarks > LOD, markPx = 4 * SLICE_PX;
+    // Many marks in view (more than one per 16 pixels of a row on average): one per machine,
+    // kind and 12 pixels, drawn smaller and thinner.
+    var dense = nMarks > LOD || nMarks * 16 > M * pw, markPx = 4 * SLICE_PX;
     if (dense) { r = Math.min(r, 2.5); }
     var seen = {};
     for (m = 0; m < M; m++) {
