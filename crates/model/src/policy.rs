@@ -56,6 +56,11 @@ pub trait Pruner: Send {
     fn defer_thresholds(&self) -> Option<&[f64]>;
     /// A task left the system: `success` is true when it completed on time. Drives fairness.
     fn on_task_end(&mut self, task_type: usize, success: bool);
+    /// The oversubscription level after the last [`Pruner::observe`] (`d_t` of paper eq. 8),
+    /// for traces; `None` (the default) for a pruner without one.
+    fn level(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// No pruning at all: never drops, never defers.

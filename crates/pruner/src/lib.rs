@@ -252,6 +252,10 @@ impl model::Pruner for ProbabilisticPruner {
         self.observe_misses(misses)
     }
 
+    fn level(&self) -> Option<f64> {
+        Some(self.engagement.level())
+    }
+
     fn select_drops(&mut self, view: &View<'_>) -> Vec<TaskId> {
         let mut out = Vec::new();
         let mut queue = Vec::new();

@@ -32,6 +32,10 @@ enum Command {
     /// Run again what a `run --out DIR` wrote to DIR/manifest.json, after checking that its
     /// input files are unchanged; the summary is the same byte for byte.
     Rerun(RerunArgs),
+    /// Write the interactive HTML report of a run folder (what `run --out DIR` wrote; with
+    /// its traces when the run was traced) to DIR/report.html: one self-contained file that
+    /// opens offline in a browser (docs/trace.md).
+    Report(ReportArgs),
     /// List the heuristics, the variant names and the pruner presets.
     List,
     /// Print the glossary of the measures: unit and definition of each.
@@ -113,6 +117,24 @@ struct RunArgs {
     /// faster, approximate, labelled; docs/performance.md), overriding `[system] pct_epsilon`.
     #[arg(long, value_name = "EPS", allow_negative_numbers = true)]
     pct_epsilon: Option<f64>,
+    /// Trace every trial (as `trace = true` in the experiment): DIR/trace/ gets per-task and
+    /// per-event CSVs and a timeline figure (SVG, PNG) per trial; needs --out DIR
+    /// (docs/trace.md). Results are the same as without.
+    #[arg(long)]
+    trace: bool,
+    /// After the run, write the interactive HTML report DIR/report.html (implies --trace;
+    /// needs --out DIR).
+    #[arg(long)]
+    report: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct ReportArgs {
+    /// The folder a `run --out` wrote.
+    dir: PathBuf,
+    /// Write the report here instead of DIR/report.html.
+    #[arg(long, value_name = "FILE")]
+    output: Option<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -144,6 +166,7 @@ fn main() -> ExitCode {
         None => run(&RunArgs::default()),
         Some(Command::Run(a)) => run(&a),
         Some(Command::Rerun(a)) => rerun(&a),
+        Some(Command::Report(a)) => write_report(&a.dir, a.output.as_deref()).map(|_| ()),
         Some(Command::List) => list(),
         Some(Command::Metrics { markdown: false }) => {
             output::print_glossary(&mut std::io::stdout().lock())
@@ -348,6 +371,9 @@ fn run(args: &RunArgs) -> Result<()> {
     if let Some(eps) = args.pct_epsilon {
         config.system.pct_epsilon = eps;
     }
+    if args.trace || args.report {
+        config.trace = true;
+    }
     if let Some(p) = &args.pet {
         config.workload.pet = pet_source(args, p)?;
     }
@@ -424,6 +450,11 @@ fn run(args: &RunArgs) -> Result<()> {
         args.out.as_deref(),
         args.json,
     )?;
+    if args.report {
+        if let Some(dir) = &args.out {
+            write_report(dir, None)?;
+        }
+    }
     if files.is_some() {
         report_repairs(&repairs);
     }
@@ -490,6 +521,13 @@ fn execute(
     out: Option<&Path>,
     json: bool,
 ) -> Result<()> {
+    let trace_dir = match (prepared.config.trace, out) {
+        (false, _) => None,
+        (true, Some(dir)) => Some(report::trace_dir(dir)),
+        (true, None) => bail!(
+            "tracing (--trace, --report or trace = true in the experiment) writes files: give --out DIR"
+        ),
+    };
     let bar = if std::io::stderr().is_terminal() {
         ProgressBar::new(prepared.trials)
     } else {
@@ -499,11 +537,34 @@ fn execute(
         ProgressStyle::with_template("{bar:40} {pos}/{len} trials {elapsed}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let trials = prepared.run(jobs, &|| bar.inc(1))?;
+    let trials = match &trace_dir {
+        None => prepared.run(jobs, &|| bar.inc(1))?,
+        Some(dir) => prepared.run_traced(jobs, &|| bar.inc(1), dir)?,
+    };
     bar.finish_and_clear();
     let summary = Summary::new(prepared, &trials);
     if let Some(dir) = out {
         output::write_outputs(dir, &summary, &trials, manifest)?;
+    }
+    if let Some(dir) = &trace_dir {
+        let titles: Vec<(u64, String)> = trials
+            .iter()
+            .enumerate()
+            .map(|(k, m)| {
+                (
+                    k as u64,
+                    format!(
+                        "{}, trial {k}: {:.1}% of {} counted tasks on time",
+                        summary.experiment, m.robustness, m.counted
+                    ),
+                )
+            })
+            .collect();
+        report::write_timelines(dir, prepared.pet.machine_names(), &titles, jobs)?;
+        eprintln!(
+            "traces: {} (tasks-<k>.csv, events-<k>.csv, timeline-<k>.svg and .png; docs/trace.md)",
+            dir.display()
+        );
     }
     let mut stdout = std::io::stdout().lock();
     if json {
@@ -512,6 +573,21 @@ fn execute(
         output::print_table(&mut stdout, &summary, prepared)?;
     }
     Ok(())
+}
+
+/// `prunesim report DIR`, and `run --report`: the HTML report of a run folder.
+fn write_report(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
+    let out = output.map_or_else(|| dir.join(report::html::REPORT_FILE), Path::to_path_buf);
+    let stats = report::html::write_report(dir, &out)
+        .with_context(|| format!("the report of {}", dir.display()))?;
+    eprintln!(
+        "report: {} ({} traced trials, {} task rows, {:.1} MB)",
+        out.display(),
+        stats.trials,
+        stats.tasks,
+        stats.bytes as f64 / 1e6
+    );
+    Ok(out)
 }
 
 /// What the `.dat` readers repaired, said at the end of every run that read files.

@@ -1,6 +1,8 @@
 //! Criterion benchmarks of whole trials, one per target of issue 8 that fits a benchmark:
 //!
 //! * `trial_800_34k`: 800 tasks at 34k on the default PET (targets: PAM ≤ 5 ms, MM ≤ 2 ms);
+//! * `trace_800_34k`: the PAM trial above untraced, traced into memory, and traced as CSV
+//!   (formatted, not written): the cost of tracing (docs/trace.md);
 //! * `scale`: one PAM trial (paper's default pruner, queue size 6) of 10^4 tasks on 8 and on 64
 //!   machines, at the load per machine of 34k on 8 machines, as in `experiments/scale.toml`.
 //!
@@ -12,6 +14,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use runner::trace::{MemoryTrace, TraceSink};
 use runner::{ExperimentConfig, Prepared, QueueSize, TrialSource};
 
 fn trial(c: &mut Criterion) {
@@ -62,5 +65,58 @@ fn scale(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, trial, scale);
+/// Rows formatted as CSV and thrown away: the cost of tracing to files without the disk.
+struct CsvToNowhere {
+    tasks: csv::Writer<std::io::Sink>,
+    events: csv::Writer<std::io::Sink>,
+}
+
+impl TraceSink for CsvToNowhere {
+    fn task(&mut self, row: &runner::trace::TaskRow) -> std::io::Result<()> {
+        self.tasks.serialize(row).map_err(std::io::Error::other)
+    }
+    fn event(&mut self, row: &runner::trace::EventRow) -> std::io::Result<()> {
+        self.events.serialize(row).map_err(std::io::Error::other)
+    }
+}
+
+/// Tracing on an 800-task PAM trial at 34k (paper's pruner): off (`trial_800_34k/PAM` is the
+/// same run, for comparing against a build without tracing), rows kept in memory, rows
+/// formatted as CSV.
+fn trace(c: &mut Criterion) {
+    let mut g = c.benchmark_group("trace_800_34k");
+    g.sample_size(20);
+    let prepared = Prepared::new(
+        ExperimentConfig::paper_default(),
+        None,
+        TrialSource::Generated,
+        Some(1),
+        None,
+    )
+    .unwrap();
+    g.bench_function("PAM_off", |b| {
+        b.iter(|| black_box(prepared.run_trial(0).unwrap()))
+    });
+    g.bench_function("PAM_memory", |b| {
+        b.iter(|| {
+            black_box(
+                prepared
+                    .run_trial_traced(0, MemoryTrace::default())
+                    .unwrap(),
+            )
+        })
+    });
+    g.bench_function("PAM_csv", |b| {
+        b.iter(|| {
+            let sink = CsvToNowhere {
+                tasks: csv::Writer::from_writer(std::io::sink()),
+                events: csv::Writer::from_writer(std::io::sink()),
+            };
+            black_box(prepared.run_trial_traced(0, sink).unwrap())
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, trial, scale, trace);
 criterion_main!(benches);

@@ -37,6 +37,8 @@ use pmf::{DropModel, Tick};
 use serde::{Deserialize, Serialize};
 use workload::{Pet, Staging};
 
+use crate::trace::{TraceSink, Tracer};
+
 /// A queue-size limit: a number of tasks counting the executing one, or unbounded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
@@ -187,6 +189,8 @@ struct Engine<'a> {
     wasted: Vec<Tick>,
     mapping_events: u64,
     engaged_events: u64,
+    /// The recorder of a traced trial ([`simulate_traced`]); `None`: nothing is recorded.
+    trace: Option<&'a mut Tracer<dyn TraceSink>>,
 }
 
 /// Simulates one trial: `tasks` in arrival order with ids `0..n`, `luck[i]` the uniform draw
@@ -227,6 +231,25 @@ pub fn simulate_jpdc(
     mapper: &mut Mapper,
     pruner: &mut dyn Pruner,
 ) -> TrialRecord {
+    simulate_traced(pet, tasks, luck, config, jpdc, mapper, pruner, None)
+}
+
+/// [`simulate_jpdc`] recording the trial's per-task and per-event trace into `trace`
+/// ([`crate::trace`]); call [`Tracer::finish`] afterwards for the last event's row. The
+/// record is the same as without a trace.
+///
+/// # Panics
+/// As [`simulate_jpdc`].
+pub fn simulate_traced(
+    pet: &Pet,
+    tasks: &[TaskSpec],
+    luck: &[f64],
+    config: EngineConfig,
+    jpdc: JpdcOptions<'_>,
+    mapper: &mut Mapper,
+    pruner: &mut dyn Pruner,
+    trace: Option<&mut Tracer<dyn TraceSink>>,
+) -> TrialRecord {
     if let Some(st) = jpdc.staging {
         assert!(
             st.sizes_mb().len() >= tasks.len() && st.rates_gbps().len() >= pet.n_machines(),
@@ -263,6 +286,7 @@ pub fn simulate_jpdc(
         wasted: vec![0; m],
         mapping_events: 0,
         engaged_events: 0,
+        trace,
     };
     let first = tasks.first().map_or(0, |t| t.arrival);
     let mut last = first;
@@ -356,13 +380,17 @@ impl Engine<'_> {
         pruner: &mut dyn Pruner,
     ) {
         debug_assert!(self.records[t].is_none(), "task {t} settled twice");
-        self.records[t] = Some(TaskRecord {
+        let record = TaskRecord {
             outcome,
             machine,
             start,
             end,
             deferrals: 0,
-        });
+        };
+        if let Some(tr) = self.trace.as_deref_mut() {
+            tr.settled(&self.tasks[t], &record, self.deferrals[t]);
+        }
+        self.records[t] = Some(record);
         if outcome.is_deadline_miss() {
             self.misses += 1;
         }
@@ -463,6 +491,9 @@ impl Engine<'_> {
 
     fn mapping_event(&mut self, now: Tick, mapper: &mut Mapper, pruner: &mut dyn Pruner) {
         self.mapping_events += 1;
+        if let Some(tr) = self.trace.as_deref_mut() {
+            tr.begin_event(now);
+        }
         // 1. Tasks past their deadline leave the batch queue and the machine queues.
         let mut expired = Vec::new();
         self.batch.retain(|&t| {
@@ -498,7 +529,8 @@ impl Engine<'_> {
             }
         }
         // 2. The pruner.
-        let engaged = pruner.observe(std::mem::take(&mut self.misses));
+        let misses = std::mem::take(&mut self.misses);
+        let engaged = pruner.observe(misses);
         self.advance(now);
         if engaged {
             self.engaged_events += 1;
@@ -508,6 +540,11 @@ impl Engine<'_> {
             };
             self.apply_drops(&drops, now, pruner);
             self.advance(now);
+        }
+        if let Some(tr) = self.trace.as_deref_mut() {
+            let free = (!mapper.is_immediate())
+                .then(|| self.machines.iter().map(Machine::free_slots).sum());
+            tr.pruned(misses, pruner.level(), engaged, self.batch.len(), free);
         }
         // 3. Mapping.
         match mapper {
@@ -521,13 +558,22 @@ impl Engine<'_> {
                     return;
                 }
                 let defer: Option<Vec<f64>> = pruner.defer_thresholds().map(<[f64]>::to_vec);
+                if let Some(tr) = self.trace.as_deref_mut() {
+                    tr.considered(&self.batch, now);
+                }
                 let decision = {
                     let view = self.view(now, defer.as_deref());
                     h.map(&view)
                 };
+                if let Some(tr) = self.trace.as_deref_mut() {
+                    tr.heuristic_drops(&decision.drop);
+                }
                 self.apply_drops(&decision.drop, now, pruner);
                 for &t in &decision.deferred {
                     self.deferrals[t] += 1;
+                    if let Some(tr) = self.trace.as_deref_mut() {
+                        tr.deferred(t, now);
+                    }
                 }
                 // `in_batch` marks the batch queue's tasks; a task leaving it is unmarked, so
                 // a second decision about it is recognised in O(1).
@@ -558,6 +604,7 @@ impl Engine<'_> {
                     self.in_batch[t] = false;
                     self.push_task(m, t, now);
                     self.assigned_to[t] = Some(m);
+                    self.trace_mapped(m, t, now);
                 }
                 let in_batch = &mut self.in_batch;
                 self.batch.retain(|&t| std::mem::take(&mut in_batch[t]));
@@ -573,6 +620,9 @@ impl Engine<'_> {
                 // (thesis 7.2.5); its deadline removes it like any unmapped task.
                 let defer: Option<Vec<f64>> = pruner.defer_thresholds().map(<[f64]>::to_vec);
                 let batch = std::mem::take(&mut self.batch);
+                if let Some(tr) = self.trace.as_deref_mut() {
+                    tr.considered(&batch, now);
+                }
                 for t in batch {
                     self.advance(now);
                     let (m, deferred) = {
@@ -589,11 +639,15 @@ impl Engine<'_> {
                     };
                     if deferred {
                         self.deferrals[t] += 1;
+                        if let Some(tr) = self.trace.as_deref_mut() {
+                            tr.deferred(t, now);
+                        }
                         self.batch.push(t);
                         continue;
                     }
                     self.push_task(m, t, now);
                     self.assigned_to[t] = Some(m);
+                    self.trace_mapped(m, t, now);
                     self.start_next(m, now, pruner);
                 }
             }
@@ -637,6 +691,22 @@ impl Engine<'_> {
             self.pet,
             self.model,
         );
+    }
+
+    /// Traced trials: `t`, just appended to machine `m`'s queue, with its chance there,
+    /// `P(C < d)` of its slot's PCT (computed now if the machine's PCTs are not).
+    fn trace_mapped(&mut self, m: MachineId, t: TaskId, now: Tick) {
+        if let Some(tr) = self.trace.as_deref_mut() {
+            let machine = &self.machines[m];
+            self.oracle
+                .refresh(m, machine, now, self.tasks, self.pet, self.model);
+            let cache = self
+                .oracle
+                .cache(m, machine, self.tasks, self.pet, self.model);
+            let slot = cache.slots().last();
+            debug_assert_eq!(slot.map(|s| s.task), Some(t), "the appended slot is last");
+            tr.mapped(t, now, slot.map_or(f64::NAN, model::Slot::success));
+        }
     }
 
     /// `t_lj` of eq. (3) for every machine: the largest unmapped input staged to it.

@@ -3,6 +3,7 @@
 //!
 //! ```toml
 //! name = "paper headline"  # the title of the outputs (default: the file's name)
+//! trace = true          # per-task and per-event traces of every trial (docs/trace.md)
 //!
 //! [workload]            # see the workload crate: PET source, pattern, rate, tasks, trials, seed
 //! rate = 34000
@@ -50,9 +51,10 @@ use serde::{Deserialize, Serialize};
 use workload::rng::{Purpose, stream};
 use workload::{Pet, PetSource, Staging, StagingConfig, Trial, WorkloadConfig};
 
-use crate::engine::{EngineConfig, JpdcOptions, QueueSize, TrialRecord, simulate_jpdc};
+use crate::engine::{EngineConfig, JpdcOptions, QueueSize, TrialRecord, simulate_traced};
 use crate::error::RunError;
 use crate::metrics::{Counting, Estimate, Pricing, TrialMetrics};
+use crate::trace::{CsvTrace, MemoryTrace, TraceSink, Tracer};
 use crate::variants::resolve;
 
 /// On-demand prices (USD per hour) used for the 8 machines of the thesis' system when an
@@ -202,6 +204,12 @@ pub struct ExperimentConfig {
     /// Input-data staging (JPDC-2016); absent = data are always ready (the thesis).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub staging: Option<StagingConfig>,
+    /// Write a per-task and a per-event trace of every trial ([`crate::trace`],
+    /// docs/trace.md): `prunesim run --out DIR` writes them to `DIR/trace/`. Tracing changes
+    /// no result. Only a run that writes files can trace: [`Prepared::run_traced`];
+    /// [`Prepared::run_trial`] refuses such an experiment (sweeps do not trace yet).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub trace: bool,
 }
 
 fn default_name() -> String {
@@ -225,6 +233,7 @@ impl ExperimentConfig {
             // PAM without a [pruner] table uses the paper's defaults.
             pruner: None,
             staging: None,
+            trace: false,
         }
     }
 
@@ -474,9 +483,40 @@ impl Prepared {
             .transpose()
     }
 
-    /// Runs trial `k`.
+    /// Runs trial `k`. An experiment with `trace = true` is refused: it asks for files that
+    /// this call does not write ([`Prepared::run_traced`] and [`Prepared::run_trial_traced`]
+    /// trace).
     pub fn run_trial(&self, k: u64) -> Result<(TrialRecord, TrialMetrics), RunError> {
+        if self.config.trace {
+            return Err(RunError::Input(
+                "trace = true: this run writes no trace (prunesim run --out DIR does; sweeps do not trace yet)".into(),
+            ));
+        }
+        self.run_trial_with::<MemoryTrace>(k, None)
+            .map(|(r, m, _)| (r, m))
+    }
+
+    /// Runs trial `k` recording its trace into `sink` ([`crate::trace`]), whatever the
+    /// experiment's `trace` key says; the sink is given back with the results, which are
+    /// those of [`Prepared::run_trial`].
+    pub fn run_trial_traced<S: TraceSink + 'static>(
+        &self,
+        k: u64,
+        sink: S,
+    ) -> Result<(TrialRecord, TrialMetrics, S), RunError> {
+        let (record, metrics, sink) = self.run_trial_with(k, Some(sink))?;
+        let sink = sink.ok_or_else(|| RunError::Input("the trace's sink was lost".into()))?;
+        Ok((record, metrics, sink))
+    }
+
+    fn run_trial_with<S: TraceSink + 'static>(
+        &self,
+        k: u64,
+        sink: Option<S>,
+    ) -> Result<(TrialRecord, TrialMetrics, Option<S>), RunError> {
         let tasks = self.trial_tasks(k);
+        let counted = self.config.system.counting().range(tasks.len());
+        let mut tracer = sink.map(|s| Tracer::new(s, tasks.len(), counted));
         let luck = self.trial_luck(k, tasks.len());
         let staging = self.trial_staging(k, tasks.len())?;
         let mut mapper = heuristics::build(&self.heuristic, self.config.system.drop_model)
@@ -489,7 +529,7 @@ impl Prepared {
             heuristic = mapper.name(),
             "trial"
         );
-        let record = simulate_jpdc(
+        let record = simulate_traced(
             &self.pet,
             &tasks,
             &luck,
@@ -505,7 +545,15 @@ impl Prepared {
             },
             &mut mapper,
             &mut pruner,
+            tracer.as_mut().map(|t| t as &mut Tracer<dyn TraceSink>),
         );
+        let sink = tracer
+            .map(Tracer::finish)
+            .transpose()
+            .map_err(|e| RunError::Io {
+                path: std::path::PathBuf::from(format!("the trace of trial {k}")),
+                message: e.to_string(),
+            })?;
         let types: Vec<usize> = tasks.iter().map(|t| t.task_type).collect();
         let prices = self.config.system.prices_for(self.pet.n_machines());
         let mut metrics = TrialMetrics::new(
@@ -531,7 +579,7 @@ impl Prepared {
             metrics.bound_on_time = Some(b.upper_on_time);
             metrics.lower_on_time = Some(b.lower_on_time);
         }
-        Ok((record, metrics))
+        Ok((record, metrics, sink))
     }
 
     /// Runs every trial, `jobs` threads (0 = all cores; at most the cores,
@@ -554,6 +602,39 @@ impl Prepared {
                     let r = self.run_trial(k).map(|(_, m)| m);
                     progress();
                     r
+                })
+                .collect()
+        })
+    }
+
+    /// [`Prepared::run`] with every trial traced: trial `k` writes `tasks-<k>.csv` and
+    /// `events-<k>.csv` into `dir` (created if missing) as it runs ([`CsvTrace`]), each put in
+    /// place when its trial ends. The results are those of [`Prepared::run`].
+    pub fn run_traced(
+        &self,
+        jobs: usize,
+        progress: &(dyn Fn() + Sync),
+        dir: &Path,
+    ) -> Result<Vec<TrialMetrics>, RunError> {
+        std::fs::create_dir_all(dir).map_err(|e| RunError::Io {
+            path: dir.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        crate::files::clean_temporaries(dir);
+        let (jobs, _) = crate::resources::worker_threads(jobs);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .build()
+            .map_err(|e| RunError::Input(e.to_string()))?;
+        pool.install(|| {
+            (0..self.trials)
+                .into_par_iter()
+                .map(|k| {
+                    let sink = CsvTrace::create(dir, k)?;
+                    let (_, m, sink) = self.run_trial_traced(k, sink)?;
+                    sink.commit()?;
+                    progress();
+                    Ok(m)
                 })
                 .collect()
         })

@@ -56,6 +56,60 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
     write_atomic_with(path, |w| w.write_all(bytes))
 }
 
+/// A file written as it goes and put in place at the end: the bytes go to a temporary in the
+/// target's folder, and [`AtomicFile::commit`] flushes it to disk and renames it over the
+/// target. Dropped without a commit, the temporary is removed (a killed process leaves one
+/// for [`clean_temporaries`]). For outputs too long to hold in memory (a long trial's trace).
+pub struct AtomicFile {
+    path: PathBuf,
+    file: std::io::BufWriter<tempfile::NamedTempFile>,
+}
+
+impl AtomicFile {
+    /// Starts writing `path`.
+    pub fn create(path: &Path) -> Result<Self, RunError> {
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let tmp = tempfile::Builder::new()
+            .prefix(PREFIX)
+            .suffix(SUFFIX)
+            .tempfile_in(dir)
+            .map_err(|e| io_error(dir, &e))?;
+        Ok(AtomicFile {
+            path: path.to_path_buf(),
+            file: std::io::BufWriter::with_capacity(1 << 16, tmp),
+        })
+    }
+
+    /// The target's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Flushes what was written to disk and renames it over the target.
+    pub fn commit(self) -> Result<(), RunError> {
+        let path = self.path;
+        let tmp = self
+            .file
+            .into_inner()
+            .map_err(|e| io_error(&path, e.error()))?;
+        tmp.as_file().sync_all().map_err(|e| io_error(&path, &e))?;
+        tmp.persist(&path).map_err(|e| io_error(&path, &e.error))?;
+        Ok(())
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
 /// Removes the temporaries a killed run left in `dir` (older than [`STALE_AFTER`]), including
 /// the `<name>.tmp<pid>` files of point files written by earlier versions; returns them.
 pub fn clean_temporaries(dir: &Path) -> Vec<PathBuf> {
@@ -119,6 +173,25 @@ mod tests {
         assert!(temporaries(dir.path()).is_empty());
         write_atomic(&target, b"new").unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        assert!(temporaries(dir.path()).is_empty());
+    }
+
+    #[test]
+    fn a_streamed_file_appears_only_when_committed() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("tasks-0.csv");
+        let mut f = AtomicFile::create(&target).unwrap();
+        f.write_all(b"a,b\n1,2\n").unwrap();
+        assert!(!target.exists());
+        f.commit().unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"a,b\n1,2\n");
+        assert!(temporaries(dir.path()).is_empty());
+        // Dropped without a commit: no target, no temporary.
+        let other = dir.path().join("events-0.csv");
+        let mut f = AtomicFile::create(&other).unwrap();
+        f.write_all(b"x").unwrap();
+        drop(f);
+        assert!(!other.exists());
         assert!(temporaries(dir.path()).is_empty());
     }
 

@@ -7,9 +7,10 @@
 //! * [`metrics`]: robustness and the other measures of a trial, and mean with a Student-t 95%
 //!   confidence interval over trials.
 //! * [`variants`]: names such as PAMF or MM-D resolved to a heuristic plus a pruner.
+//! * [`trace`]: per-task and per-event traces of a trial, streamed to CSV (docs/trace.md).
 //!
-//! Only this crate, the `prunesim` binary and `xtask` touch files, clocks or threads; the
-//! crates below are pure and take their randomness as arguments.
+//! Only this crate, `report`, the `prunesim` binary and `xtask` touch files, clocks or
+//! threads; the crates below are pure and take their randomness as arguments.
 
 pub mod engine;
 mod error;
@@ -20,10 +21,12 @@ pub mod metrics;
 pub mod provenance;
 pub mod resources;
 pub mod sweep;
+pub mod trace;
 pub mod variants;
 
 pub use engine::{
     EngineConfig, JpdcOptions, QueueSize, TaskRecord, TrialRecord, simulate, simulate_jpdc,
+    simulate_traced,
 };
 pub use error::RunError;
 pub use experiment::{

@@ -9,3 +9,4 @@ mod heuristics;
 mod jpdc;
 mod options;
 mod queues;
+mod trace;

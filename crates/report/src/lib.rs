@@ -1,0 +1,113 @@
+//! What happened inside a run, drawn from its traces ([`runner::trace`], docs/trace.md):
+//!
+//! * [`timeline`]: the timeline figure of a traced trial, machines against time, one bar per
+//!   executed task coloured by its outcome, drops and expiries marked (SVG and PNG);
+//! * [`html`]: the interactive report of a run folder, one self-contained HTML file (the
+//!   summary with each measure's definition, the timeline with zoom, pan and a tooltip per
+//!   task, robustness and the oversubscription level over time, outcomes per task type);
+//! * [`render`]: SVG to PNG with an embedded DejaVu Sans (no system font needed).
+//!
+//! The timeline and the PNG rendering are figures like the sweeps' and can move with them.
+
+pub mod html;
+pub mod render;
+pub mod timeline;
+
+use std::path::{Path, PathBuf};
+
+/// What can go wrong drawing a figure or writing a report.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Reading or writing a file (the runner's error: it names the file).
+    #[error(transparent)]
+    Run(#[from] runner::RunError),
+    /// A file that cannot be read as what it should be.
+    #[error("{}: {message}", path.display())]
+    Data {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// Drawing failed.
+    #[error("drawing {what}: {message}")]
+    Draw {
+        /// The figure.
+        what: String,
+        /// The backend's message.
+        message: String,
+    },
+}
+
+impl Error {
+    pub(crate) fn data(path: &Path, message: impl std::fmt::Display) -> Self {
+        Error::Data {
+            path: path.to_path_buf(),
+            message: message.to_string(),
+        }
+    }
+}
+
+/// The folder of a run's traces: `DIR/trace`.
+pub fn trace_dir(run_dir: &Path) -> PathBuf {
+    run_dir.join("trace")
+}
+
+/// The trials that have a per-task trace in `trace_dir` (`tasks-<k>.csv`), in order.
+pub fn traced_trials(trace_dir: &Path) -> Vec<u64> {
+    let mut v: Vec<u64> = std::fs::read_dir(trace_dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| {
+                    let name = e.file_name();
+                    let name = name.to_str()?;
+                    name.strip_prefix("tasks-")?
+                        .strip_suffix(".csv")?
+                        .parse()
+                        .ok()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort_unstable();
+    v
+}
+
+/// The timeline figure of trial `k` in `trace_dir`: `timeline-<k>.svg` and `.png`.
+pub fn timeline_paths(trace_dir: &Path, k: u64) -> (PathBuf, PathBuf) {
+    (
+        trace_dir.join(format!("timeline-{k}.svg")),
+        trace_dir.join(format!("timeline-{k}.png")),
+    )
+}
+
+/// Draws the timeline of each traced trial `(k, title)` from `trace_dir/tasks-<k>.csv`,
+/// `jobs` at a time (0 = all cores), and writes `timeline-<k>.svg` and `timeline-<k>.png`
+/// beside it.
+pub fn write_timelines(
+    trace_dir: &Path,
+    machines: &[String],
+    titles: &[(u64, String)],
+    jobs: usize,
+) -> Result<(), Error> {
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(|e| Error::Draw {
+            what: "the timelines".into(),
+            message: e.to_string(),
+        })?;
+    pool.install(|| {
+        titles.par_iter().try_for_each(|(k, title)| {
+            let t = timeline::Timeline::from_csv(
+                title.clone(),
+                machines.to_vec(),
+                &runner::trace::tasks_path(trace_dir, *k),
+            )?;
+            let (svg, png) = timeline_paths(trace_dir, *k);
+            t.write(&svg, &png)
+        })
+    })
+}

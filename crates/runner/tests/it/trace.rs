@@ -1,0 +1,233 @@
+//! Traces: they change no result, their rows are exactly the trial's tasks and mapping
+//! events, and they agree with the measures.
+
+use model::Outcome;
+use runner::trace::{EndedBy, MemoryTrace, read_events, read_tasks};
+use runner::{ExperimentConfig, Prepared, TrialSource};
+
+fn experiment(mapper: &str, drop_model: &str) -> ExperimentConfig {
+    let text = format!(
+        "name = \"t\"\n[workload]\nrate = 34000\nseed = 11\ntasks = 300\ntrials = 2\n\
+         [system]\ndrop_model = \"{drop_model}\"\nskip_first = 30\nskip_last = 30\n\
+         [mapper]\nname = \"{mapper}\"\n"
+    );
+    ExperimentConfig::from_toml_str(&text, "inline.toml", None).unwrap()
+}
+
+fn prepared(mapper: &str, drop_model: &str) -> Prepared {
+    Prepared::new(
+        experiment(mapper, drop_model),
+        None,
+        TrialSource::Generated,
+        None,
+        None,
+    )
+    .unwrap()
+}
+
+const CASES: [(&str, &str); 8] = [
+    ("PAM", "all"),
+    ("PAM", "pending"),
+    ("PAMF", "all"),
+    ("MM", "all"),
+    ("MOC", "all"),
+    ("MM-D", "none"),
+    ("MCT-D", "all"),
+    ("KPB-P", "all"),
+];
+
+#[test]
+fn tracing_changes_no_result() {
+    for (h, model) in CASES {
+        let p = prepared(h, model);
+        for k in 0..2 {
+            let (mut plain, plain_m) = p.run_trial(k).unwrap();
+            let (mut traced, traced_m, _) = p.run_trial_traced(k, MemoryTrace::default()).unwrap();
+            // A performance counter: the trace reads the PCTs of each mapped task's slot.
+            plain.pct_recomputations = 0;
+            traced.pct_recomputations = 0;
+            assert_eq!(plain, traced, "{h} ({model}), trial {k}: records differ");
+            assert_eq!(
+                plain_m, traced_m,
+                "{h} ({model}), trial {k}: measures differ"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_rows_are_the_trials_tasks_and_events_and_agree_with_the_measures() {
+    for (h, model) in CASES {
+        let p = prepared(h, model);
+        for k in 0..2 {
+            let (record, m, trace) = p.run_trial_traced(k, MemoryTrace::default()).unwrap();
+            let n = record.tasks.len();
+            let what = format!("{h} ({model}), trial {k}");
+            // Every task exactly once, with its record's outcome.
+            let mut seen = vec![0u32; n];
+            for r in &trace.tasks {
+                seen[r.task] += 1;
+                let rec = record.tasks[r.task];
+                assert_eq!(r.outcome, rec.outcome, "{what}: task {}", r.task);
+                assert_eq!(
+                    (r.machine, r.start, r.end),
+                    (rec.machine, rec.start, rec.end)
+                );
+                assert_eq!(r.deferrals, rec.deferrals, "{what}: task {}", r.task);
+            }
+            assert!(seen.iter().all(|&c| c == 1), "{what}: a task not once");
+            // The counted rows reproduce the outcome counts of the measures.
+            let mut counts = vec![0usize; Outcome::ALL.len()];
+            for r in trace.tasks.iter().filter(|r| r.counted) {
+                counts[Outcome::ALL.iter().position(|&o| o == r.outcome).unwrap()] += 1;
+            }
+            assert_eq!(counts, m.outcomes, "{what}: outcome counts");
+            assert_eq!(
+                trace.tasks.iter().filter(|r| r.counted).count(),
+                m.counted,
+                "{what}"
+            );
+            let deferrals: u64 = trace.tasks.iter().map(|r| u64::from(r.deferrals)).sum();
+            assert_eq!(deferrals, m.deferrals, "{what}: deferrals");
+            // Rows in the order the tasks ended; the tasks still in the batch queue when
+            // nothing else can happen come last.
+            let last = trace.events.last().unwrap().tick;
+            let during = trace.tasks.iter().take_while(|r| r.end <= last).count();
+            for w in trace.tasks[..during].windows(2) {
+                assert!(w[0].end <= w[1].end, "{what}: {:?} then {:?}", w[0], w[1]);
+            }
+            for r in &trace.tasks[during..] {
+                assert_eq!(r.outcome, Outcome::Unmapped, "{what}: {r:?}");
+                assert!(r.end > last && r.end >= r.deadline, "{what}: {r:?}");
+            }
+            for r in &trace.tasks {
+                let ctx = format!("{what}: {r:?}");
+                assert_eq!(
+                    r.ended_by,
+                    EndedBy::of(r.outcome, r.ended_by == EndedBy::Heuristic)
+                );
+                assert_eq!(r.mapped.is_some(), r.machine.is_some(), "{ctx}");
+                assert_eq!(r.mapped.is_some(), r.chance.is_some(), "{ctx}");
+                assert_eq!(r.first_deferred.is_some(), r.deferrals > 0, "{ctx}");
+                if let Some(c) = r.chance {
+                    assert!((0.0..=1.0).contains(&c), "{ctx}");
+                }
+                if let (Some(c), Some(mt)) = (r.considered, r.mapped) {
+                    assert!(r.arrival <= c && c <= mt && mt <= r.end, "{ctx}");
+                }
+                if let Some(s) = r.start {
+                    assert!(r.mapped.unwrap() <= s && s <= r.end, "{ctx}");
+                }
+                if let Some(d) = r.first_deferred {
+                    assert!(r.considered.unwrap() <= d, "{ctx}");
+                }
+            }
+            // One row per mapping event, in order.
+            assert_eq!(trace.events.len() as u64, m.mapping_events, "{what}");
+            let engaged = trace.events.iter().filter(|e| e.engaged).count();
+            assert_eq!(engaged as u64, m.engaged_events, "{what}");
+            assert!(
+                trace
+                    .events
+                    .iter()
+                    .enumerate()
+                    .all(|(i, e)| e.event == i as u64),
+                "{what}"
+            );
+            assert!(trace.events.windows(2).all(|w| w[0].tick < w[1].tick));
+            let sum = |f: fn(&runner::trace::EventRow) -> usize| -> usize {
+                trace.events.iter().map(f).sum()
+            };
+            let rows = |by: EndedBy| trace.tasks.iter().filter(|r| r.ended_by == by).count();
+            assert_eq!(sum(|e| e.dropped), rows(EndedBy::Pruner), "{what}");
+            assert_eq!(
+                sum(|e| e.heuristic_dropped),
+                rows(EndedBy::Heuristic),
+                "{what}"
+            );
+            assert_eq!(sum(|e| e.deferred) as u64, m.deferrals, "{what}");
+            let mapped = trace.tasks.iter().filter(|r| r.mapped.is_some()).count();
+            assert_eq!(sum(|e| e.assigned), mapped, "{what}");
+            assert_eq!(
+                sum(|e| e.misses),
+                trace
+                    .tasks
+                    .iter()
+                    .filter(|r| r.outcome.is_deadline_miss()
+                        && r.end <= trace.events.last().unwrap().tick)
+                    .count(),
+                "{what}: misses"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_level_follows_eq_8() {
+    let p = prepared("PAM", "all");
+    let lambda = p.pruner.lambda;
+    let (_, m, trace) = p.run_trial_traced(0, MemoryTrace::default()).unwrap();
+    assert!(
+        m.engaged_events > 0,
+        "the test wants dropping engaged at times"
+    );
+    let mut d = 0.0;
+    for e in &trace.events {
+        d = lambda * e.misses as f64 + (1.0 - lambda) * d;
+        let level = e.level.expect("PAM's pruner has a level");
+        assert!((level - d).abs() < 1e-12, "{e:?}: expected {d}");
+    }
+}
+
+#[test]
+fn heuristic_drops_are_the_heuristics() {
+    // MOC culls pending tasks below alpha and discards hopeless ones; unpruned, it is the only
+    // one that drops.
+    let p = prepared("MOC", "all");
+    let (_, _, trace) = p.run_trial_traced(0, MemoryTrace::default()).unwrap();
+    assert!(trace.tasks.iter().all(|r| r.ended_by != EndedBy::Pruner));
+    assert!(
+        trace.tasks.iter().any(|r| r.ended_by == EndedBy::Heuristic),
+        "the test wants MOC to drop or discard"
+    );
+}
+
+#[test]
+fn the_csv_files_hold_the_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = prepared("PAM", "all");
+    let metrics = p.run_traced(2, &|| {}, dir.path()).unwrap();
+    assert_eq!(metrics, p.run(1, &|| {}).unwrap());
+    for k in 0..2 {
+        let (_, _, mem) = p.run_trial_traced(k, MemoryTrace::default()).unwrap();
+        let tasks = read_tasks(&runner::trace::tasks_path(dir.path(), k)).unwrap();
+        let events = read_events(&runner::trace::events_path(dir.path(), k)).unwrap();
+        assert_eq!(tasks, mem.tasks);
+        assert_eq!(events, mem.events);
+    }
+    let header = std::fs::read_to_string(runner::trace::tasks_path(dir.path(), 0)).unwrap();
+    assert!(header.starts_with(
+        "task,task_type,arrival,deadline,counted,considered,deferrals,first_deferred,mapped,machine,chance,start,end,outcome,ended_by\n"
+    ));
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".tmp"))
+        .collect();
+    assert!(names.is_empty(), "temporaries left: {names:?}");
+}
+
+#[test]
+fn an_experiment_that_asks_for_traces_is_not_run_without_them() {
+    let mut cfg = experiment("PAM", "all");
+    cfg.trace = true;
+    let text = toml::to_string(&cfg).unwrap();
+    assert!(text.starts_with("name = \"t\"\ntrace = true\n"), "{text}");
+    let back = ExperimentConfig::from_toml_str(&text, "x.toml", None).unwrap();
+    assert!(back.trace);
+    let p = Prepared::new(cfg, None, TrialSource::Generated, None, None).unwrap();
+    let e = p.run_trial(0).unwrap_err().to_string();
+    assert!(e.contains("trace = true"), "{e}");
+    assert!(p.run(1, &|| {}).is_err());
+    assert!(p.run_trial_traced(0, MemoryTrace::default()).is_ok());
+}
