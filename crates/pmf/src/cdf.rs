@@ -2,7 +2,6 @@
 //! task appended behind a queue, from a cached cumulative array of the queue's tail PCT.
 
 use crate::pmf::{MAX_TICK, MIN_TICK, Pmf, Tick, arg};
-use crate::pool;
 
 /// The cumulative distribution of a queue's tail PCT, cached for the append query, with its
 /// mean for expectation-based heuristics (the variance, read by few, comes from the PCT
@@ -23,19 +22,12 @@ impl Default for TailCdf {
     }
 }
 
-/// The table's buffer goes back to the thread's pool (the crate's private `pool` module).
-impl Drop for TailCdf {
-    fn drop(&mut self) {
-        pool::recycle(std::mem::take(&mut self.cum));
-    }
-}
-
 impl TailCdf {
     /// Caches the CDF of `pmf`.
     pub fn new(pmf: &Pmf) -> Self {
         let mut t = TailCdf {
             offset: 0,
-            cum: pool::with_capacity(pmf.len()),
+            cum: Vec::with_capacity(pmf.len()),
             mean: 0.0,
         };
         t.rebuild(pmf);

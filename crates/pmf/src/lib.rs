@@ -74,7 +74,6 @@ pub mod histogram;
 pub mod kaplan_meier;
 mod pct;
 mod pmf;
-mod pool;
 pub mod prec;
 mod robustness;
 pub mod transform;

@@ -24,7 +24,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::PmfError;
 use crate::pmf::{Pmf, Tick, convolve_into};
-use crate::pool;
 use crate::prec::MAX_SPAN;
 
 /// Which tasks the system drops when their deadline passes.
@@ -84,7 +83,7 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Resu
         // Only ticks before the deadline are needed; the rest is gathered at it (one more
         // bin).
         let keep = (deadline - conv_start).clamp(0, conv_len as Tick) as usize;
-        let mut conv = pool::zeroed(conv_len.min(keep + 1));
+        let mut conv = vec![0.0; conv_len.min(keep + 1)];
         crate::pmf::convolve_strided_into(lo, pet.masses(), pet.stride(), &mut conv, keep);
         if keep == conv_len {
             (conv_start, conv)
@@ -94,7 +93,6 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Resu
             let gathered = (lo_total - before).max(0.0);
             if deadline < conv_start {
                 // Even the shortest execution overshoots: all of it is dropped at the deadline.
-                pool::recycle(conv);
                 (deadline, vec![gathered])
             } else {
                 conv.truncate(keep + 1);
@@ -103,13 +101,13 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Resu
             }
         }
     } else if lo.len() <= pet.len() {
-        let mut conv = pool::zeroed(conv_len);
+        let mut conv = vec![0.0; conv_len];
         // The dense kernel's outer loop runs over the shorter input: here `lo`, so the inner
         // loop runs over the PET and can skip its zero bins.
         crate::pmf::convolve_strided_into(lo, pet.masses(), pet.stride(), &mut conv, conv_len);
         (conv_start, conv)
     } else {
-        let mut conv = pool::zeroed(conv_len);
+        let mut conv = vec![0.0; conv_len];
         convolve_into(lo, pet.masses(), &mut conv);
         (conv_start, conv)
     };
@@ -121,7 +119,6 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Resu
     let len = (end - start + 1) as usize;
     let limit = (MAX_SPAN as usize).max(conv.len() + hi.len());
     if len > limit {
-        pool::recycle(conv);
         return Err(PmfError::TooWide {
             span: len as u64,
             limit: limit as u64,
@@ -140,7 +137,7 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Resu
         }
         return Ok(renormalised(start, out));
     }
-    let mut out = pool::zeroed(len);
+    let mut out = vec![0.0; len];
     let c0 = (conv_start - start) as usize;
     for (o, &m) in out[c0..c0 + conv.len()].iter_mut().zip(&conv) {
         *o += m;
@@ -149,7 +146,6 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Resu
     for (o, &m) in out[h0..h0 + hi.len()].iter_mut().zip(hi) {
         *o += m;
     }
-    pool::recycle(conv);
     Ok(renormalised(start, out))
 }
 
@@ -206,7 +202,7 @@ pub fn executing_pct(pet: &Pmf, start: Tick, now: Tick, deadline: Tick, model: D
         }
         _ => None,
     };
-    let mut masses = pool::with_capacity(rest.len());
+    let mut masses = Vec::with_capacity(rest.len());
     masses.extend(rest.iter().map(|&m| scale(m)));
     if let Some(k) = k {
         masses[k] = masses[k..]

@@ -6,7 +6,6 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use serde::{Deserialize, Serialize};
 
 use crate::error::PmfError;
-use crate::pool;
 use crate::prec::{MASS_EPS, MAX_SPAN, RENORMALISE_TOLERANCE};
 
 /// A point on the time grid. One tick is one time unit of the model unless a caller chooses a
@@ -41,7 +40,7 @@ pub(crate) fn arg(t: Tick) -> Tick {
 /// The support is `[offset, offset + len)`, masses are dense `f64`, finite, non-negative and sum
 /// to 1 within [`MASS_EPS`]. The first and last bins always hold non-zero mass (zero bins at
 /// either end are trimmed on construction), so `min()` and `max()` are the true extremes.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, Serialize, Deserialize)]
 #[serde(try_from = "PmfRepr", into = "PmfRepr")]
 pub struct Pmf {
     offset: Tick,
@@ -104,27 +103,6 @@ const MAX_KEPT_TOTALS: usize = 1 << 16;
 
 /// Number of runs of [`Pmf::segments`].
 pub const SEGMENTS: usize = 8;
-
-impl Clone for Pmf {
-    fn clone(&self) -> Self {
-        let mut masses = pool::with_capacity(self.masses.len());
-        masses.extend_from_slice(&self.masses);
-        Pmf {
-            offset: self.offset,
-            masses,
-            caches: self.caches.clone(),
-        }
-    }
-}
-
-/// A dropped PMF's buffer goes back to the thread's pool (the crate's private `pool` module):
-/// chains of PCTs are rebuilt at every mapping event, each on the memory of the chain it
-/// replaces.
-impl Drop for Pmf {
-    fn drop(&mut self) {
-        pool::recycle(std::mem::take(&mut self.masses));
-    }
-}
 
 impl PartialEq for Pmf {
     fn eq(&self, other: &Self) -> bool {
@@ -286,24 +264,21 @@ impl Pmf {
     fn saturated(offset: Tick, masses: Vec<f64>) -> Self {
         let last = offset + masses.len() as Tick - 1;
         if last <= MIN_TICK {
-            pool::recycle(masses);
             return Pmf::point(MIN_TICK);
         }
         if offset >= MAX_TICK {
-            pool::recycle(masses);
             return Pmf::point(MAX_TICK);
         }
         // Both ends of the kept bins lie inside the support now.
         let lo = usize::try_from(MIN_TICK - offset).unwrap_or(0);
         let hi = usize::try_from(MAX_TICK - offset)
             .map_or(masses.len() - 1, |h| h.min(masses.len() - 1));
-        let mut kept = pool::with_capacity(hi - lo + 1);
+        let mut kept = Vec::with_capacity(hi - lo + 1);
         kept.extend_from_slice(&masses[lo..=hi]);
         kept[0] = masses[..=lo].iter().sum();
         // `lo < hi`: the support reaches into the range past `MIN_TICK`.
         let n = kept.len();
         kept[n - 1] = masses[hi..].iter().sum();
-        pool::recycle(masses);
         let p = Pmf::with_caches(offset + lo as Tick, kept);
         debug_assert!(p.check_invariants().is_ok(), "{:?}", p.check_invariants());
         p
@@ -611,7 +586,7 @@ impl Pmf {
     /// The same distribution moved by `dt` ticks (X + dt), within the tick range: the mass
     /// moved beyond an end of the range is gathered at that end.
     pub fn shift(&self, dt: Tick) -> Self {
-        let mut masses = pool::with_capacity(self.masses.len());
+        let mut masses = Vec::with_capacity(self.masses.len());
         masses.extend_from_slice(&self.masses);
         let offset = self.offset + arg(dt);
         if fits(offset, masses.len()) {
@@ -784,7 +759,7 @@ impl Pmf {
     /// The distribution of X + Y for independent X (self) and Y (paper eq. (2), thesis
     /// eq. (3.1)): plain convolution.
     pub fn convolve(&self, other: &Pmf) -> Pmf {
-        let mut out = pool::zeroed(self.masses.len() + other.masses.len() - 1);
+        let mut out = vec![0.0; self.masses.len() + other.masses.len() - 1];
         convolve_into(&self.masses, &other.masses, &mut out);
         Pmf::trimmed(self.offset + other.offset, out)
     }
@@ -810,7 +785,7 @@ impl Pmf {
             return Pmf::point(now + 1);
         }
         let inv = 1.0 / total;
-        let mut masses = pool::with_capacity(rest.len());
+        let mut masses = Vec::with_capacity(rest.len());
         masses.extend(rest.iter().map(|m| m * inv));
         Pmf::trimmed(now + 1, masses)
     }
@@ -825,7 +800,7 @@ impl Pmf {
             return Pmf::point(d);
         }
         let k = (d - self.offset) as usize;
-        let mut masses = pool::with_capacity(k + 1);
+        let mut masses = Vec::with_capacity(k + 1);
         masses.extend_from_slice(&self.masses[..=k]);
         masses[k] = self.masses[k..].iter().sum();
         Pmf::trimmed(self.offset, masses)
@@ -841,7 +816,7 @@ impl Pmf {
             return Pmf::point(t);
         }
         let k = (t - self.offset) as usize;
-        let mut masses = pool::with_capacity(self.masses.len() - k);
+        let mut masses = Vec::with_capacity(self.masses.len() - k);
         masses.extend_from_slice(&self.masses[k..]);
         masses[0] = self.masses[..=k].iter().sum();
         Pmf::trimmed(t, masses)
