@@ -250,7 +250,7 @@ impl Pmf {
             offset += first as Tick;
         }
         if !fits(offset, masses.len()) {
-            return Self::saturated(offset, masses);
+            return Self::saturated(offset, &masses);
         }
         let p = Pmf::with_caches(offset, masses);
         debug_assert!(p.check_invariants().is_ok(), "{:?}", p.check_invariants());
@@ -261,7 +261,7 @@ impl Pmf {
     /// range: the mass below [`MIN_TICK`] is summed, in bin order, into the bin at
     /// `MIN_TICK`, the mass above [`MAX_TICK`] into the bin at `MAX_TICK`.
     #[cold]
-    fn saturated(offset: Tick, masses: Vec<f64>) -> Self {
+    fn saturated(offset: Tick, masses: &[f64]) -> Self {
         let last = offset + masses.len() as Tick - 1;
         if last <= MIN_TICK {
             return Pmf::point(MIN_TICK);
@@ -592,7 +592,7 @@ impl Pmf {
         if fits(offset, masses.len()) {
             Pmf::with_caches(offset, masses)
         } else {
-            Pmf::saturated(offset, masses)
+            Pmf::saturated(offset, &masses)
         }
     }
 
@@ -603,7 +603,7 @@ impl Pmf {
             self.offset = offset;
         } else {
             let masses = std::mem::take(&mut self.masses);
-            *self = Pmf::saturated(offset, masses);
+            *self = Pmf::saturated(offset, &masses);
         }
     }
 
