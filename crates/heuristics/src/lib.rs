@@ -2,7 +2,7 @@
 //!
 //! * Batch mode (thesis 3.3.1, paper V-D/VI-C, JPDC-2016 6.2): MM, MSD, MMU, MOC, PAM, and
 //!   for homogeneous systems EDF and SJF (thesis 3.3.3). All share the two-phase loop of
-//!   [`batch`](crate::Phase1Scope): see its docs for the phase-1 scope option.
+//!   [`plan`]: see its docs for the phase-1 scope option.
 //! * Immediate mode (thesis 3.3.2, JPDC-2016 6.1): FCFS, MET, MCT, KPB, MR.
 //!
 //! Deferring is not a heuristic's own business: the pruner hands defer thresholds to the
@@ -11,18 +11,19 @@
 //! task's best success probability). Variants such as PAMF, PUM, MOCA, PAMND or MM-D are
 //! pruner configurations around these heuristics; the runner resolves their names.
 
-mod batch;
 mod immediate;
 mod named;
-mod reference;
+pub mod plan;
+pub mod reference;
+mod search;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-pub use batch::Phase1Scope;
 pub use immediate::reference as immediate_reference;
 pub use immediate::{Fcfs, Kpb, MaxRobust, Mct, Met};
 pub use named::{Moc, TwoPhase};
+pub use plan::{Phase1, Phase1Scope, Phase2, Plan};
 
 use model::{BatchHeuristic, ImmediateHeuristic};
 use pmf::DropModel;

@@ -1,9 +1,9 @@
 //! The named batch heuristics, each a [`Plan`] for the shared two-phase loop.
 
 use model::{BatchHeuristic, Decision, TaskId, View, VirtualQueues};
-use pmf::{Pmf, next_pct};
 
-use crate::batch::{Phase1, Phase1Scope, Phase2, Plan, ScoreMemo, run};
+use crate::plan::{Phase1, Phase1Scope, Phase2, Plan};
+use crate::search::{ScoreMemo, run};
 
 /// A batch heuristic defined only by its two phases: MM, MSD, MMU, PAM, EDF, SJF.
 #[derive(Debug, Clone)]
@@ -62,6 +62,13 @@ impl TwoPhase {
             },
             scope,
         )
+    }
+
+    /// A heuristic of your own as a plan: any phase-1 objective with any phase-2 criterion
+    /// (e.g. maximum success probability, then soonest deadline), run by the same
+    /// accelerated search as the named ones and deciding as [`crate::reference::run`].
+    pub fn from_plan(name: &'static str, plan: Plan) -> Self {
+        Self::new(name, plan.phase1, plan.phase2, plan.scope)
     }
 
     fn new(name: &'static str, phase1: Phase1, phase2: Phase2, scope: Phase1Scope) -> Self {
@@ -171,86 +178,12 @@ impl BatchHeuristic for Moc {
     fn map(&mut self, view: &View<'_>) -> Decision {
         let mut decision = Decision::default();
         let mut vq = VirtualQueues::from_view(view);
-        // Step 1: cull pending tasks below alpha.
-        for (m, machine) in view.machines.iter().enumerate() {
-            let first_pending = usize::from(machine.running().is_some());
-            if machine.len() <= first_pending {
-                continue;
-            }
-            // A queue whose pending tasks are proven above alpha without computing its PMFs
-            // culls nothing. With a PCT epsilon the proof holds up to about `2 k eps`
-            // (`Oracle::stale`).
-            if view.chances_proven_above(m, first_pending, true, |_| self.alpha) {
-                continue;
-            }
-            let slots = view.queue(m);
-            // Until the first cull every task's chance is its slot's (no PCT is copied).
-            let Some(first) =
-                (first_pending..slots.len()).find(|&k| slots[k].success() < self.alpha)
-            else {
-                continue;
-            };
-            let mut prev: Pmf = match first {
-                0 => Pmf::point(view.now),
-                k => slots[k - 1].pct.clone(),
-            };
-            let mut kept = first;
-            let mut culled = false;
-            let ready = machine.pending_ready().iter().skip(first - first_pending);
-            for (slot, &ready) in slots[first..].iter().zip(ready) {
-                let spec = view.task(slot.task);
-                let pct = if culled {
-                    // With staging, the task starts no earlier than its data-ready tick.
-                    let start = if ready > view.now {
-                        prev.at_least(ready)
-                    } else {
-                        prev.clone()
-                    };
-                    let mut pct = next_pct(
-                        &start,
-                        view.pet.pmf(spec.task_type, m),
-                        spec.deadline,
-                        view.model,
-                    )
-                    .unwrap_or_else(|e| panic!("a completion-time PMF too wide to hold: {e}"));
-                    pct.trim_tv(view.pct_epsilon());
-                    pct
-                } else {
-                    slot.pct.clone()
-                };
-                if pct.prob_before(spec.deadline) < self.alpha {
-                    decision.drop.push(slot.task);
-                    culled = true;
-                } else {
-                    prev = pct;
-                    kept += 1;
-                }
-            }
-            if culled {
-                let tail = if kept == 0 { None } else { Some(prev) };
-                let free = machine
-                    .limit()
-                    .map_or(usize::MAX, |l| l.saturating_sub(kept));
-                vq.set_tail(m, tail, free);
-            }
-        }
-        // Step 2: discard tasks that cannot make their deadline anywhere, even with the
-        // minimum time needed to stage their input data (JPDC-2016).
-        let mut cands: Vec<TaskId> = Vec::with_capacity(view.batch.len());
-        for &t in view.batch {
-            let spec = view.task(t);
-            let fastest = (0..view.machines.len())
-                .map(|m| view.pet.pmf(spec.task_type, m).min())
-                .min()
-                .unwrap_or(0);
-            let staging = view.staging.map_or(0, |st| st.min_ticks(t));
-            if view.now + staging + fastest >= spec.deadline {
-                decision.discard.push(t);
-            } else {
-                cands.push(t);
-            }
-        }
-        // Step 3: the shortlist loop.
+        // Step 1: pending tasks whose chance is below alpha are dropped from the queues.
+        crate::search::cull_below(view, self.alpha, &mut vq, &mut decision);
+        // Step 2: tasks that cannot make their deadline on any machine leave the batch.
+        let cands = discard_impossible(view, &mut decision);
+        // Step 3: the best-chance machine per task; per machine the tasks within epsilon of
+        // the best chance on it; of those, the minimum expected completion time.
         let plan = Plan {
             phase1: Phase1::MaxSuccess,
             phase2: Phase2::Shortlist {
@@ -261,4 +194,25 @@ impl BatchHeuristic for Moc {
         run(view, plan, &mut vq, &cands, &mut decision, &mut self.memo);
         decision
     }
+}
+
+/// MOC's step 2 (JPDC-2016 6.2.5): the batch tasks that cannot meet their deadline on any
+/// machine, even idle and with the minimum time to stage their input data, are discarded;
+/// returns the others, in batch order.
+pub(crate) fn discard_impossible(view: &View<'_>, decision: &mut Decision) -> Vec<TaskId> {
+    let mut cands: Vec<TaskId> = Vec::with_capacity(view.batch.len());
+    for &t in view.batch {
+        let spec = view.task(t);
+        let fastest = (0..view.machines.len())
+            .map(|m| view.pet.pmf(spec.task_type, m).min())
+            .min()
+            .unwrap_or(0);
+        let staging = view.staging.map_or(0, |st| st.min_ticks(t));
+        if view.now + staging + fastest >= spec.deadline {
+            decision.discard.push(t);
+        } else {
+            cands.push(t);
+        }
+    }
+    cands
 }

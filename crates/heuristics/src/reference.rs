@@ -15,13 +15,13 @@
 //!    defer threshold is deferred (out of play for the event).
 //! 2. **Phase 2**, among the candidates whose machine has a free slot (for MOC: within
 //!    `epsilon` of the best chance any candidate has on that machine): the least phase-2 key
-//!    (see [`crate::batch`]'s `phase2_key`); ties to the first in batch order.
+//!    (see [`crate::plan::phase2_key`]); ties to the first in batch order.
 //! 3. The pair is assigned provisionally (the machine's tail becomes the task's completion
 //!    time); the loop ends when no machine has a free slot or no pair is left.
 
 use model::{Decision, MachineId, TaskId, View, VirtualQueues};
 
-use crate::batch::{Phase1, Phase1Scope, Phase2, Plan, phase2_key};
+use crate::plan::{Phase1, Phase1Scope, Phase2, Plan, phase2_key};
 
 /// Phase 1 for one task, exactly: its machine, or `None` when no machine is in scope.
 fn phase1(view: &View<'_>, plan: Plan, vq: &VirtualQueues, t: TaskId) -> Option<MachineId> {
@@ -52,7 +52,7 @@ fn phase1(view: &View<'_>, plan: Plan, vq: &VirtualQueues, t: TaskId) -> Option<
 
 /// The reference two-phase loop over `cands` (in batch order) on the virtual queues `vq`,
 /// adding its assignments and deferrals to `decision`.
-pub(crate) fn run(
+pub fn run(
     view: &View<'_>,
     plan: Plan,
     vq: &mut VirtualQueues,
@@ -155,19 +155,5 @@ pub(crate) fn moc_cull_and_discard(
             vq.set_tail(m, prev, free);
         }
     }
-    let mut cands = Vec::with_capacity(view.batch.len());
-    for &t in view.batch {
-        let spec = view.task(t);
-        let fastest = (0..view.machines.len())
-            .map(|m| view.pet.pmf(spec.task_type, m).min())
-            .min()
-            .unwrap_or(0);
-        let staging = view.staging.map_or(0, |st| st.min_ticks(t));
-        if view.now + staging + fastest >= spec.deadline {
-            decision.discard.push(t);
-        } else {
-            cands.push(t);
-        }
-    }
-    cands
+    crate::named::discard_impossible(view, decision)
 }

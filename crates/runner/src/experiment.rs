@@ -42,7 +42,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use heuristics::HeuristicConfig;
-use model::{Pruner as _, TaskSpec};
+use model::TaskSpec;
 use pmf::DropModel;
 use pruner::{ProbabilisticPruner, PrunerConfig, PrunerTable};
 use rand::Rng;
@@ -337,6 +337,67 @@ pub enum TrialSource {
     Given(Vec<Trial>),
 }
 
+/// Policies of your own to run instead of the configured ones ([`Prepared::run_policies`]):
+/// each is built afresh for every trial (a policy keeps state within a trial).
+///
+/// A batch heuristic of your own ("the earliest deadline first, each to the machine where its
+/// chance is highest") run beside the built-in PAM on the same trials:
+///
+/// ```
+/// use model::{BatchHeuristic, Decision, View, VirtualQueues};
+/// use runner::{ExperimentConfig, Policies, Prepared, TrialSource};
+///
+/// struct EarliestDeadline;
+/// impl BatchHeuristic for EarliestDeadline {
+///     fn name(&self) -> &str { "EDF-MSP" }
+///     fn map(&mut self, view: &View<'_>) -> Decision {
+///         let mut decision = Decision::default();
+///         let mut queues = VirtualQueues::from_view(view);
+///         let mut batch = view.batch.to_vec();
+///         batch.sort_by_key(|&t| (view.task(t).deadline, t));
+///         for t in batch {
+///             let chance = |m| queues.success(view, m, t);
+///             let best = (0..view.machines.len()).filter(|&m| queues.free(m) > 0)
+///                 .reduce(|a, b| if chance(b) > chance(a) { b } else { a });
+///             if let Some(m) = best {
+///                 queues.assign(view, m, t);
+///                 decision.assign.push((t, m));
+///             }
+///         }
+///         decision
+///     }
+/// }
+///
+/// let mut config = ExperimentConfig::paper_default();
+/// config.workload.tasks = 300; // the first and last 100 are not counted (warm-up, drain)
+/// let prepared = Prepared::new(config, None, TrialSource::Generated, Some(2), None)?;
+/// let mine = || heuristics::Mapper::Batch(Box::new(EarliestDeadline));
+/// let ours = prepared.run_policies(1, Policies { heuristic: Some(&mine), pruner: None })?;
+/// let pam = prepared.run_policies(1, Policies::default())?;
+/// assert_eq!(ours.len(), 2);
+/// for ((record, m), (_, pam)) in ours.iter().zip(&pam) {
+///     assert_eq!(record.tasks.len(), 300); // every task's outcome, machine, start and end
+///     println!("EDF-MSP {:.1}%, PAM {:.1}%", m.robustness, pam.robustness);
+/// }
+/// # Ok::<(), runner::RunError>(())
+/// ```
+#[derive(Clone, Copy, Default)]
+pub struct Policies<'a> {
+    /// Builds the mapping heuristic (e.g. `Mapper::Batch(Box::new(MyHeuristic::new()))`).
+    pub heuristic: Option<&'a (dyn Fn() -> heuristics::Mapper + Sync)>,
+    /// Builds the pruner for the given number of task types.
+    pub pruner: Option<&'a (dyn Fn(usize) -> Box<dyn model::Pruner> + Sync)>,
+}
+
+impl std::fmt::Debug for Policies<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Policies")
+            .field("heuristic", &self.heuristic.map(|_| "custom"))
+            .field("pruner", &self.pruner.map(|_| "custom"))
+            .finish()
+    }
+}
+
 /// Everything needed to run the trials of an experiment.
 #[derive(Debug, Clone)]
 pub struct Prepared {
@@ -492,8 +553,41 @@ impl Prepared {
                 "trace = true: this run writes no trace (prunesim run --out DIR does; sweeps do not trace yet)".into(),
             ));
         }
-        self.run_trial_with::<MemoryTrace>(k, None)
+        self.run_trial_with::<MemoryTrace>(k, None, Policies::default())
             .map(|(r, m, _)| (r, m))
+    }
+
+    /// Runs trial `k` with the policies `policies` builds instead of the configured ones:
+    /// the same tasks, luck, system and measures as [`Prepared::run_trial`], so a heuristic or
+    /// a pruner of your own runs on equal terms with the built-ins. Returns the trial's record
+    /// (every task's outcome, machine, start and end) with its measures.
+    pub fn run_trial_policies(
+        &self,
+        k: u64,
+        policies: Policies<'_>,
+    ) -> Result<(TrialRecord, TrialMetrics), RunError> {
+        self.run_trial_with::<MemoryTrace>(k, None, policies)
+            .map(|(r, m, _)| (r, m))
+    }
+
+    /// [`Prepared::run_trial_policies`] for every trial, `jobs` threads, in trial order
+    /// (identical for any `jobs`).
+    pub fn run_policies(
+        &self,
+        jobs: usize,
+        policies: Policies<'_>,
+    ) -> Result<Vec<(TrialRecord, TrialMetrics)>, RunError> {
+        let (jobs, _) = crate::resources::worker_threads(jobs);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .build()
+            .map_err(|e| RunError::Input(e.to_string()))?;
+        pool.install(|| {
+            (0..self.trials)
+                .into_par_iter()
+                .map(|k| self.run_trial_policies(k, policies))
+                .collect()
+        })
     }
 
     /// Runs trial `k` recording its trace into `sink` ([`crate::trace`]), whatever the
@@ -504,7 +598,7 @@ impl Prepared {
         k: u64,
         sink: S,
     ) -> Result<(TrialRecord, TrialMetrics, S), RunError> {
-        let (record, metrics, sink) = self.run_trial_with(k, Some(sink))?;
+        let (record, metrics, sink) = self.run_trial_with(k, Some(sink), Policies::default())?;
         let sink = sink.ok_or_else(|| RunError::Input("the trace's sink was lost".into()))?;
         Ok((record, metrics, sink))
     }
@@ -513,16 +607,25 @@ impl Prepared {
         &self,
         k: u64,
         sink: Option<S>,
+        policies: Policies<'_>,
     ) -> Result<(TrialRecord, TrialMetrics, Option<S>), RunError> {
         let tasks = self.trial_tasks(k);
         let counted = self.config.system.counting().range(tasks.len());
         let mut tracer = sink.map(|s| Tracer::new(s, tasks.len(), counted));
         let luck = self.trial_luck(k, tasks.len());
         let staging = self.trial_staging(k, tasks.len())?;
-        let mut mapper = heuristics::build(&self.heuristic, self.config.system.drop_model)
-            .map_err(|e| RunError::Input(e.to_string()))?;
-        let mut pruner = ProbabilisticPruner::new(self.pruner.clone(), self.pet.n_types())
-            .map_err(|e| RunError::Input(e.to_string()))?;
+        let mut mapper = match policies.heuristic {
+            Some(make) => make(),
+            None => heuristics::build(&self.heuristic, self.config.system.drop_model)
+                .map_err(|e| RunError::Input(e.to_string()))?,
+        };
+        let mut pruner: Box<dyn model::Pruner> = match policies.pruner {
+            Some(make) => make(self.pet.n_types()),
+            None => Box::new(
+                ProbabilisticPruner::new(self.pruner.clone(), self.pet.n_types())
+                    .map_err(|e| RunError::Input(e.to_string()))?,
+            ),
+        };
         tracing::debug!(
             trial = k,
             pruner = pruner.name(),
@@ -544,7 +647,7 @@ impl Prepared {
                 heuristic_time: self.config.system.heuristic_time,
             },
             &mut mapper,
-            &mut pruner,
+            pruner.as_mut(),
             tracer.as_mut().map(|t| t as &mut Tracer<dyn TraceSink>),
         );
         let sink = tracer

@@ -152,3 +152,33 @@ proptest! {
         prop_assert_eq!(got, want);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Any plan (each phase-1 objective with each phase-2 criterion), as a user may write
+    /// one, decides as the reference loop.
+    #[test]
+    fn any_plan_decides_as_the_reference_loop(
+        system in system_strategy(),
+        success_first in any::<bool>(),
+        key in 0usize..5,
+        free_only in any::<bool>(),
+    ) {
+        use heuristics::{Phase1, Phase2, Plan};
+        let plan = Plan {
+            phase1: if success_first { Phase1::MaxSuccess } else { Phase1::MinCompletion },
+            phase2: match key {
+                0 => Phase2::MinCompletion { tie_by_execution: false },
+                1 => Phase2::MinCompletion { tie_by_execution: true },
+                2 => Phase2::SoonestDeadline,
+                3 => Phase2::MaxUrgency,
+                _ => Phase2::Shortlist { epsilon: 0.1 },
+            },
+            scope: if free_only { Phase1Scope::FreeMachines } else { Phase1Scope::AllMachines },
+        };
+        let h = TwoPhase::from_plan("custom", plan);
+        let r = h.clone();
+        same_decisions(&system, h, |v| r.map_reference(v))?;
+    }
+}

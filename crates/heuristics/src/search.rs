@@ -1,5 +1,5 @@
-//! The two-phase batch loop shared by every batch heuristic (thesis 3.3.1, paper V-D and VI-C,
-//! JPDC-2016 6.2).
+//! The accelerated two-phase batch loop: what [`crate::reference`] does, decided the same,
+//! at a fraction of the cost (thesis 3.3.1, paper V-D and VI-C, JPDC-2016 6.2).
 //!
 //! Each iteration: phase 1 finds, for every candidate task, its best machine by the
 //! heuristic's phase-1 objective; tasks whose chance on that machine is at or below their
@@ -11,53 +11,10 @@
 
 use model::{Decision, MachineId, TaskId, View, VirtualQueues};
 use pmf::Tick;
+use pmf::{Pmf, next_pct};
 use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
 
-/// Which machines phase 1 may choose.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Phase1Scope {
-    /// Every machine, full ones included: a task whose best machine is full waits for it
-    /// (JPDC-2016 6.2.2, thesis Algorithm 2). The default.
-    #[default]
-    AllMachines,
-    /// Only machines with a free slot (the other reading; on the paper's data it moves the
-    /// baselines by 8-14 points while PAM barely moves).
-    FreeMachines,
-}
-
-/// Phase-1 objective.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Phase1 {
-    /// Minimum expected completion time (MM, MSD, MMU, EDF, SJF).
-    MinCompletion,
-    /// Maximum success probability (PAM, MOC); ties by minimum expected completion.
-    MaxSuccess,
-}
-
-/// Phase-2 criterion.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Phase2 {
-    /// Minimum expected completion time; with `tie_by_execution`, ties go to the shortest
-    /// expected execution time (PAM).
-    MinCompletion { tie_by_execution: bool },
-    /// Soonest deadline, ties by minimum expected completion (MSD, EDF).
-    SoonestDeadline,
-    /// Maximum urgency `U = 1 / (delta - E[C])` (MMU, paper/thesis eq. 3.6).
-    MaxUrgency,
-    /// MOC (JPDC-2016 6.2.5): per machine, the tasks within `epsilon` of the highest
-    /// success probability on it; of those, the minimum expected completion time.
-    Shortlist { epsilon: f64 },
-}
-
-/// A batch heuristic as data: its two phases and options.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) struct Plan {
-    pub phase1: Phase1,
-    pub phase2: Phase2,
-    pub scope: Phase1Scope,
-}
+use crate::plan::{Phase1, Phase1Scope, Phase2, Plan, phase2_key};
 
 /// Success probabilities of (task, machine) pairs kept across mapping events (thesis 7.2.7):
 /// each with the id of the machine PCTs it was computed on ([`model::Cache::id`]), so it is
@@ -1692,36 +1649,77 @@ impl Memo {
     }
 }
 
-/// Phase-2 key, lower is better: (criterion, tie-break).
-pub(crate) fn phase2_key(
+/// MOC's step 1 (JPDC-2016 6.2.5), fast: each machine's pending tasks whose chance is below
+/// `alpha` are dropped, walking the queue from its head and recomputing the chances behind a
+/// dropped task; the virtual queues take the culled tails. What
+/// [`crate::reference::moc_cull_and_discard`] does plainly, skipping the queues whose pending
+/// tasks the oracle proves above `alpha` without computing them, and reading the queue's own
+/// PMFs until the first drop.
+pub(crate) fn cull_below(
     view: &View<'_>,
-    phase2: Phase2,
-    vq: &VirtualQueues,
-    t: TaskId,
-    m: MachineId,
-) -> (f64, f64) {
-    let ect = vq.expected_completion(view, m, t);
-    match phase2 {
-        Phase2::MinCompletion { tie_by_execution } => {
-            let tie = if tie_by_execution {
-                view.pet.mean(view.task(t).task_type, m)
-            } else {
-                0.0
-            };
-            (ect, tie)
+    alpha: f64,
+    vq: &mut VirtualQueues,
+    decision: &mut Decision,
+) {
+    for (m, machine) in view.machines.iter().enumerate() {
+        let first_pending = usize::from(machine.running().is_some());
+        if machine.len() <= first_pending {
+            continue;
         }
-        Phase2::SoonestDeadline => (view.task(t).deadline as f64, ect),
-        Phase2::MaxUrgency => {
-            let slack = view.task(t).deadline as f64 - ect;
-            // U = 1 / slack; zero slack is the most urgent possible.
-            let urgency = if slack == 0.0 {
-                f64::INFINITY
-            } else {
-                1.0 / slack
-            };
-            (-urgency, ect)
+        // A queue whose pending tasks are proven above alpha without computing its PMFs
+        // culls nothing. With a PCT epsilon the proof holds up to about `2 k eps`
+        // (`Oracle::stale`).
+        if view.chances_proven_above(m, first_pending, true, |_| alpha) {
+            continue;
         }
-        Phase2::Shortlist { .. } => (ect, 0.0),
+        let slots = view.queue(m);
+        // Until the first cull every task's chance is its slot's (no PCT is copied).
+        let Some(first) = (first_pending..slots.len()).find(|&k| slots[k].success() < alpha) else {
+            continue;
+        };
+        let mut prev: Pmf = match first {
+            0 => Pmf::point(view.now),
+            k => slots[k - 1].pct.clone(),
+        };
+        let mut kept = first;
+        let mut culled = false;
+        let ready = machine.pending_ready().iter().skip(first - first_pending);
+        for (slot, &ready) in slots[first..].iter().zip(ready) {
+            let spec = view.task(slot.task);
+            let pct = if culled {
+                // With staging, the task starts no earlier than its data-ready tick.
+                let start = if ready > view.now {
+                    prev.at_least(ready)
+                } else {
+                    prev.clone()
+                };
+                let mut pct = next_pct(
+                    &start,
+                    view.pet.pmf(spec.task_type, m),
+                    spec.deadline,
+                    view.model,
+                )
+                .unwrap_or_else(|e| panic!("a completion-time PMF too wide to hold: {e}"));
+                pct.trim_tv(view.pct_epsilon());
+                pct
+            } else {
+                slot.pct.clone()
+            };
+            if pct.prob_before(spec.deadline) < alpha {
+                decision.drop.push(slot.task);
+                culled = true;
+            } else {
+                prev = pct;
+                kept += 1;
+            }
+        }
+        if culled {
+            let tail = if kept == 0 { None } else { Some(prev) };
+            let free = machine
+                .limit()
+                .map_or(usize::MAX, |l| l.saturating_sub(kept));
+            vq.set_tail(m, tail, free);
+        }
     }
 }
 
