@@ -1,6 +1,6 @@
 //! Cutting thresholds for stochastic tasks whose execution-time distribution is unknown
-//! (seed 004: Gao, Robert, Vivien, *Resource-Constrained Scheduling of Stochastic Tasks With
-//! Unknown Probability Distribution*, Inria RR-9373, 2020).
+//! (Gao, Robert, Vivien, *Resource-Constrained Scheduling of Stochastic Tasks With Unknown
+//! Probability Distribution*, Inria RR-9373, 2020).
 //!
 //! Independent tasks run on `M = ceil(b/d)` identical VMs under a budget `b` and a deadline
 //! `d`; a running task may be interrupted (its work is lost) once it has run for the cutting
@@ -15,10 +15,12 @@
 //! | section 5.1, empirical distribution | [`threshold::empirical_estimate`] |
 //! | section 6, strategies | [`strategies::Strategy`] |
 //! | section 7.1, table 2, simulation | [`distributions::table2`], [`simulation::Experiment`] |
-//! | tables 4 and 5 | [`tables::reproduce`], [`tables::paper_values`], [`tables::write_csv`] |
+//! | tables 4 and 5 | [`tables::TableRun`], [`tables::reproduce`], [`tables::paper_values`], [`tables::write_csv`] |
 //!
-//! The crate is pure and deterministic: randomness comes from `ChaCha12Rng` streams keyed by
-//! `(seed, distribution, instance, VM)`; parallel runs are collected in index order.
+//! The crate is pure, deterministic and single-threaded: randomness comes from `ChaCha12Rng`
+//! streams keyed by `(seed, distribution, instance, VM)`, so an instance is a function of its
+//! index and its seed, and a caller may run instances in parallel and collect them by index
+//! (the sweep engine of `runner` does).
 //!
 //! # Example
 //! ```
@@ -42,4 +44,4 @@ pub mod yield_;
 pub use error::CuttingError;
 pub use simulation::{Experiment, Outcome, Setting};
 pub use strategies::Strategy;
-pub use tables::{GaoTable, Row, paper_values, reproduce, write_csv};
+pub use tables::{GaoTable, Row, TableRun, paper_values, reproduce, write_csv};

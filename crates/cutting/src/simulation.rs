@@ -9,12 +9,11 @@
 //! `(seed, stream, i, j)` (`stream` identifies the distribution), with the ChaCha stream number
 //! set to the purpose [`EXEC_TIMES_PURPOSE`]. Every strategy therefore meets the same
 //! execution times (common random numbers: NEVERINTERRUPT and an ORACLE that never interrupts
-//! coincide exactly), and [`Experiment::run_many`] gives bit-identical results whatever the
-//! number of threads (instances are indexed, run in parallel, collected in index order).
+//! coincide exactly), and each instance is a pure function of `(seed, stream, instance)`: a
+//! caller may run instances in any order, on any thread, and collect them by index.
 
 use rand::SeedableRng;
 use rand_chacha::ChaCha12Rng;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::distributions::{Distribution, TaskSampler};
@@ -348,8 +347,21 @@ impl Experiment {
         Ok(out)
     }
 
-    /// Runs every strategy on instances `0..instances` in parallel; the result is indexed
-    /// `[instance][strategy]` and does not depend on the number of threads.
+    /// Runs every strategy on instance `instance`, in the order given.
+    pub fn run_instance(
+        &self,
+        strategies: &[Strategy],
+        seed: u64,
+        instance: u64,
+    ) -> Result<Vec<Outcome>, CuttingError> {
+        strategies
+            .iter()
+            .map(|&s| self.run(s, seed, instance))
+            .collect()
+    }
+
+    /// Runs every strategy on instances `0..instances`, one after the other; the result is
+    /// indexed `[instance][strategy]`.
     pub fn run_many(
         &self,
         strategies: &[Strategy],
@@ -360,13 +372,7 @@ impl Experiment {
             s.validate()?;
         }
         (0..instances as u64)
-            .into_par_iter()
-            .map(|i| {
-                strategies
-                    .iter()
-                    .map(|&s| self.run(s, seed, i))
-                    .collect::<Result<Vec<_>, _>>()
-            })
+            .map(|i| self.run_instance(strategies, seed, i))
             .collect()
     }
 }

@@ -9,8 +9,10 @@
 //!   `R +- 1.96 sqrt(Var(s_i - R o_i) / n) / mean(o)`. The paper does not say whether it
 //!   averages ratios or counts; with common random numbers both give 1.0000 exactly for
 //!   NEVERINTERRUPT when ORACLE never interrupts, as its tables print.
-//! * The entry point of `cargo xtask reproduce-figure gao-table4|gao-table5` is
-//!   [`reproduce`] followed by [`write_csv`].
+//! * [`TableRun`] runs a table instance by instance ([`TableRun::completed`]) and assembles
+//!   its rows from the counts ([`TableRun::rows`]): the sweep files `gao-table4` and
+//!   `gao-table5` run its instances in parallel through the sweep engine; [`reproduce`] runs
+//!   them one after the other.
 
 use std::io::Write;
 
@@ -48,7 +50,7 @@ impl GaoTable {
         }
     }
 
-    /// The name used by the xtask: `"gao-table4"` or `"gao-table5"`.
+    /// The table's sweep id: `"gao-table4"` or `"gao-table5"`.
     pub fn name(self) -> &'static str {
         match self {
             GaoTable::Table4 => "gao-table4",
@@ -151,7 +153,7 @@ const TABLE5: [[f64; 6]; 14] = [
     [0.3291, 0.7995, 0.9198, 0.9014, 0.8802, 0.8711],
 ];
 
-/// The paper's published values of table 4 or 5, transcribed from the seed.
+/// The paper's published values of table 4 or 5, as printed.
 pub fn paper_values(table: GaoTable) -> Vec<PaperValue> {
     let values = match table {
         GaoTable::Table4 => &TABLE4,
@@ -225,10 +227,114 @@ pub fn ratio_of_means(s: &[u64], o: &[u64]) -> RatioEstimate {
     }
 }
 
+/// One table's simulations: ORACLE and the six strategies of the table on each distribution,
+/// with ORACLE's threshold computed once per distribution.
+#[derive(Debug, Clone)]
+pub struct TableRun {
+    table: GaoTable,
+    dists: Vec<PaperDistribution>,
+    experiments: Vec<Experiment>,
+    strategies: Vec<Strategy>,
+}
+
+impl TableRun {
+    /// The table over the given distributions (the random streams are keyed by the position in
+    /// `dists`).
+    pub fn new(table: GaoTable, dists: &[PaperDistribution]) -> Result<Self, CuttingError> {
+        let setting = table.setting();
+        let experiments = dists
+            .iter()
+            .enumerate()
+            .map(|(index, pd)| Experiment::new(setting, pd.dist, index as u64))
+            .collect::<Result<_, _>>()?;
+        let mut strategies = vec![Strategy::Oracle];
+        strategies.extend(paper_strategies());
+        for s in &strategies {
+            s.validate()?;
+        }
+        Ok(TableRun {
+            table,
+            dists: dists.to_vec(),
+            experiments,
+            strategies,
+        })
+    }
+
+    /// The table over [`table2_as_run`] (gamma(0.333, 3) with rate 3, as the paper's numbers
+    /// show it was run).
+    pub fn as_run(table: GaoTable) -> Result<Self, CuttingError> {
+        Self::new(table, &table2_as_run())
+    }
+
+    /// The table.
+    pub fn table(&self) -> GaoTable {
+        self.table
+    }
+
+    /// The distributions, in the table's row order.
+    pub fn distributions(&self) -> &[PaperDistribution] {
+        &self.dists
+    }
+
+    /// The tasks completed on instance `instance` of distribution `dist` by each strategy,
+    /// ORACLE first, then the table's strategies in column order. A pure function of its
+    /// arguments: instances may run in any order and on any thread.
+    pub fn completed(
+        &self,
+        dist: usize,
+        seed: u64,
+        instance: u64,
+    ) -> Result<Vec<u64>, CuttingError> {
+        let exp = self.experiments.get(dist).ok_or_else(|| {
+            CuttingError::InvalidArgument(format!(
+                "distribution {dist} of {}",
+                self.experiments.len()
+            ))
+        })?;
+        Ok(exp
+            .run_instance(&self.strategies, seed, instance)?
+            .iter()
+            .map(|o| o.completed)
+            .collect())
+    }
+
+    /// The rows from the counts of [`TableRun::completed`], indexed
+    /// `[distribution][instance]`, in the paper's order (distribution, then strategy).
+    pub fn rows(&self, completed: &[Vec<Vec<u64>>]) -> Vec<Row> {
+        let paper = paper_values(self.table);
+        let mut rows = Vec::new();
+        for ((pd, exp), runs) in self.dists.iter().zip(&self.experiments).zip(completed) {
+            let instances = runs.len();
+            let oracle: Vec<u64> = runs.iter().map(|r| r[0]).collect();
+            let oracle_mean = oracle.iter().sum::<u64>() as f64 / instances.max(1) as f64;
+            for (k, strategy) in self.strategies.iter().enumerate().skip(1) {
+                let counts: Vec<u64> = runs.iter().map(|r| r[k]).collect();
+                let est = ratio_of_means(&counts, &oracle);
+                let label = strategy.label();
+                rows.push(Row {
+                    distribution: pd.label.to_string(),
+                    paper: paper
+                        .iter()
+                        .find(|v| v.distribution == pd.label && v.strategy == label)
+                        .map(|v| v.value),
+                    strategy: label,
+                    ratio: est.ratio,
+                    ci95_low: est.low,
+                    ci95_high: est.high,
+                    n: instances,
+                    mean_completed: counts.iter().sum::<u64>() as f64 / instances.max(1) as f64,
+                    oracle_mean_completed: oracle_mean,
+                    oracle_threshold: exp.oracle().threshold,
+                });
+            }
+        }
+        rows
+    }
+}
+
 /// Runs one table: the 14 distributions of table 2, ORACLE and the six strategies of the
-/// table, `instances` instances each, from `seed`. Rows come in the paper's order
-/// (distribution, then strategy). Deterministic for a given `(table, instances, seed)`
-/// whatever the number of threads.
+/// table, `instances` instances each, from `seed`, one after the other. Rows come in the
+/// paper's order (distribution, then strategy).
 ///
 /// The distributions are [`table2_as_run`] (gamma(0.333, 3) with rate 3, as the paper's
 /// numbers show it was run); use [`reproduce_with`] and [`table2`] for table 2 as printed.
@@ -244,38 +350,15 @@ pub fn reproduce_with(
     instances: usize,
     seed: u64,
 ) -> Result<Vec<Row>, CuttingError> {
-    let setting = table.setting();
-    let paper = paper_values(table);
-    let mut strategies = vec![Strategy::Oracle];
-    strategies.extend(paper_strategies());
-    let mut rows = Vec::new();
-    for (index, pd) in dists.iter().enumerate() {
-        let exp = Experiment::new(setting, pd.dist, index as u64)?;
-        let runs = exp.run_many(&strategies, seed, instances)?;
-        let oracle: Vec<u64> = runs.iter().map(|r| r[0].completed).collect();
-        let oracle_mean = oracle.iter().sum::<u64>() as f64 / instances.max(1) as f64;
-        for (k, strategy) in strategies.iter().enumerate().skip(1) {
-            let counts: Vec<u64> = runs.iter().map(|r| r[k].completed).collect();
-            let est = ratio_of_means(&counts, &oracle);
-            let label = strategy.label();
-            rows.push(Row {
-                distribution: pd.label.to_string(),
-                paper: paper
-                    .iter()
-                    .find(|v| v.distribution == pd.label && v.strategy == label)
-                    .map(|v| v.value),
-                strategy: label,
-                ratio: est.ratio,
-                ci95_low: est.low,
-                ci95_high: est.high,
-                n: instances,
-                mean_completed: counts.iter().sum::<u64>() as f64 / instances.max(1) as f64,
-                oracle_mean_completed: oracle_mean,
-                oracle_threshold: exp.oracle().threshold,
-            });
-        }
-    }
-    Ok(rows)
+    let run = TableRun::new(table, dists)?;
+    let completed = (0..dists.len())
+        .map(|d| {
+            (0..instances as u64)
+                .map(|i| run.completed(d, seed, i))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(run.rows(&completed))
 }
 
 /// Writes rows as CSV with a header (one line per row, fields as in [`Row`]).

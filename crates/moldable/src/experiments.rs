@@ -22,15 +22,16 @@
 //!
 //! # Randomness
 //! Every random draw comes from a `ChaCha12Rng` keyed by (master seed, experiment point, trial)
-//! with the stream number naming the purpose ([`Purpose`]). Trials run in parallel with rayon
-//! and are collected in index order, so results do not depend on the number of threads.
+//! with the stream number naming the purpose ([`Purpose`]). A trial is a function of its
+//! index, its experiment point and the seed ([`run_trial`]): a caller may run trials in
+//! parallel and collect them by index (the sweep engine of `runner` does); [`run_trials`] runs
+//! them one after the other.
 
 use std::io::Write;
 
 use pmf::Pmf;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha12Rng;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
@@ -244,7 +245,7 @@ pub fn run_trial(
     })
 }
 
-/// Runs `trials` trials in parallel, collected in trial order.
+/// Runs trials `0..trials` one after the other.
 pub fn run_trials(
     params: &ScenarioParams,
     trials: usize,
@@ -252,15 +253,14 @@ pub fn run_trials(
     point: u64,
 ) -> Result<Vec<TrialResult>, MoldableError> {
     (0..trials)
-        .into_par_iter()
         .map(|t| run_trial(params, seed, point, t))
         .collect()
 }
 
-/// Experiment point of fig. 4.
-const FIG4_POINT: u64 = 0x0400;
-/// Experiment points of fig. 5: `FIG5_POINT + N_p`.
-const FIG5_POINT: u64 = 0x0500;
+/// The experiment point of fig. 4 (it keys the random streams).
+pub const FIG4_POINT: u64 = 0x0400;
+/// The experiment points of fig. 5: `FIG5_POINT + N_p`.
+pub const FIG5_POINT: u64 = 0x0500;
 
 /// The scenario of fig. 4: 32 applications, 4 types, high slowdown, 256 processors.
 pub fn figure4_params() -> ScenarioParams {
@@ -297,7 +297,11 @@ pub fn figure4_with(
     trials: usize,
     seed: u64,
 ) -> Result<Vec<Fig4Row>, MoldableError> {
-    let results = run_trials(params, trials, seed, FIG4_POINT)?;
+    Ok(figure4_rows(&run_trials(params, trials, seed, FIG4_POINT)?))
+}
+
+/// The rows of fig. 4 from its trials: per trial, the five heuristics and the upper bound.
+pub fn figure4_rows(results: &[TrialResult]) -> Vec<Fig4Row> {
     let mut rows = Vec::with_capacity(results.len() * 6);
     for r in results {
         for (h, &psi) in Heuristic::ALL.iter().zip(&r.robustness) {
@@ -313,7 +317,7 @@ pub fn figure4_with(
             robustness: r.bound,
         });
     }
-    Ok(rows)
+    rows
 }
 
 /// One trial of fig. 5.
@@ -361,24 +365,30 @@ pub fn figure5_trials_with(
     trials: usize,
     seed: u64,
 ) -> Result<Vec<Fig5Trial>, MoldableError> {
+    let mut out = Vec::new();
+    for n_types in FIGURE5_TYPES {
+        for r in run_trials(&params(n_types), trials, seed, FIG5_POINT + n_types as u64)? {
+            out.push(figure5_trial(n_types, &r));
+        }
+    }
+    Ok(out)
+}
+
+/// One trial of fig. 5 at `n_types` processor types from its result: RF Duplex's robustness,
+/// the bound and `B_norm`.
+pub fn figure5_trial(n_types: usize, r: &TrialResult) -> Fig5Trial {
     let duplex = Heuristic::ALL
         .iter()
         .position(|&h| h == Heuristic::RfDuplex)
         .unwrap_or(Heuristic::ALL.len() - 1);
-    let mut out = Vec::new();
-    for n_types in FIGURE5_TYPES {
-        for r in run_trials(&params(n_types), trials, seed, FIG5_POINT + n_types as u64)? {
-            let psi = r.robustness[duplex];
-            out.push(Fig5Trial {
-                n_types,
-                trial: r.trial,
-                robustness: psi,
-                bound: r.bound,
-                b_norm: normalised_gap(r.bound, psi),
-            });
-        }
+    let psi = r.robustness[duplex];
+    Fig5Trial {
+        n_types,
+        trial: r.trial,
+        robustness: psi,
+        bound: r.bound,
+        b_norm: normalised_gap(r.bound, psi),
     }
-    Ok(out)
 }
 
 /// Fig. 5: mean `B_norm` of RF Duplex with its 95 % confidence interval, per `N_p`.

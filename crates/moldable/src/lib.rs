@@ -1,6 +1,6 @@
 //! Robust allocation of moldable parallel applications to heterogeneous processor types with
 //! uncertain execution times and uncertain availability (Hansen, Ciorba, Maciejewski, Siegel,
-//! Srivastava, Banicescu; seed 002).
+//! Srivastava, Banicescu).
 //!
 //! A batch of `N_a` moldable applications is allocated processors: each application gets a
 //! processor type `j` and a number `k` of its processors. The final execution time combines

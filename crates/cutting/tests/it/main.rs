@@ -1,4 +1,4 @@
-//! Integration tests of the cutting crate (seed 004, Gao, Robert, Vivien, RR-9373): each
+//! Integration tests of the cutting crate (Gao, Robert, Vivien, cutting thresholds, Inria RR-9373): each
 //! equation against a hand-computed or published example, then properties.
 
 mod distributions;

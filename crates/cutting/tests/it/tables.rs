@@ -1,7 +1,7 @@
 //! Tables 4 and 5: transcription, the ratio estimator, CSV, and a small reproduction.
 
 use cutting::tables::{RatioEstimate, ratio_of_means, render};
-use cutting::{GaoTable, paper_values, reproduce, write_csv};
+use cutting::{GaoTable, TableRun, paper_values, reproduce, write_csv};
 
 #[test]
 fn paper_values_are_complete_and_spot_checked() {
@@ -100,4 +100,25 @@ fn table_names_parse() {
         "gao-table5"
     );
     assert!("table6".parse::<GaoTable>().is_err());
+}
+
+#[test]
+fn rows_from_instances_run_in_any_order_equal_a_sequential_run() {
+    let run = TableRun::as_run(GaoTable::Table5).unwrap();
+    let n = run.distributions().len();
+    // Instances in reverse order, collected by index.
+    let mut completed = vec![Vec::new(); n];
+    for d in (0..n).rev() {
+        let mut by_instance: Vec<(u64, Vec<u64>)> = (0..8u64)
+            .rev()
+            .map(|i| (i, run.completed(d, 11, i).unwrap()))
+            .collect();
+        by_instance.sort_by_key(|(i, _)| *i);
+        completed[d] = by_instance.into_iter().map(|(_, c)| c).collect();
+    }
+    assert_eq!(
+        run.rows(&completed),
+        reproduce(GaoTable::Table5, 8, 11).unwrap()
+    );
+    assert!(run.completed(n, 11, 0).is_err());
 }
