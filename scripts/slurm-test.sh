@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# A real Slurm test of the sharded sweeps (issue 13): installs Debian's slurm-wlm and munge when
+# A real Slurm test of the sharded sweeps: installs Debian's slurm-wlm and munge when
 # missing, starts a one-node cluster on localhost from a private configuration (its own ports,
 # munge socket, spool and state folders, so it touches no running Slurm), submits two figures'
-# sweeps (2 trials) as job arrays of 2 shards, waits, collects, and compares the merged files
-# with a local run's byte for byte. Stops the daemons it started, by PID, on exit.
+# sweeps (2 trials) with `prunesim sweep --slurm` as job arrays of 2 shards, waits, collects,
+# and compares the merged files with a local run's byte for byte. Stops the daemons it started,
+# by PID, on exit.
 #
 # Needs root and apt-get (skips with a message otherwise). Bounded: every wait has a limit;
 # .ci/run wraps the whole script in `timeout 600`.
@@ -141,20 +142,20 @@ if [ "$STATE" != idle ]; then
 fi
 say "slurmctld :$CTLD_PORT and slurmd :$SLURMD_PORT up; node $HOST idle ($CPUS CPUs, ${MEM} MB)"
 
-# 5. The binary the array tasks run: release by default; PRUNESIM_XTASK_PROFILE=debug reuses
-# the debug build that `cargo test --workspace` already made (CI: the sweep is small, a release build of
+# 5. The binary the array tasks run: release by default; PRUNESIM_PROFILE=debug reuses the debug
+# build that `cargo test --workspace` already made (CI: the sweep is small, a release build of
 # the whole tree would take minutes).
 TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
-if [ "${PRUNESIM_XTASK_PROFILE:-release}" = debug ]; then
+if [ "${PRUNESIM_PROFILE:-release}" = debug ]; then
   # `cargo test --workspace --no-run` resolves features as `cargo test --workspace` did, so it
-  # finds that build fresh; `cargo build -p xtask` would build its dependencies a second time.
+  # finds that build fresh; `cargo build -p prunesim` would build its dependencies a second time.
   say "cargo test --workspace --no-run (debug, target $TARGET)"
   CARGO_TARGET_DIR=$TARGET cargo test --workspace --no-run --quiet
-  XTASK=$TARGET/debug/xtask
+  PRUNESIM=$TARGET/debug/prunesim
 else
-  say "cargo build --release -p xtask (target $TARGET)"
-  CARGO_TARGET_DIR=$TARGET cargo build --release --quiet -p xtask
-  XTASK=$TARGET/release/xtask
+  say "cargo build --release -p prunesim (target $TARGET)"
+  CARGO_TARGET_DIR=$TARGET cargo build --release --quiet -p prunesim
+  PRUNESIM=$TARGET/release/prunesim
 fi
 
 # 6. Submit one job array per figure (shards of points), wait for them, collect.
@@ -162,9 +163,9 @@ SLURM_OUT=$WORK/slurm
 LOCAL_OUT=$WORK/local
 JOBS=()
 for fig in $FIGURES; do
-  say "$XTASK reproduce-figure $fig --trials $TRIALS --out $SLURM_OUT --slurm --shards $SHARDS --jobs 1 --submit"
-  out=$("$XTASK" reproduce-figure "$fig" --trials "$TRIALS" --out "$SLURM_OUT" --slurm \
-    --shards "$SHARDS" --jobs 1 --time 00:09:00 --binary "$XTASK" --submit)
+  say "prunesim sweep experiments/$fig.toml --trials $TRIALS --out $SLURM_OUT --slurm --shards $SHARDS --jobs 1 --submit"
+  out=$("$PRUNESIM" sweep "experiments/$fig.toml" --trials "$TRIALS" --out "$SLURM_OUT" --slurm \
+    --shards "$SHARDS" --jobs 1 --time 00:09:00 --submit)
   echo "$out" | sed 's/^/    /'
   JOBS+=("$(echo "$out" | sed -n 's/^submitted job array //p')")
 done
@@ -199,7 +200,7 @@ LAST=${FIGURES##* }
 LOST=$(ls "$SLURM_OUT/$LAST.points"/0001-*.toml)
 rm "$LOST"
 say "removed $(basename "$LOST"); collect $LAST must name shard 1"
-if "$XTASK" reproduce-figure "$LAST" --trials "$TRIALS" --out "$SLURM_OUT" --collect \
+if "$PRUNESIM" sweep "experiments/$LAST.toml" --trials "$TRIALS" --out "$SLURM_OUT" --collect \
   >/dev/null 2>"$WORK/collect.err"; then
   say "collect succeeded with a point file missing"
   exit 1
@@ -219,9 +220,9 @@ wait_for "$JOB"
 # 8. Collect, run locally, compare.
 for fig in $FIGURES; do
   say "collect $fig"
-  "$XTASK" reproduce-figure "$fig" --trials "$TRIALS" --out "$SLURM_OUT" --collect >/dev/null
+  "$PRUNESIM" sweep "experiments/$fig.toml" --trials "$TRIALS" --out "$SLURM_OUT" --collect >/dev/null
   say "local run of $fig"
-  "$XTASK" reproduce-figure "$fig" --trials "$TRIALS" --out "$LOCAL_OUT" --jobs "$CPUS" >/dev/null
+  "$PRUNESIM" sweep "experiments/$fig.toml" --trials "$TRIALS" --out "$LOCAL_OUT" --jobs "$CPUS" >/dev/null
   for ext in csv trials.csv manifest.json svg; do
     cmp "$SLURM_OUT/$fig.$ext" "$LOCAL_OUT/$fig.$ext"
   done

@@ -1,6 +1,8 @@
-//! Project automation. `cargo xtask reproduce-figure <id|all>` reproduces the thesis' and the
-//! paper's figures (and the neighbouring seeds' tables) from the TOML files in `experiments/`;
-//! `cargo xtask perf` measures the performance targets of `experiments/scale.toml`.
+//! Project automation: the figure catalogue and the performance table.
+//! `cargo xtask reproduce-figure <id|all>` runs the sweep files of `experiments/` (the thesis',
+//! the HCW 2019 paper's and JPDC-2016's figures; by id, the related works' tables and figures
+//! in its subfolders) through the code of `prunesim sweep`; `cargo xtask perf` measures the
+//! performance targets of `experiments/scale.toml`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,9 +11,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 mod perf;
-mod plot;
 mod reproduce;
-mod slurm;
 
 #[derive(Parser, Debug)]
 #[command(name = "xtask", about = "prunesim project tasks")]
@@ -25,7 +25,7 @@ enum Command {
     /// Reproduce one figure (its id, e.g. thesis-4.7) or `all` of them; `--slurm`, `--shard`
     /// and `--collect` split a sweep into a Slurm job array and merge it back.
     ReproduceFigure(Box<reproduce::Args>),
-    /// List the figures in experiments/.
+    /// List the figures of the catalogue in experiments/.
     ListFigures {
         /// Folder of the figure TOML files.
         #[arg(long, default_value = "experiments")]

@@ -1,6 +1,7 @@
 //! `prunesim`: run experiments of probabilistic task pruning.
 //!
-//! `prunesim` alone runs the built-in default experiment (the paper's headline setting).
+//! `prunesim` alone runs the built-in default experiment (the paper's headline setting);
+//! `prunesim sweep FILE...` runs sweep files (`experiments/`).
 
 mod output;
 
@@ -36,6 +37,11 @@ enum Command {
     /// its traces when the run was traced) to DIR/report.html: one self-contained file that
     /// opens offline in a browser (docs/trace.md).
     Report(ReportArgs),
+    /// Run sweep files (every figure in experiments/, or your own): points and trials in
+    /// parallel, resumed from the point files of an earlier run; writes OUT/<id>.csv, the
+    /// manifest, SVG and PNG. `--slurm`, `--shard` and `--collect` split the sweeps into a
+    /// Slurm job array and merge it back (docs/cluster.md).
+    Sweep(SweepArgs),
     /// List the heuristics, the variant names and the pruner presets.
     List,
     /// Print the glossary of the measures: unit and definition of each.
@@ -138,6 +144,15 @@ struct ReportArgs {
 }
 
 #[derive(clap::Args, Debug)]
+struct SweepArgs {
+    /// Sweep files (TOML): a figure's experiments, a cutting table or a moldable figure.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    options: prunesim::sweep::SweepOptions,
+}
+
+#[derive(clap::Args, Debug)]
 struct RerunArgs {
     /// The folder a `run --out` wrote, or its manifest.json.
     manifest: PathBuf,
@@ -167,6 +182,7 @@ fn main() -> ExitCode {
         Some(Command::Run(a)) => run(&a),
         Some(Command::Rerun(a)) => rerun(&a),
         Some(Command::Report(a)) => write_report(&a.dir, a.output.as_deref()).map(|_| ()),
+        Some(Command::Sweep(a)) => sweep(&a),
         Some(Command::List) => list(),
         Some(Command::Metrics { markdown: false }) => {
             output::print_glossary(&mut std::io::stdout().lock())
@@ -183,6 +199,12 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn sweep(args: &SweepArgs) -> Result<()> {
+    let sweeps = prunesim::sweep::load(&args.files)?;
+    let caller = prunesim::sweep::Caller::prunesim(&args.files, &sweeps)?;
+    prunesim::sweep::run(&args.files, &sweeps, &args.options, &caller)
 }
 
 fn list() -> Result<()> {

@@ -8,9 +8,13 @@
 //!   confidence interval over trials.
 //! * [`variants`]: names such as PAMF or MM-D resolved to a heuristic plus a pruner.
 //! * [`trace`]: per-task and per-event traces of a trial, streamed to CSV (docs/trace.md).
+//! * [`sweep`]: sweep files (simulator experiments, Gao, Robert, Vivien's cutting tables,
+//!   Hansen et al.'s moldable figures) and the engine that runs them: points and trials in
+//!   parallel, point files to resume from, Slurm shards, CSVs, manifests and plots.
 //!
 //! Only this crate, `report`, the `prunesim` binary and `xtask` touch files, clocks or
-//! threads; the crates below are pure and take their randomness as arguments.
+//! threads; the crates below are pure, single-threaded and take their randomness as arguments
+//! (docs/ARCHITECTURE.md, "Architecture invariants").
 
 pub mod engine;
 mod error;
@@ -34,4 +38,4 @@ pub use experiment::{
 };
 pub use manifest::{FileRef, RunManifest};
 pub use metrics::{Counting, Estimate, METRICS, MetricDoc, TrialMetrics, metric_doc};
-pub use sweep::{Chart, FigureSpec, Point, Series, XAxis};
+pub use sweep::{Chart, FigureSpec, Point, Series, SweepFile, XAxis};

@@ -1,5 +1,11 @@
-//! Sweeps: a figure's TOML (`experiments/<id>.toml`) expands into points (x value × series),
-//! each an experiment run over the same trials.
+//! Sweeps: a sweep file expands into points, each run for a number of trials; the engine
+//! ([`engine::run`]) computes them in parallel, resumes from point files, shards them for a
+//! Slurm job array ([`slurm`]) and writes the CSVs, the manifest and the plots. A sweep file
+//! is of one of three kinds ([`mod@file`]): simulator experiments (this module's [`FigureSpec`]),
+//! Gao, Robert, Vivien's cutting tables, or Hansen et al.'s moldable-application figures.
+//!
+//! A figure's TOML (`experiments/<id>.toml`) expands into points (x value × series), each an
+//! experiment run over the same trials:
 //!
 //! ```toml
 //! id = "thesis-4.3"
@@ -35,23 +41,23 @@
 //! uses the same seed, so trial `k` has the same arrivals and luck in every point (common
 //! random numbers across series and x values).
 
+mod cutting;
+pub mod engine;
+mod experiment;
+pub mod file;
+mod moldable;
+pub mod slurm;
+
+pub use engine::{Mode, Monitor, Options, Report, Silent, SweepReport, run};
+pub use figures::Chart;
+pub use file::{CuttingSpec, MoldableSpec, SweepFile, SweepKind};
+
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::RunError;
 use crate::experiment::ExperimentConfig;
-
-/// How the figure is drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Chart {
-    /// Grouped bars with error bars (x values are categories).
-    #[default]
-    Bars,
-    /// Lines with error bars over a numeric x.
-    Lines,
-}
 
 /// The x axis.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -94,7 +100,10 @@ pub struct Series {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FigureSpec {
-    /// Identifier, as in `../shared/figures.md` (also the file name).
+    /// `"experiment"`, the default ([`SweepKind`]).
+    #[serde(default, skip_serializing)]
+    pub kind: SweepKind,
+    /// Identifier (also the file name and the outputs' stem).
     pub id: String,
     /// Title.
     pub title: String,

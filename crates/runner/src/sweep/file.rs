@@ -1,0 +1,247 @@
+//! Sweep files: one TOML format per kind of sweep, told apart by the top-level `kind` key.
+//!
+//! | `kind` | what a point is | what a trial computes | file |
+//! |---|---|---|---|
+//! | `"experiment"` (or absent) | a simulator experiment: the base tables with an x value and a series applied | a trial's measures | [`FigureSpec`] |
+//! | `"cutting"` | a distribution of Gao, Robert, Vivien's table 2 | the tasks each cutting strategy completes on one instance | [`CuttingSpec`] |
+//! | `"moldable"` | a scenario of Hansen et al.'s fig. 4 or 5 | each heuristic's robustness and the upper bound on one random scenario | [`MoldableSpec`] |
+//!
+//! ```toml
+//! kind = "cutting"
+//! id = "gao-table4"
+//! title = "Cutting strategies against ORACLE, b = 1000, d = 100"
+//! source = "Gao, Robert, Vivien, table 4"
+//! table = "table4"        # or "table5"
+//! trials = 1000           # instances per distribution
+//! seed = 2020
+//! ```
+//! ```toml
+//! kind = "moldable"
+//! id = "hansen-5"
+//! title = "Normalised gap to the upper bound vs processor types"
+//! source = "Hansen et al., fig. 5"
+//! figure = 5              # 4 or 5
+//! trials = 48
+//! seed = 2
+//! ```
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::FigureSpec;
+use crate::error::RunError;
+
+/// The kind of a sweep file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SweepKind {
+    /// Simulator experiments ([`FigureSpec`]).
+    #[default]
+    Experiment,
+    /// Gao, Robert, Vivien's cutting thresholds ([`CuttingSpec`]).
+    Cutting,
+    /// Hansen et al.'s moldable applications ([`MoldableSpec`]).
+    Moldable,
+}
+
+/// A table of Gao, Robert, Vivien (Inria RR-9373, section 7.2.4): the ratio to ORACLE of the
+/// tasks each cutting strategy completes, per distribution of their table 2
+/// ([`cutting::TableRun`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CuttingSpec {
+    /// `"cutting"`.
+    pub kind: SweepKind,
+    /// Identifier (also the file name and the outputs' stem).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Where the table comes from.
+    #[serde(default)]
+    pub source: String,
+    /// Which table.
+    pub table: cutting::GaoTable,
+    /// Instances per distribution.
+    pub trials: u64,
+    /// Master seed.
+    pub seed: u64,
+    /// Notes, copied into the manifest.
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// A figure of Hansen et al. (robust allocation of moldable applications, section V): fig. 4,
+/// the robustness of each heuristic over random scenarios, or fig. 5, RF Duplex's normalised
+/// gap to the upper bound per number of processor types ([`moldable::experiments`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoldableSpec {
+    /// `"moldable"`.
+    pub kind: SweepKind,
+    /// Identifier (also the file name and the outputs' stem).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// Where the figure comes from.
+    #[serde(default)]
+    pub source: String,
+    /// Which figure: 4 or 5.
+    pub figure: u8,
+    /// Random scenarios per point.
+    pub trials: u64,
+    /// Master seed.
+    pub seed: u64,
+    /// Notes, copied into the manifest.
+    #[serde(default)]
+    pub notes: Vec<String>,
+}
+
+/// A sweep file of any kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SweepFile {
+    /// Simulator experiments.
+    Experiment(Box<FigureSpec>),
+    /// A cutting-thresholds table.
+    Cutting(CuttingSpec),
+    /// A moldable-applications figure.
+    Moldable(MoldableSpec),
+}
+
+/// Only the `kind` key of a file.
+#[derive(Deserialize)]
+struct KindOnly {
+    #[serde(default)]
+    kind: SweepKind,
+}
+
+fn config_error(name: &str, text: &str, e: &toml::de::Error) -> RunError {
+    RunError::Config {
+        file: name.to_string(),
+        line: e.span().map(|s| {
+            text.as_bytes()[..s.start.min(text.len())]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1
+        }),
+        message: e.message().to_string(),
+    }
+}
+
+impl SweepFile {
+    /// Parses and validates a sweep file of any kind; `name` appears in errors.
+    pub fn from_toml_str(text: &str, name: &str) -> Result<Self, RunError> {
+        let kind = toml::from_str::<KindOnly>(text)
+            .map_err(|e| config_error(name, text, &e))?
+            .kind;
+        let invalid = |message: String| RunError::Config {
+            file: name.to_string(),
+            line: None,
+            message,
+        };
+        match kind {
+            SweepKind::Experiment => Ok(SweepFile::Experiment(Box::new(
+                FigureSpec::from_toml_str(text, name)?,
+            ))),
+            SweepKind::Cutting => {
+                let spec: CuttingSpec =
+                    toml::from_str(text).map_err(|e| config_error(name, text, &e))?;
+                if spec.trials == 0 {
+                    return Err(invalid("trials must be at least 1".into()));
+                }
+                Ok(SweepFile::Cutting(spec))
+            }
+            SweepKind::Moldable => {
+                let spec: MoldableSpec =
+                    toml::from_str(text).map_err(|e| config_error(name, text, &e))?;
+                if !matches!(spec.figure, 4 | 5) {
+                    return Err(invalid(format!(
+                        "figure = {}: Hansen et al.'s simulation study has figures 4 and 5",
+                        spec.figure
+                    )));
+                }
+                if spec.trials == 0 {
+                    return Err(invalid("trials must be at least 1".into()));
+                }
+                Ok(SweepFile::Moldable(spec))
+            }
+        }
+    }
+
+    /// Reads a sweep file.
+    pub fn load(path: &Path) -> Result<Self, RunError> {
+        let text = workload::io::read_text(path)?;
+        Self::from_toml_str(&text, &path.display().to_string())
+    }
+
+    /// The sweep's id (the outputs' stem).
+    pub fn id(&self) -> &str {
+        match self {
+            SweepFile::Experiment(s) => &s.id,
+            SweepFile::Cutting(s) => &s.id,
+            SweepFile::Moldable(s) => &s.id,
+        }
+    }
+
+    /// The sweep's title.
+    pub fn title(&self) -> &str {
+        match self {
+            SweepFile::Experiment(s) => &s.title,
+            SweepFile::Cutting(s) => &s.title,
+            SweepFile::Moldable(s) => &s.title,
+        }
+    }
+
+    /// The sweep's kind.
+    pub fn kind(&self) -> SweepKind {
+        match self {
+            SweepFile::Experiment(_) => SweepKind::Experiment,
+            SweepFile::Cutting(_) => SweepKind::Cutting,
+            SweepFile::Moldable(_) => SweepKind::Moldable,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kind_key_chooses_the_format() {
+        let cutting = "kind = \"cutting\"\nid = \"t\"\ntitle = \"T\"\ntable = \"table5\"\ntrials = 3\nseed = 1\n";
+        let f = SweepFile::from_toml_str(cutting, "t.toml").unwrap();
+        assert_eq!(
+            (f.kind(), f.id(), f.title()),
+            (SweepKind::Cutting, "t", "T")
+        );
+        let moldable =
+            "kind = \"moldable\"\nid = \"m\"\ntitle = \"M\"\nfigure = 5\ntrials = 2\nseed = 2\n";
+        let f = SweepFile::from_toml_str(moldable, "m.toml").unwrap();
+        assert_eq!(f.kind(), SweepKind::Moldable);
+    }
+
+    #[test]
+    fn bad_sweep_files_name_the_problem() {
+        for (text, want) in [
+            ("kind = \"lottery\"\n", "unknown variant"),
+            (
+                "kind = \"moldable\"\nid = \"m\"\ntitle = \"M\"\nfigure = 6\ntrials = 2\nseed = 2\n",
+                "figures 4 and 5",
+            ),
+            (
+                "kind = \"cutting\"\nid = \"t\"\ntitle = \"T\"\ntable = \"table5\"\ntrials = 0\nseed = 1\n",
+                "at least 1",
+            ),
+            (
+                "kind = \"cutting\"\nid = \"t\"\ntitle = \"T\"\ntable = \"table5\"\ntrials = 3\nseed = 1\nx = 2\n",
+                "unknown field",
+            ),
+        ] {
+            let e = SweepFile::from_toml_str(text, "f.toml")
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with("f.toml") && e.contains(want), "{e}");
+        }
+    }
+}
