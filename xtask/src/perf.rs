@@ -1,4 +1,4 @@
-//! `perf`: measures the performance targets of issue 8, as written in `experiments/scale.toml`,
+//! `perf`: measures the performance targets, as written in `experiments/scale.toml`,
 //! and prints a table of targets against measurements (docs/performance.md, "Measuring the
 //! targets").
 //!
@@ -1074,7 +1074,7 @@ mod tests {
     }
 
     #[test]
-    fn the_scale_file_holds_the_targets_of_issue_8() {
+    fn the_scale_file_holds_the_performance_targets() {
         let f = file();
         let goals: Vec<(&str, f64)> = f
             .trial

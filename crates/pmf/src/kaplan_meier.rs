@@ -1,5 +1,5 @@
-//! Kaplan-Meier estimation from right-censored samples (seed 004, Gao, Robert, Vivien,
-//! Inria RR-9373, eq. (4) and section 5.2).
+//! Kaplan-Meier estimation from right-censored samples (Gao, Robert, Vivien,
+//! cutting thresholds, Inria RR-9373, eq. (4) and section 5.2).
 //!
 //! A scheduler that has run some tasks knows, for each, either its full execution time (the
 //! task completed: a *death* in survival-analysis words) or only a lower bound on it (the task

@@ -1,5 +1,5 @@
-//! Transformations of random variables needed by the moldable-application model (seed 002,
-//! Hansen et al.): time scaled by a speedup, and the product of two independent variables.
+//! Transformations of random variables needed by the moldable-application model (Hansen
+//! et al.): time scaled by a speedup, and the product of two independent variables.
 //!
 //! # The rounding rule (both operations)
 //! A transformed impulse lands at a real position `y` that is usually not a tick. Its mass `m`

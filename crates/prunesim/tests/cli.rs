@@ -1,4 +1,4 @@
-//! The command line on hostile inputs (issue 9). Every file of `tests/malformed/` is given to
+//! The command line on hostile inputs. Every file of `tests/malformed/` is given to
 //! `prunesim run` the way a user would: a PET with `--pet`, arrival trials with `--workload`,
 //! an experiment TOML as the argument (which may point at a PET file or a samples CSV). Each
 //! malformed input must exit with a non-zero status and an error on stderr that names the

@@ -1,4 +1,5 @@
-//! Criterion benchmarks of whole trials, one per target of issue 8 that fits a benchmark:
+//! Criterion benchmarks of whole trials, one per performance target that fits a benchmark
+//! (`experiments/scale.toml`, docs/performance.md):
 //!
 //! * `trial_800_34k`: 800 tasks at 34k on the default PET (targets: PAM ≤ 5 ms, MM ≤ 2 ms);
 //! * `trace_800_34k`: the PAM trial above untraced, traced into memory, and traced as CSV

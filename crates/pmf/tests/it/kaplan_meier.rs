@@ -1,4 +1,4 @@
-//! Kaplan-Meier estimator (seed 004, Gao, Robert, Vivien, RR-9373, eq. (4), section 5.2):
+//! Kaplan-Meier estimator (Gao, Robert, Vivien, RR-9373, eq. (4), section 5.2):
 //! the toy example of its figure 1 and table, the mean and variance convention, the tick-grid
 //! conversion, and the property that without censoring it is the empirical distribution.
 

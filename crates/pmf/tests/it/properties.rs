@@ -296,7 +296,7 @@ proptest! {
         prop_assert!(tv(&t, &a) <= eps + 1e-12, "TV {} > eps {}", tv(&t, &a), eps);
     }
 
-    /// Issue 8's error bound of `pct_epsilon`: along a queue of k = 1..=6 positions (the
+    /// The error bound of `pct_epsilon`: along a queue of k = 1..=6 positions (the
     /// executing task, if any, counting as 1) with every PCT trimmed at eps, position k's PCT
     /// is within total variation k * eps of the exact one, and so are its success and drop
     /// probabilities and the append query's success behind the last one (n * eps).
