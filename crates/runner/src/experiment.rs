@@ -205,9 +205,10 @@ pub struct ExperimentConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub staging: Option<StagingConfig>,
     /// Write a per-task and a per-event trace of every trial ([`crate::trace`],
-    /// docs/trace.md): `prunesim run --out DIR` writes them to `DIR/trace/`. Tracing changes
-    /// no result. Only a run that writes files can trace: [`Prepared::run_traced`];
-    /// [`Prepared::run_trial`] refuses such an experiment (sweeps do not trace yet).
+    /// docs/trace.md): `prunesim run --out DIR` writes them to `DIR/trace/`, a sweep to
+    /// `OUT/<id>.trace/<point>-<x>-<series>/`. Tracing changes no result. Only a run that
+    /// writes files can trace: [`Prepared::run_traced`]; [`Prepared::run_trial`] refuses such
+    /// an experiment.
     #[serde(default, skip_serializing_if = "is_false")]
     pub trace: bool,
 }
@@ -550,7 +551,7 @@ impl Prepared {
     pub fn run_trial(&self, k: u64) -> Result<(TrialRecord, TrialMetrics), RunError> {
         if self.config.trace {
             return Err(RunError::Input(
-                "trace = true: this run writes no trace (prunesim run --out DIR does; sweeps do not trace yet)".into(),
+                "trace = true: this run writes no trace (prunesim run --out DIR and prunesim sweep do)".into(),
             ));
         }
         self.run_trial_with::<MemoryTrace>(k, None, Policies::default())
