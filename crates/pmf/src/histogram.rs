@@ -22,6 +22,35 @@ pub enum BinValue {
     Centre,
 }
 
+/// The most bins [`auto_bin_width`] spreads a set of samples over.
+pub const AUTO_BINS: u32 = 200;
+
+/// The automatic bin width of a histogram of `samples` (in ticks, real-valued): the smallest
+/// whole number of ticks that spreads the samples' range over at most [`AUTO_BINS`] bins,
+/// `w = max(1, ceil((max - min) / AUTO_BINS))`. The histogram then has at most
+/// `AUTO_BINS + 1` non-empty bins whatever [`BinValue`] is, each sample moves by less than
+/// `w` (at most 0.5% of the range when `w > 1`), and samples whose range is at most
+/// `AUTO_BINS` ticks keep the finest grid, one tick. Non-finite samples are ignored
+/// ([`from_samples`] rejects them); with none left the width is 1.
+pub fn auto_bin_width(samples: &[f64]) -> Tick {
+    let (lo, hi) = samples
+        .iter()
+        .filter(|x| x.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        });
+    if lo > hi {
+        return 1;
+    }
+    // The range of valid samples is below MAX_TICK, so the width fits a Tick.
+    let w = ((hi - lo) / f64::from(AUTO_BINS)).ceil();
+    if w >= MAX_TICK as f64 {
+        MAX_TICK
+    } else {
+        (w as Tick).max(1)
+    }
+}
+
 /// Builds a PMF from samples (in ticks, real-valued) as a histogram with bins of `bin_width`
 /// ticks. Each bin's frequency becomes the mass of the tick chosen by `value`.
 ///

@@ -80,7 +80,7 @@ pub mod transform;
 
 pub use cdf::TailCdf;
 pub use error::PmfError;
-pub use histogram::{BinValue, from_samples};
+pub use histogram::{AUTO_BINS, BinValue, auto_bin_width, from_samples};
 pub use pct::{DropModel, executing_pct, next_pct};
 pub use pmf::{MAX_TICK, MIN_TICK, Normalised, Pmf, SEGMENTS, Tick};
 pub use robustness::{

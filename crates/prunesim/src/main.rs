@@ -100,12 +100,18 @@ struct RunArgs {
     #[arg(long)]
     json: bool,
     /// Use this PET instead of the experiment's: an `.etc` file, or a CSV of measured
-    /// execution times (columns task_type, machine, execution_time; needs --bin-width).
+    /// execution times (columns task_type, machine, execution_time).
     #[arg(long)]
     pet: Option<PathBuf>,
-    /// Histogram bin width, in time units, for a samples CSV given with --pet.
+    /// Histogram bin width, in ticks, for a samples CSV given with --pet (default: per pair,
+    /// at most 200 bins over its samples' range).
     #[arg(long, value_name = "W")]
     bin_width: Option<i64>,
+    /// The length of one tick in the unit of the measured times of a samples CSV and of
+    /// workload CSV files (the experiment's `workload.tick`, default 1), e.g. 0.001 for times
+    /// in seconds on a millisecond grid.
+    #[arg(long, value_name = "LENGTH")]
+    tick: Option<f64>,
     /// The tick a histogram bin [k W, (k+1) W) of a samples CSV stands for.
     #[arg(long, value_enum, default_value = "upper")]
     bin_value: BinValueArg,
@@ -274,16 +280,18 @@ struct Repairs {
 }
 
 /// Reads the trial files; a task type the PET lacks is an error naming the file and line.
+/// The times of a workload CSV are `tick`s of the experiment's (`workload.tick`).
 fn read_trials(
     paths: &[PathBuf],
     pet: &workload::Pet,
+    tick: f64,
     repairs: &mut Repairs,
 ) -> Result<Vec<workload::Trial>, RunError> {
     let mut trials = Vec::new();
     for p in paths {
         let is_csv = p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
         let trial = if is_csv {
-            workload::io::read_workload_csv_with_names(p, pet.type_names())?
+            workload::io::read_workload_csv_with_tick(p, Some(pet.type_names()), tick)?
         } else {
             let options = workload::io::DatOptions {
                 task_types: Some(pet.n_types()),
@@ -321,15 +329,13 @@ fn pet_source(args: &RunArgs, path: &Path) -> Result<PetSource> {
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
         || head.trim_start().starts_with("task_type");
     if is_csv {
-        let Some(bin_width) = args.bin_width else {
-            bail!(
-                "--pet {}: a CSV of measured execution times needs --bin-width W (the histogram's bin width in time units)",
-                path.display()
-            );
+        let bin_width = match args.bin_width {
+            None => workload::io::BinWidth::Auto,
+            Some(w) if w > 0 => workload::io::BinWidth::Ticks(w),
+            Some(w) => {
+                bail!("--bin-width: expected a positive number of ticks, found {w}")
+            }
         };
-        if bin_width <= 0 {
-            bail!("--bin-width: expected a positive number of time units, found {bin_width}");
-        }
         Ok(PetSource::Samples {
             path: path.to_path_buf(),
             bin_width,
@@ -363,6 +369,9 @@ fn overrides(args: &RunArgs) -> Vec<String> {
     }
     if let Some(e) = args.pct_epsilon {
         v.push(format!("--pct-epsilon {e}"));
+    }
+    if let Some(t) = args.tick {
+        v.push(format!("--tick {t}"));
     }
     v
 }
@@ -398,6 +407,9 @@ fn run(args: &RunArgs) -> Result<()> {
     }
     if let Some(p) = &args.pet {
         config.workload.pet = pet_source(args, p)?;
+    }
+    if let Some(t) = args.tick {
+        config.workload.tick = t;
     }
     let mut with_options = changed;
     if let Some(s) = args.seed {
@@ -459,7 +471,7 @@ fn run(args: &RunArgs) -> Result<()> {
         .with_context(pet_context)?;
     let mut repairs = Repairs::default();
     let source = match &files {
-        Some(f) => TrialSource::Given(read_trials(f, &pet, &mut repairs)?),
+        Some(f) => TrialSource::Given(read_trials(f, &pet, config.workload.tick, &mut repairs)?),
         None => TrialSource::Generated,
     };
     let mut prepared = Prepared::new(config, Some(pet), source, args.trials, None)?;
@@ -521,7 +533,8 @@ fn rerun(args: &RerunArgs) -> Result<()> {
         tracing::warn!("the run was made by another build: {d}; results may differ");
     }
     let mut repairs = Repairs::default();
-    let prepared = manifest.prepare(|files, pet| read_trials(files, pet, &mut repairs))?;
+    let tick = manifest.experiment.workload.tick;
+    let prepared = manifest.prepare(|files, pet| read_trials(files, pet, tick, &mut repairs))?;
     execute(
         &prepared,
         &manifest,

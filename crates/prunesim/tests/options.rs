@@ -469,11 +469,35 @@ fn a_samples_csv_is_a_pet_with_its_bin_convention() {
     }
     std::fs::write(d.join("times.csv"), csv).unwrap();
     let f = experiment(d, "e.toml", "name = \"MM\"", "");
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "e.toml",
+            "--pet",
+            "times.csv",
+            "--json",
+            "--trials",
+            "1",
+            "--no-bound",
+        ];
+        args.extend_from_slice(extra);
+        json(&prunesim(&args, d))
+    };
+    // Without --bin-width, each pair's width is automatic: its times span 8 ticks, so 1 tick,
+    // the same PET as --bin-width 1; --tick 0.5 reads the times as twice as many ticks.
+    let auto = run(&[]);
+    assert_eq!(
+        auto["pet"]["sha256"],
+        run(&["--bin-width", "1"])["pet"]["sha256"]
+    );
+    let half = run(&["--tick", "0.5"]);
+    assert_ne!(auto["pet"]["sha256"], half["pet"]["sha256"]);
+    assert!(half["experiment"].as_str().unwrap().contains("--tick 0.5"));
     let err = failed(&prunesim(
-        &["run", "e.toml", "--pet", "times.csv", "--trials", "1"],
+        &["run", "e.toml", "--pet", "times.csv", "--tick", "0"],
         d,
     ));
-    assert!(err.contains("--bin-width"), "{err}");
+    assert!(err.contains("workload.tick"), "{err}");
     let upper = json(&prunesim(
         &[
             "run",

@@ -4,7 +4,9 @@
 //! [workload]
 //! pet = "default"       # "default" | "homogeneous" | { homogeneous = 3 }
 //!                       # | { etc = "path.etc" } | { samples = "path.csv", bin_width = 2 }
-//!                       #   (samples: bin_value = "upper" (default) | "centre" | "lower")
+//!                       #   (samples: bin_width = W ticks | "auto" (the default: per pair,
+//!                       #   at most 200 bins over its range, see io::csv_files);
+//!                       #   bin_value = "upper" (default) | "centre" | "lower")
 //! pattern = "constant"  # or "bursty"; bursty intervals in an optional [workload.burst] table
 //! rate = 34000          # the rate label R: R tasks arrive over `horizon`
 //! tasks = 800           # keep the first `tasks` arrivals
@@ -15,9 +17,24 @@
 //! horizon = 88200       # time units over which R tasks arrive
 //! count_variance_ratio = 0.1  # variance of each type's count, as a fraction of its mean
 //! # machines = 1024   # optional: that many machines drawn from the PET's (absent: the PET as is)
+//! tick = 1.0            # one tick in the unit of the measured times of a samples CSV and of
+//!                       # workload CSV files: a time x of those files is x / tick ticks
 //! ```
 //! Every field but `rate` and `seed` has the default shown; `machines` has none. Unknown
 //! fields are errors.
+//!
+//! `tick` lets times measured in seconds (or any unit) keep their resolution: with
+//! `tick = 0.001` a samples CSV in seconds becomes a PET on a millisecond grid, and the
+//! arrivals and deadlines of the workload CSV files given to `prunesim run --workload` are read
+//! on the same grid. Everything else in the configuration (`horizon`, drift times, ...) and
+//! the paper's `.etc` and `.dat` files are in ticks. A samples PET without `bin_width` (or with
+//! `bin_width = "auto"`) chooses each pair's width from its samples
+//! ([`io::BinWidth::Auto`]: at most [`pmf::AUTO_BINS`] bins over the pair's range, one tick
+//! when the range is at most that many ticks); an explicit `bin_width` is that width for every
+//! pair, as given. No experiment of `experiments/` reads a samples CSV without a width, so the
+//! automatic width changes none of their PETs; `tick = 1` is not serialised, so manifests and
+//! PET hashes of configurations without `tick` are unchanged.
+//!
 //! `"homogeneous"` is the default PET with every machine a copy of machine 0 (thesis 5.4);
 //! `{ homogeneous = k }` copies machine `k`. Relative paths are resolved against the
 //! configuration file's folder by [`WorkloadConfig::load`], and against the current folder by
@@ -41,7 +58,7 @@ use crate::arrivals::{
     ArrivalSpec, BurstParams, PAPER_HORIZON, PAPER_TASKS, Pattern, Trial, generate_trial,
 };
 use crate::error::WorkloadError;
-use crate::io;
+use crate::io::{self, BinWidth};
 use crate::pet::Pet;
 
 /// Where the PET comes from.
@@ -73,15 +90,15 @@ pub enum PetSource {
     Samples {
         /// The CSV file.
         path: PathBuf,
-        /// The histogram's bin width, time units.
-        bin_width: Tick,
+        /// The histogram's bin width: automatic per pair, or a number of ticks.
+        bin_width: BinWidth,
         /// The tick that stands for a bin `[k w, (k+1) w)`: its upper edge (the default, the
         /// thesis' reading), its centre or its lower edge.
         bin_value: BinValue,
     },
 }
 
-const PET_FORMS: &str = "\"default\", \"homogeneous\", { homogeneous = MACHINE }, { etc = \"path.etc\" } or { samples = \"path.csv\", bin_width = WIDTH, bin_value = \"upper\" | \"centre\" | \"lower\" }";
+const PET_FORMS: &str = "\"default\", \"homogeneous\", { homogeneous = MACHINE }, { etc = \"path.etc\" } or { samples = \"path.csv\", bin_width = WIDTH | \"auto\", bin_value = \"upper\" | \"centre\" | \"lower\" }";
 
 impl TryFrom<toml::Value> for PetSource {
     type Error = String;
@@ -115,18 +132,23 @@ impl TryFrom<toml::Value> for PetSource {
                         Some(p) => Ok(PetSource::Etc(PathBuf::from(p))),
                         None => Err("pet.etc: expected a path (a string)".into()),
                     },
-                    ["bin_width", "samples"] | ["bin_value", "bin_width", "samples"] => {
+                    ["samples"]
+                    | ["bin_width", "samples"]
+                    | ["bin_value", "samples"]
+                    | ["bin_value", "bin_width", "samples"] => {
                         let path = t
                             .get("samples")
                             .and_then(toml::Value::as_str)
                             .ok_or("pet.samples: expected a path (a string)")?;
-                        let bin_width = t
-                            .get("bin_width")
-                            .and_then(toml::Value::as_integer)
-                            .filter(|&w| w > 0)
-                            .ok_or(
-                                "pet.bin_width: expected a positive integer number of time units",
-                            )?;
+                        let bin_width = match t.get("bin_width") {
+                            None => BinWidth::Auto,
+                            Some(toml::Value::String(a)) if a == "auto" => BinWidth::Auto,
+                            Some(v) => BinWidth::Ticks(
+                                v.as_integer().filter(|&w| w > 0).ok_or(
+                                    "pet.bin_width: expected a positive integer number of ticks or \"auto\"",
+                                )?,
+                            ),
+                        };
                         let bin_value = match t.get("bin_value").map(|v| v.as_str()) {
                             None => BinValue::Upper,
                             Some(Some("upper")) => BinValue::Upper,
@@ -145,7 +167,6 @@ impl TryFrom<toml::Value> for PetSource {
                             bin_value,
                         })
                     }
-                    ["samples"] => Err("pet: { samples = ... } needs bin_width too".into()),
                     keys if keys.contains(&"means") => means_source(&t),
                     _ => Err(format!("unknown keys {keys:?} in pet: {}", bad())),
                 }
@@ -264,10 +285,10 @@ impl From<PetSource> for toml::Value {
                 bin_width,
                 bin_value,
             } => {
-                let mut pairs = vec![
-                    ("samples", path(p)),
-                    ("bin_width", toml::Value::Integer(bin_width)),
-                ];
+                let mut pairs = vec![("samples", path(p))];
+                if let BinWidth::Ticks(w) = bin_width {
+                    pairs.push(("bin_width", toml::Value::Integer(w)));
+                }
                 let word = match bin_value {
                     BinValue::Upper => None,
                     BinValue::Centre => Some("centre"),
@@ -350,6 +371,18 @@ pub struct WorkloadConfig {
     /// ([`Pet::draw_machines`] with `pet_seed`); absent = the PET as is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machines: Option<usize>,
+    /// The length of one tick in the unit of the measured times of a samples CSV PET and of
+    /// workload CSV files (default 1: their times are ticks); see the module docs.
+    #[serde(default = "default_tick", skip_serializing_if = "is_default_tick")]
+    pub tick: f64,
+}
+
+fn default_tick() -> f64 {
+    1.0
+}
+
+fn is_default_tick(tick: &f64) -> bool {
+    *tick == 1.0
 }
 
 fn default_pet() -> PetSource {
@@ -428,10 +461,21 @@ impl WorkloadConfig {
                 "0".into(),
             );
         }
-        if let PetSource::Samples { bin_width, .. } = self.pet {
-            if bin_width <= 0 {
-                return invalid("pet.bin_width", "a positive integer", bin_width.to_string());
+        if let PetSource::Samples {
+            bin_width: BinWidth::Ticks(w),
+            ..
+        } = self.pet
+        {
+            if w <= 0 {
+                return invalid("pet.bin_width", "a positive integer", w.to_string());
             }
+        }
+        if !(self.tick.is_finite() && self.tick > 0.0) {
+            return invalid(
+                "tick",
+                "a positive, finite length of one tick in the unit of the measured times",
+                self.tick.to_string(),
+            );
         }
         match self.arrival_spec().validate() {
             Ok(()) => Ok(()),
@@ -508,7 +552,14 @@ impl WorkloadConfig {
                 path,
                 bin_width,
                 bin_value,
-            } => io::read_samples_csv_with(path, *bin_width, *bin_value),
+            } => io::read_samples_csv_options(
+                path,
+                &io::SamplesOptions {
+                    bin_width: *bin_width,
+                    bin_value: *bin_value,
+                    tick: self.tick,
+                },
+            ),
             PetSource::Means {
                 means,
                 bin_width,

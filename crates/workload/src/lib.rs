@@ -18,7 +18,9 @@
 //! # Time
 //! Times are real numbers of time units. A [`Task`] keeps its arrival and deadline as read or
 //! generated (`f64`); a simulator converts them to ticks (`ceil` for both, see the `pmf` crate
-//! on deadlines). PMF ticks are time units: the `.etc` times are integers already.
+//! on deadlines). PMF ticks are time units: the `.etc` times are integers already. Times
+//! measured in another unit (seconds, milliseconds) are read from a samples CSV or a workload
+//! CSV with a tick length ([`WorkloadConfig::tick`], [`io::csv_files`]) and become ticks.
 //!
 //! # Deadlines (thesis eq. 3.7)
 //! `delta_i = arr_i + avg_i + beta * avg_all`, where `avg_i` is the mean execution time of

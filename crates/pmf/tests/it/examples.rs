@@ -5,8 +5,8 @@
 //! task has deadline 7) and every expected value was worked out by hand in the comments.
 
 use pmf::{
-    BinValue, DropModel, Executing, Pending, Pmf, PmfError, TailCdf, drop_probability,
-    evaluate_queue, executing_pct, from_samples, next_pct, success_probability,
+    AUTO_BINS, BinValue, DropModel, Executing, Pending, Pmf, PmfError, TailCdf, auto_bin_width,
+    drop_probability, evaluate_queue, executing_pct, from_samples, next_pct, success_probability,
 };
 
 use crate::check::{assert_pmf_eq, check_pmf, pmf};
@@ -294,6 +294,34 @@ fn histogram_of_samples_on_two_unit_bins() {
     );
     assert_eq!(from_samples(&[], 2, BinValue::Upper), Err(PmfError::Empty));
     assert!(from_samples(&[f64::NAN], 2, BinValue::Upper).is_err());
+}
+
+#[test]
+fn auto_bin_width_by_hand() {
+    assert_eq!(AUTO_BINS, 200);
+    // Range 3..3000: ceil(2997 / 200) = ceil(14.985) = 15 ticks.
+    assert_eq!(auto_bin_width(&[3.0, 10.0, 3000.0]), 15);
+    // Range exactly 200 ticks fits one-tick bins; 200.5 needs two.
+    assert_eq!(auto_bin_width(&[5.0, 205.0]), 1);
+    assert_eq!(auto_bin_width(&[5.0, 205.5]), 2);
+    // Range 0.003 ticks (a time measured in seconds on a 1-tick grid): one tick.
+    assert_eq!(auto_bin_width(&[0.003, 0.006]), 1);
+    // One sample, no samples, only non-finite samples: one tick.
+    assert_eq!(auto_bin_width(&[42.0]), 1);
+    assert_eq!(auto_bin_width(&[]), 1);
+    assert_eq!(auto_bin_width(&[f64::NAN, f64::INFINITY]), 1);
+    // Range 1,000: ceil(1000 / 200) = 5; upper edges 5, 505 and 1005 on the 5-tick grid.
+    let p = from_samples(
+        &[5.0, 503.0, 1005.0],
+        auto_bin_width(&[5.0, 503.0, 1005.0]),
+        BinValue::Upper,
+    )
+    .unwrap();
+    assert_pmf_eq(
+        &p,
+        &pmf(&[(5, 1.0 / 3.0), (505, 1.0 / 3.0), (1005, 1.0 / 3.0)]),
+        EPS,
+    );
 }
 
 #[test]

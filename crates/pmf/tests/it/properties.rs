@@ -2,8 +2,8 @@
 //! failure message says which law broke.
 
 use pmf::{
-    BinValue, DropModel, Executing, Pending, Pmf, TailCdf, evaluate_queue, evaluate_queue_trimmed,
-    executing_pct, from_samples, next_pct,
+    BinValue, DropModel, Executing, Pending, Pmf, TailCdf, auto_bin_width, evaluate_queue,
+    evaluate_queue_trimmed, executing_pct, from_samples, next_pct,
 };
 use proptest::prelude::*;
 
@@ -352,6 +352,26 @@ proptest! {
             for (t, _) in p.iter() {
                 prop_assert_eq!(t.rem_euclid(w) , if v == BinValue::Centre { w / 2 } else { 0 });
             }
+        }
+    }
+
+    #[test]
+    fn auto_bin_width_gives_at_most_auto_bins_plus_one_bins(
+        samples in prop::collection::vec(0.0f64..2e4, 1..300),
+        scale in prop_oneof![Just(1e-3), Just(1.0), Just(10.0)],
+    ) {
+        let samples: Vec<f64> = samples.iter().map(|x| x * scale).collect();
+        let w = auto_bin_width(&samples);
+        prop_assert!(w >= 1);
+        let (lo, hi) = samples.iter().fold((f64::INFINITY, 0.0f64), |(l, h), &x| (l.min(x), h.max(x)));
+        // The smallest width that fits: one tick less would need more bins.
+        prop_assert!((hi - lo) / w as f64 <= f64::from(pmf::AUTO_BINS));
+        prop_assert!(w == 1 || (hi - lo) / (w - 1) as f64 > f64::from(pmf::AUTO_BINS));
+        for v in [BinValue::Upper, BinValue::Lower, BinValue::Centre] {
+            let p = from_samples(&samples, w, v).unwrap();
+            prop_assert!(p.check_invariants().is_ok());
+            let bins = p.iter().filter(|&(_, m)| m > 0.0).count();
+            prop_assert!(bins <= pmf::AUTO_BINS as usize + 1, "{} bins of width {}", bins, w);
         }
     }
 

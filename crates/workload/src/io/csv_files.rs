@@ -11,9 +11,26 @@
 //! the integer is the index (and all of `0..=max` must appear); otherwise indices follow the
 //! order of first appearance and the identifiers become the names. Each (task type, machine)
 //! pair needs at least one sample; its PMF is the histogram of its samples with the chosen bin
-//! width, each bin valued at its upper edge ([`pmf::BinValue::Upper`]): how an operator builds
-//! a PET from a real system's history. As for `.etc` files, the histograms together may span
-//! at most [`super::MAX_PET_TICKS`] ticks.
+//! width, each bin valued at its upper edge ([`pmf::BinValue::Upper`]) unless chosen otherwise:
+//! how an operator builds a PET from a real system's history. As for `.etc` files, the
+//! histograms together may span at most [`super::MAX_PET_TICKS`] ticks.
+//!
+//! # Times in real units
+//! Times measured in seconds or milliseconds need not be whole ticks: [`SamplesOptions::tick`]
+//! (the `[workload] tick` key) is the length of one tick in the unit of the file's times, and
+//! a time `x` of the file is `x / tick` ticks (1, the default: the file's times are ticks;
+//! with times in seconds, `tick = 0.001` makes one tick a millisecond). The same `tick`
+//! applies to the arrivals and deadlines of a workload CSV
+//! ([`parse_workload_csv_with_tick`]), so measured times and the workload share one clock.
+//! The paper's `.etc` and `.dat` files are on the tick grid already and are read as they are.
+//!
+//! The bin width is in ticks. [`BinWidth::Auto`] (the default when none is given) chooses it
+//! per (task type, machine) pair from its samples ([`pmf::auto_bin_width`]): the smallest
+//! whole number of ticks that spreads the pair's range over at most [`pmf::AUTO_BINS`] (200)
+//! bins, one tick when the range is at most 200 ticks. A pair whose times span 3 to 3,000
+//! ticks gets 15-tick bins: each time moves by less than 15 ticks (0.5% of the range), so the
+//! PMF keeps the samples' quantiles, mean and modes, and it has at most 201 non-zero bins
+//! however finely the times were measured. [`BinWidth::Ticks`] sets one width for every pair.
 //!
 //! # Workloads
 //! ```text
@@ -159,6 +176,53 @@ impl Ids {
     }
 }
 
+/// The bin width of the histograms of a samples CSV, in ticks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BinWidth {
+    /// Per (task type, machine) pair, [`pmf::auto_bin_width`] of its samples: at most
+    /// [`pmf::AUTO_BINS`] bins over their range (see the module docs).
+    #[default]
+    Auto,
+    /// This many ticks (at least 1) for every pair.
+    Ticks(Tick),
+}
+
+/// How a CSV of measured execution times becomes a PET (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SamplesOptions {
+    /// The histograms' bin width.
+    pub bin_width: BinWidth,
+    /// The tick that stands for a bin `[k w, (k+1) w)`.
+    pub bin_value: BinValue,
+    /// The length of one tick in the unit of the file's times (positive, finite): a time `x`
+    /// is `x / tick` ticks.
+    pub tick: f64,
+}
+
+impl Default for SamplesOptions {
+    /// The automatic bin width, upper edges, the file's times as ticks.
+    fn default() -> Self {
+        SamplesOptions {
+            bin_width: BinWidth::Auto,
+            bin_value: BinValue::Upper,
+            tick: 1.0,
+        }
+    }
+}
+
+/// Checks a tick length: positive and finite.
+pub(crate) fn check_tick(tick: f64) -> Result<(), WorkloadError> {
+    if tick.is_finite() && tick > 0.0 {
+        Ok(())
+    } else {
+        Err(WorkloadError::InvalidSpec {
+            field: "tick",
+            expected: "a positive, finite length of one tick in the unit of the file's times",
+            found: tick.to_string(),
+        })
+    }
+}
+
 /// Parses a CSV of measured execution times into a PET (see the module docs); `name` is used
 /// in error messages.
 pub fn parse_samples_csv(text: &str, name: &str, bin_width: Tick) -> Result<Pet, WorkloadError> {
@@ -173,13 +237,36 @@ pub fn parse_samples_csv_with(
     bin_width: Tick,
     bin_value: BinValue,
 ) -> Result<Pet, WorkloadError> {
-    if bin_width <= 0 {
-        return Err(WorkloadError::InvalidSpec {
-            field: "bin_width",
-            expected: "a positive number of time units",
-            found: bin_width.to_string(),
-        });
+    let options = SamplesOptions {
+        bin_width: BinWidth::Ticks(bin_width),
+        bin_value,
+        tick: 1.0,
+    };
+    parse_samples_csv_options(text, name, &options)
+}
+
+/// Parses a CSV of measured execution times into a PET with the bin width, bin value and
+/// tick length of `options` (see the module docs); `name` is used in error messages.
+pub fn parse_samples_csv_options(
+    text: &str,
+    name: &str,
+    options: &SamplesOptions,
+) -> Result<Pet, WorkloadError> {
+    let SamplesOptions {
+        bin_width,
+        bin_value,
+        tick,
+    } = *options;
+    if let BinWidth::Ticks(w) = bin_width {
+        if w <= 0 {
+            return Err(WorkloadError::InvalidSpec {
+                field: "bin_width",
+                expected: "a positive number of time units",
+                found: w.to_string(),
+            });
+        }
     }
+    check_tick(tick)?;
     // An execution time beyond MAX_EXECUTION_TICKS would make queues' completion times too
     // wide to hold.
     let max_time = super::MAX_EXECUTION_TICKS as f64;
@@ -191,13 +278,14 @@ pub fn parse_samples_csv_with(
         let record = record.map_err(|e| csv_error(name, &e))?;
         let line = record.position().map_or(0, |p| p.line() as usize);
         let get = |i: usize| record.get(i).unwrap_or("");
-        let x = parse_non_negative(name, line, "execution_time", get(cx))?;
-        if x > max_time {
+        // In ticks; dividing by a tick of 1 is exact.
+        let x = parse_non_negative(name, line, "execution_time", get(cx))? / tick;
+        if !x.is_finite() || x > max_time {
             return Err(WorkloadError::field(
                 name,
                 line,
                 "execution_time",
-                format!("a non-negative number of at most {max_time}"),
+                format!("a non-negative number of at most {}", max_time * tick),
                 get(cx),
             ));
         }
@@ -226,6 +314,10 @@ pub fn parse_samples_csv_with(
             .0
             .push(*x);
     }
+    let width = |xs: &[f64]| match bin_width {
+        BinWidth::Auto => pmf::auto_bin_width(xs),
+        BinWidth::Ticks(w) => w,
+    };
     let (n_types, n_machines) = (types.len, machines.len);
     // Every block must have samples; the first gap is found within `rows.len() + 1` steps
     // even when a hostile identifier claims a huge index.
@@ -242,7 +334,7 @@ pub fn parse_samples_csv_with(
             };
             add_span(
                 &mut total_span,
-                histogram_span(xs, bin_width, bin_value),
+                histogram_span(xs, width(xs), bin_value),
                 name,
                 *line,
                 &types.name(t),
@@ -256,7 +348,7 @@ pub fn parse_samples_csv_with(
             let Some((xs, line)) = samples.remove(&(t, m)) else {
                 continue;
             };
-            let pmf = pmf::from_samples(&xs, bin_width, bin_value).map_err(|reason| {
+            let pmf = pmf::from_samples(&xs, width(&xs), bin_value).map_err(|reason| {
                 WorkloadError::InvalidPmf {
                     file: name.to_owned(),
                     line,
@@ -308,9 +400,19 @@ pub fn read_samples_csv_with(
     parse_samples_csv_with(&read_text(path)?, &display_name(path), bin_width, bin_value)
 }
 
+/// Reads a CSV of measured execution times into a PET with the bin width, bin value and tick
+/// length of `options` (see the module docs).
+pub fn read_samples_csv_options(
+    path: impl AsRef<Path>,
+    options: &SamplesOptions,
+) -> Result<Pet, WorkloadError> {
+    let path = path.as_ref();
+    parse_samples_csv_options(&read_text(path)?, &display_name(path), options)
+}
+
 /// Parses a CSV workload whose task types are row indices; `name` is used in messages.
 pub fn parse_workload_csv(text: &str, name: &str) -> Result<Trial, WorkloadError> {
-    parse_workload(text, name, None)
+    parse_workload(text, name, None, 1.0)
 }
 
 /// Parses a CSV workload whose task types are row indices or names of `type_names`.
@@ -319,14 +421,43 @@ pub fn parse_workload_csv_with_names(
     name: &str,
     type_names: &[String],
 ) -> Result<Trial, WorkloadError> {
-    parse_workload(text, name, Some(type_names))
+    parse_workload(text, name, Some(type_names), 1.0)
+}
+
+/// Parses a CSV workload whose times are in a unit of which one tick is `tick` (see the
+/// module docs): arrivals and deadlines become `x / tick` ticks. Task types are row indices,
+/// or also names of `type_names` when given.
+pub fn parse_workload_csv_with_tick(
+    text: &str,
+    name: &str,
+    type_names: Option<&[String]>,
+    tick: f64,
+) -> Result<Trial, WorkloadError> {
+    parse_workload(text, name, type_names, tick)
 }
 
 fn parse_workload(
     text: &str,
     name: &str,
     type_names: Option<&[String]>,
+    tick: f64,
 ) -> Result<Trial, WorkloadError> {
+    check_tick(tick)?;
+    // A time in ticks, within the tick range; dividing by a tick of 1 is exact.
+    let ticks = |line: usize, field: &'static str, raw: &str, x: f64| {
+        let t = x / tick;
+        if t.abs() <= super::MAX_TIME {
+            Ok(t)
+        } else {
+            Err(WorkloadError::field(
+                name,
+                line,
+                field,
+                format!("a time of at most {} in magnitude", super::MAX_TIME * tick),
+                raw,
+            ))
+        }
+    };
     let mut rdr = reader(text);
     let headers = rdr.headers().map_err(|e| csv_error(name, &e))?.clone();
     let [ca, ct, cd] = columns(name, &headers, ["arrival", "task_type", "deadline"])?;
@@ -336,6 +467,7 @@ fn parse_workload(
         let line = record.position().map_or(0, |p| p.line() as usize);
         let get = |i: usize| record.get(i).unwrap_or("");
         let arrival = parse_non_negative(name, line, "arrival", get(ca))?;
+        let arrival = ticks(line, "arrival", get(ca), arrival)?;
         let t = get(ct);
         let index = t.parse::<usize>().ok();
         let task_type = match type_names {
@@ -365,6 +497,7 @@ fn parse_workload(
                 })?,
         };
         let deadline = parse_finite(name, line, "deadline", get(cd))?;
+        let deadline = ticks(line, "deadline", get(cd), deadline)?;
         if arrival > deadline {
             return Err(WorkloadError::ArrivalAfterDeadline {
                 file: name.to_owned(),
@@ -395,6 +528,17 @@ pub fn read_workload_csv_with_names(
 ) -> Result<Trial, WorkloadError> {
     let path = path.as_ref();
     parse_workload_csv_with_names(&read_text(path)?, &display_name(path), type_names)
+}
+
+/// Reads a CSV workload whose times are in a unit of which one tick is `tick` (see
+/// [`parse_workload_csv_with_tick`]).
+pub fn read_workload_csv_with_tick(
+    path: impl AsRef<Path>,
+    type_names: Option<&[String]>,
+    tick: f64,
+) -> Result<Trial, WorkloadError> {
+    let path = path.as_ref();
+    parse_workload_csv_with_tick(&read_text(path)?, &display_name(path), type_names, tick)
 }
 
 /// The CSV text of a workload: `arrival,task_type,deadline` with task type indices.

@@ -1,5 +1,6 @@
 //! The TOML workload description: defaults, every PET form, validation and error positions.
 
+use workload::io::BinWidth;
 use workload::{Pattern, PatternName, PetSource, WorkloadConfig, WorkloadError};
 
 use crate::common::scratch;
@@ -66,15 +67,31 @@ fn every_pet_form_parses() {
             "{ samples = \"times.csv\", bin_width = 4 }",
             PetSource::Samples {
                 path: "times.csv".into(),
-                bin_width: 4,
+                bin_width: BinWidth::Ticks(4),
                 bin_value: pmf::BinValue::Upper,
+            },
+        ),
+        (
+            "{ samples = \"times.csv\" }",
+            PetSource::Samples {
+                path: "times.csv".into(),
+                bin_width: BinWidth::Auto,
+                bin_value: pmf::BinValue::Upper,
+            },
+        ),
+        (
+            "{ samples = \"times.csv\", bin_width = \"auto\", bin_value = \"lower\" }",
+            PetSource::Samples {
+                path: "times.csv".into(),
+                bin_width: BinWidth::Auto,
+                bin_value: pmf::BinValue::Lower,
             },
         ),
         (
             "{ samples = \"times.csv\", bin_width = 4, bin_value = \"centre\" }",
             PetSource::Samples {
                 path: "times.csv".into(),
-                bin_width: 4,
+                bin_width: BinWidth::Ticks(4),
                 bin_value: pmf::BinValue::Centre,
             },
         ),
@@ -137,8 +154,8 @@ fn bad_configurations_name_the_line_or_field() {
             2,
         ),
         (
-            "samples without width",
-            "[workload]\npet = { samples = \"a\" }\nrate = 1\nseed = 1\n",
+            "samples with a width word",
+            "[workload]\npet = { samples = \"a\", bin_width = \"fine\" }\nrate = 1\nseed = 1\n",
             2,
         ),
         (
@@ -178,6 +195,9 @@ fn bad_configurations_name_the_line_or_field() {
         ("rate = 1\nbeta = -0.5", "workload.beta"),
         ("rate = 1\nbeta = inf", "workload.beta"),
         ("rate = 1\nhorizon = 0", "workload.horizon"),
+        ("rate = 1\ntick = 0", "workload.tick"),
+        ("rate = 1\ntick = -0.001", "workload.tick"),
+        ("rate = 1\ntick = inf", "workload.tick"),
         (
             "rate = 1\ncount_variance_ratio = -1",
             "workload.count_variance_ratio",

@@ -10,4 +10,5 @@ mod malformed;
 mod pet;
 mod real_files;
 mod roundtrip;
+mod units;
 mod value_stability;
