@@ -983,7 +983,10 @@ mod tests {
         let mut f = figure(Chart::Bars, Vec::new());
         f.bars[0].value.mean = 0.0;
         let svg = svg(&Plot::Figure(f)).unwrap();
-        assert!(!svg.contains("height=\"0\""), "a rectangle of no height: {svg}");
+        assert!(
+            !svg.contains("height=\"0\""),
+            "a rectangle of no height: {svg}"
+        );
         assert!(png(&svg).is_ok());
     }
 
