@@ -16,6 +16,7 @@
 //! threads; the crates below are pure, single-threaded and take their randomness as arguments
 //! (docs/ARCHITECTURE.md, "Architecture invariants").
 
+pub mod config_reference;
 pub mod engine;
 mod error;
 pub mod experiment;
