@@ -345,7 +345,7 @@ const SYSTEM: &[Key] = &[
 
 const MAPPER: &[Key] = &[
     key("name", "string", "required")
-        .allowed("batch: MM, MSD, MMU, MOC, PAM, EDF, SJF; immediate: FCFS, MET, MCT, KPB, MR; variants: PAMF, PAMF-R, PUM, PAMND, MOCA, <H>-D, <H>-Drop, <H>-P (`prunesim list`); case-insensitive")
+        .allowed("batch: MM, MSD, MMU, MOC, PAM, EDF, SJF; immediate: FCFS, MET, MCT, KPB, MR; variants: PAMF, PAMF-R, PUM, PAMND, MOCA, `<H>-D`, `<H>-Drop`, `<H>-P` (`prunesim list`); case-insensitive")
         .paper("the heuristics' names (thesis 3.3, 4.3, 5.2; HCW 2019, V-D and VI-C; JPDC 2016, 6)")
         .means("the mapping heuristic; a variant name also sets the pruner")
         .example("name = \"MOC\""),
