@@ -116,7 +116,7 @@ impl Table {
         };
         match self.path {
             "" => format!("{file}: top level"),
-            "series" => format!("{file}: `[[series]]`"),
+            "series" | "drift" | "published" => format!("{file}: `[[{}]]`", self.path),
             "workload.pet" => format!("{file}: `[workload] pet`, the inline-table forms"),
             p => format!("{file}: `[{p}]`"),
         }
@@ -148,6 +148,12 @@ const EXPERIMENT: &[Key] = &[
         .paper("input-data staging (Salehi et al., JPDC 2016, sec. 5)")
         .means("input-data staging before a task can start: `[staging]`")
         .example("staging = { rate_gbps = 1.0 }"),
+    key("belief", "table", "the oracle: the policies read the truth itself")
+        .means("the PET the mapper, the pruner and the oracle read, apart from the PET that draws the execution times: `[belief]`")
+        .example("belief = { source = \"fixed\", prior = \"scaled\", scale = 0.5 }"),
+    key("drift", "array of tables", "none: the truth never changes")
+        .means("changes of the truth (the PET that draws the execution times) during a trial: `[[drift]]`")
+        .example("drift = [{ at_task = 100, machine = 1, scale = 2.0 }]"),
 ];
 
 const WORKLOAD: &[Key] = &[
@@ -341,6 +347,98 @@ const SYSTEM: &[Key] = &[
         .means("trim every completion-time PMF within this total-variation distance: faster, approximate, and labelled in the outputs")
         .example("pct_epsilon = 0.0001")
         .default_toml("0.0"),
+    key("windows", "integer", "0 (not measured)")
+        .unit("windows")
+        .allowed("0 to 10")
+        .means("also measure robustness over this many equal consecutive parts of each trial's tasks, all of them, by arrival (the measures `window_01` ...)")
+        .example("windows = 10")
+        .default_toml("0"),
+];
+
+const BELIEF: &[Key] = &[
+    key("source", "string", "\"oracle\"")
+        .allowed("\"oracle\", \"fixed\", \"learned\"")
+        .means("the truth itself (following its drift), the `prior` PET throughout, or learned online from the `prior` (Kaplan-Meier per cell)")
+        .example("source = \"learned\"")
+        .default_toml("\"oracle\""),
+    key("prior", "string", "\"truth\"")
+        .allowed("\"truth\", \"samples\", \"scaled\", \"flat\", \"etc\"; not with the oracle")
+        .means("the fixed PET, or the learned one's starting point: the truth at the start, a histogram of `samples` draws per cell, the truth's times times `scale`, uniform on 1 to the truth's longest time, or the `.etc` file `path`")
+        .example("source = \"fixed\"\nprior = \"flat\""),
+    key("samples", "integer", "required with prior = \"samples\"")
+        .unit("draws per cell")
+        .allowed(">= 1; only with prior = \"samples\"")
+        .means("draws from the truth per (task type, machine) cell; trial k draws its own, like the history an operator would have")
+        .example("source = \"fixed\"\nprior = \"samples\"\nsamples = 10"),
+    key("bin_width", "integer", "1")
+        .unit("ticks")
+        .allowed(">= 1; only with prior = \"samples\"")
+        .means("the histogram's bin width of the `samples` prior")
+        .example("source = \"fixed\"\nprior = \"samples\"\nsamples = 10\nbin_width = 2"),
+    key("scale", "number", "required with prior = \"scaled\"")
+        .allowed("> 0; only with prior = \"scaled\"")
+        .means("the factor on the truth's execution times")
+        .example("source = \"fixed\"\nprior = \"scaled\"\nscale = 0.5"),
+    key("path", "string", "required with prior = \"etc\"")
+        .unit("path")
+        .allowed("only with prior = \"etc\"")
+        .means("the `.etc` file of the prior, relative to the experiment file's folder")
+        .example("source = \"fixed\"\nprior = \"etc\"\npath = \"belief.etc\""),
+    key("censoring", "string", "\"kaplan_meier\"")
+        .allowed("\"kaplan_meier\", \"ignore\"; only with source = \"learned\"")
+        .paper("Kaplan-Meier estimator for right-censored times (Gao, Robert, Vivien, sec. 5)")
+        .means("what an execution cut short by a drop counts for: a lower bound on the time (Kaplan-Meier), or nothing (the naive estimator, completions only)")
+        .example("source = \"learned\"\ncensoring = \"ignore\""),
+    key("tail", "string", "\"prior\"")
+        .allowed("\"prior\", \"at_last\"; only with source = \"learned\"")
+        .means("where the mass beyond a censored largest observation goes: on the prior beyond it (geometric beyond the prior), or on the observation itself")
+        .example("source = \"learned\"\ntail = \"at_last\""),
+    key("prior_weight", "number", "10")
+        .unit("observations")
+        .allowed(">= 0; only with source = \"learned\"")
+        .means("how many observations the prior weighs as")
+        .example("source = \"learned\"\nprior_weight = 5.0"),
+    key("window", "integer", "none: every observation")
+        .unit("observations")
+        .allowed(">= 1; only with source = \"learned\"")
+        .means("learn from only the last this many observations of each cell (forgetting)")
+        .example("source = \"learned\"\nwindow = 200"),
+    key("cadence", "integer", "1")
+        .unit("observations")
+        .allowed(">= 1; only with source = \"learned\"")
+        .means("rebuild a cell's PMF after every k-th observation")
+        .example("source = \"learned\"\ncadence = 5"),
+];
+
+const DRIFT: &[Key] = &[
+    key("at", "number", "`at` or `at_task` is required")
+        .unit("time units")
+        .allowed(">= 0; not with `at_task`")
+        .means("the change applies from this time")
+        .example("at = 500.0\nscale = 2.0"),
+    key("at_task", "integer", "`at` or `at_task` is required")
+        .unit("task, by arrival from 0")
+        .allowed(">= 0; not with `at`")
+        .means("the change applies from this task's arrival")
+        .example("at_task = 100\nscale = 2.0"),
+    key("machine", "integer", "every machine")
+        .unit("machine index")
+        .allowed("a machine of the PET")
+        .means("the machine whose times change")
+        .example("at_task = 100\nmachine = 1\nscale = 2.0"),
+    key("task_type", "integer", "every task type")
+        .unit("task type index")
+        .allowed("a task type of the PET")
+        .means("the task type whose times change")
+        .example("at_task = 100\ntask_type = 2\nscale = 2.0"),
+    key("scale", "number", "1")
+        .allowed("> 0")
+        .means("the times are multiplied by this")
+        .example("at_task = 100\nscale = 0.5"),
+    key("shift", "integer", "0")
+        .unit("ticks")
+        .means("then shifted by this many ticks (the result stays >= 0)")
+        .example("at_task = 100\nshift = 5"),
 ];
 
 const MAPPER: &[Key] = &[
@@ -539,6 +637,28 @@ const SWEEP: &[Key] = &[
     key("series", "array of tables", "required")
         .means("the series: `[[series]]`, each a label and overrides")
         .example("[[series]]\nlabel = \"PAM\""),
+    key("published", "array of tables", "[]")
+        .means("the values the paper reports, drawn as hollow markers beside the series' own (never written to the CSVs): `[[published]]`")
+        .example("[[published]]\nseries = \"MM\"\nx = \"9000\"\nvalue = 50.0")
+        .default_toml("[]"),
+];
+
+const PUBLISHED: &[Key] = &[
+    key("series", "string", "required")
+        .allowed("a `[[series]] label`")
+        .means("the series the value belongs to")
+        .example("series = \"MM\"\nx = \"9000\"\nvalue = 50.0"),
+    key("x", "string", "required")
+        .allowed("an x label as printed on the axis (`x.labels`, else the value)")
+        .means("the x value it is reported at")
+        .example("series = \"MM\"\nx = \"9000\"\nvalue = 50.0"),
+    key("value", "number", "required")
+        .unit("the figure's measure")
+        .means("the value reported")
+        .example("series = \"MM\"\nx = \"9000\"\nvalue = 70.0"),
+    key("note", "string", "none")
+        .means("where it comes from and how it was read, e.g. \"the text: near 70%\"")
+        .example("series = \"MM\"\nx = \"9000\"\nvalue = 70.0\nnote = \"the text\""),
 ];
 
 const X_AXIS: &[Key] = &[
@@ -696,6 +816,18 @@ pub const TABLES: &[Table] = &[
         keys: STAGING,
     },
     Table {
+        file: FileKind::Experiment,
+        path: "belief",
+        intro: "Truth and belief: the PET that draws the execution times (the truth, `[workload] pet`) and the PET the mapper, the pruner and the oracle read (the belief) are configured apart. A key that does not apply to the source or prior chosen is an error naming it.",
+        keys: BELIEF,
+    },
+    Table {
+        file: FileKind::Experiment,
+        path: "drift",
+        intro: "Each `[[drift]]` entry changes the truth during a trial: from a time or a task's arrival, the execution times of a machine, a task type, or both, are scaled and shifted. The belief follows only if it is the oracle or learns.",
+        keys: DRIFT,
+    },
+    Table {
         file: FileKind::Sweep,
         path: "",
         intro: "A sweep file (`prunesim sweep FILE`) expands into points, x value times series, each an experiment run over the same trials. Overrides apply in the order base, x value, series.",
@@ -712,6 +844,12 @@ pub const TABLES: &[Table] = &[
         path: "series",
         intro: "One series of the plot.",
         keys: SERIES,
+    },
+    Table {
+        file: FileKind::Sweep,
+        path: "published",
+        intro: "A value the paper reports for one series at one x.",
+        keys: PUBLISHED,
     },
     Table {
         file: FileKind::Cutting,

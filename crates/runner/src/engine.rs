@@ -25,6 +25,7 @@
 //! `e_j` is within `t_h + t_lj` of now gets one slot beyond its limit, so the task for the
 //! slot about to appear is mapped, and its data staged, before the slot appears.
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -160,8 +161,51 @@ pub struct EngineConfig {
     pub pct_epsilon: f64,
 }
 
+/// What the policies know of the PET (the belief), and how the truth changes during the
+/// trial ([`simulate_with`]). The default is today's simulator: the policies read the
+/// truth itself and it never changes.
+#[derive(Debug, Clone, Default)]
+pub struct Knowledge<'a> {
+    /// The PET the mapper, the pruner and the oracle read.
+    pub belief: Belief<'a>,
+    /// Changes of the truth: from the first event at or after each tick, the PET given
+    /// draws the actual execution times of the tasks that start (ticks increasing).
+    pub drift: &'a [(Tick, Pet)],
+}
+
+/// Where the belief comes from.
+#[derive(Debug, Clone, Default)]
+pub enum Belief<'a> {
+    /// The truth itself, following its drift.
+    #[default]
+    Oracle,
+    /// A fixed PET (a file, a perturbed copy of the truth, a histogram of a few samples).
+    Fixed(&'a Pet),
+    /// Learned online ([`learn::Estimator`]): `prior` is the belief before any observation
+    /// (the estimator's priors are its PMFs); every completed execution and every execution
+    /// ended by a drop (right-censored at the time it ran) is observed, and a cell whose
+    /// estimate changed replaces the belief's PMF, the oracle forgetting exactly what read
+    /// it ([`model::Oracle::pet_changed`]).
+    Learned {
+        /// The belief before any observation.
+        prior: &'a Pet,
+        /// The estimator, holding the same priors.
+        estimator: Box<learn::Estimator>,
+    },
+}
+
 struct Engine<'a> {
-    pet: &'a Pet,
+    /// The PET that draws the actual execution times, as of the current tick.
+    truth: &'a Pet,
+    /// The truth's changes ([`Knowledge::drift`]) and the next one to apply.
+    drift: &'a [(Tick, Pet)],
+    next_drift: usize,
+    /// The PET the policies and the oracle read.
+    belief: Cow<'a, Pet>,
+    /// The belief is the truth and follows its drift.
+    follows_truth: bool,
+    /// The online estimator of a learned belief.
+    estimator: Option<Box<learn::Estimator>>,
     tasks: &'a [TaskSpec],
     luck: &'a [f64],
     model: DropModel,
@@ -250,6 +294,49 @@ pub fn simulate_traced(
     pruner: &mut dyn Pruner,
     trace: Option<&mut Tracer<dyn TraceSink>>,
 ) -> TrialRecord {
+    simulate_with(
+        pet,
+        tasks,
+        luck,
+        config,
+        jpdc,
+        Knowledge::default(),
+        mapper,
+        pruner,
+        trace,
+    )
+}
+
+/// [`simulate_traced`] with the policies reading a belief other than the truth `pet`, and
+/// the truth changing during the trial ([`Knowledge`]). With the default knowledge it is
+/// [`simulate_traced`], bit for bit.
+///
+/// # Panics
+/// As [`simulate_traced`], and when a belief, prior or drift PET differs from `pet` in
+/// shape.
+pub fn simulate_with(
+    pet: &Pet,
+    tasks: &[TaskSpec],
+    luck: &[f64],
+    config: EngineConfig,
+    jpdc: JpdcOptions<'_>,
+    knowledge: Knowledge<'_>,
+    mapper: &mut Mapper,
+    pruner: &mut dyn Pruner,
+    trace: Option<&mut Tracer<dyn TraceSink>>,
+) -> TrialRecord {
+    let shape = (pet.n_types(), pet.n_machines());
+    let same = |p: &Pet| (p.n_types(), p.n_machines()) == shape;
+    assert!(
+        knowledge.drift.iter().all(|(_, p)| same(p)),
+        "every drift PET has the truth's shape"
+    );
+    let (belief, follows_truth, estimator) = match knowledge.belief {
+        Belief::Oracle => (Cow::Borrowed(pet), true, None),
+        Belief::Fixed(p) => (Cow::Borrowed(p), false, None),
+        Belief::Learned { prior, estimator } => (Cow::Owned(prior.clone()), false, Some(estimator)),
+    };
+    assert!(same(&belief), "the belief has the truth's shape");
     if let Some(st) = jpdc.staging {
         assert!(
             st.sizes_mb().len() >= tasks.len() && st.rates_gbps().len() >= pet.n_machines(),
@@ -264,7 +351,12 @@ pub fn simulate_traced(
     };
     let m = pet.n_machines();
     let mut e = Engine {
-        pet,
+        truth: pet,
+        drift: knowledge.drift,
+        next_drift: 0,
+        belief,
+        follows_truth,
+        estimator,
         tasks,
         luck,
         model: config.drop_model,
@@ -305,6 +397,7 @@ pub fn simulate_traced(
             (Some(a), Some(b)) => a.min(b),
         };
         last = now;
+        e.apply_drift(now);
         let mut trigger = false;
         while let Some(&Reverse((t, _, event))) = e.heap.peek() {
             if t != now {
@@ -417,8 +510,55 @@ impl Engine<'_> {
         if outcome != Outcome::OnTime {
             self.wasted[m] += ran;
         }
+        self.learn(r.task, m, ran, r.end > now);
         self.settle(r.task, outcome, Some(m), Some(r.start), now, pruner);
         self.start_next(m, now, pruner);
+    }
+
+    /// A learned belief observes an execution of `t` on `m` that ran `ran` ticks, complete
+    /// or not (`censored`); a cell whose estimate changed replaces the belief's PMF and the
+    /// oracle forgets what read it.
+    fn learn(&mut self, t: TaskId, m: MachineId, ran: Tick, censored: bool) {
+        let Some(est) = self.estimator.as_mut() else {
+            return;
+        };
+        let ty = self.tasks[t].task_type;
+        match est.observe(ty, m, ran as f64, censored) {
+            Ok(true) => {
+                let p = est.pmf(ty, m).clone();
+                if let Err(e) = self.belief.to_mut().set_pmf(ty, m, p) {
+                    tracing::error!(task_type = ty, machine = m, "belief not updated: {e}");
+                    return;
+                }
+                self.oracle
+                    .pet_changed(m, ty, &self.machines[m], self.tasks);
+            }
+            Ok(false) => {}
+            Err(e) => tracing::warn!(task_type = ty, machine = m, "observation ignored: {e}"),
+        }
+    }
+
+    /// Applies the truth's changes due at `now`; an oracle belief follows them, the oracle
+    /// forgetting what read a changed cell.
+    fn apply_drift(&mut self, now: Tick) {
+        let drift = self.drift;
+        while let Some((at, pet)) = drift.get(self.next_drift) {
+            if *at > now {
+                break;
+            }
+            self.next_drift += 1;
+            let old = std::mem::replace(&mut self.truth, pet);
+            if self.follows_truth {
+                self.belief = Cow::Borrowed(pet);
+                for t in 0..pet.n_types() {
+                    for m in 0..pet.n_machines() {
+                        if old.pmf(t, m) != pet.pmf(t, m) {
+                            self.oracle.pet_changed(m, t, &self.machines[m], self.tasks);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// While machine `m` is idle, starts the head of its queue (dropping pending tasks whose
@@ -458,7 +598,7 @@ impl Engine<'_> {
                 self.settle(t, Outcome::ExpiredPending, Some(m), None, now, pruner);
                 continue;
             }
-            let pmf = self.pet.pmf(spec.task_type, m);
+            let pmf = self.truth.pmf(spec.task_type, m);
             let exec = pmf
                 .quantile(self.luck[t].clamp(0.0, 1.0))
                 .unwrap_or(pmf.max())
@@ -659,7 +799,7 @@ impl Engine<'_> {
         View {
             now,
             oracle: &self.oracle,
-            pet: self.pet,
+            pet: &self.belief,
             tasks: self.tasks,
             batch: &self.batch,
             machines: &self.machines,
@@ -688,7 +828,7 @@ impl Engine<'_> {
             t,
             ready,
             self.tasks,
-            self.pet,
+            &self.belief,
             self.model,
         );
     }
@@ -699,10 +839,10 @@ impl Engine<'_> {
         if let Some(tr) = self.trace.as_deref_mut() {
             let machine = &self.machines[m];
             self.oracle
-                .refresh(m, machine, now, self.tasks, self.pet, self.model);
+                .refresh(m, machine, now, self.tasks, &self.belief, self.model);
             let cache = self
                 .oracle
-                .cache(m, machine, self.tasks, self.pet, self.model);
+                .cache(m, machine, self.tasks, &self.belief, self.model);
             let slot = cache.slots().last();
             debug_assert_eq!(slot.map(|s| s.task), Some(t), "the appended slot is last");
             tr.mapped(t, now, slot.map_or(f64::NAN, model::Slot::success));
@@ -734,7 +874,7 @@ impl Engine<'_> {
                 if mc.limit().is_none() || mc.free_slots() > 0 || mc.has_reserved_slot() {
                     None
                 } else {
-                    earliest_free_slot(mc, &self.oracle, self.tasks, self.pet, self.model)
+                    earliest_free_slot(mc, &self.oracle, self.tasks, &self.belief, self.model)
                 }
             })
             .collect()
@@ -801,6 +941,9 @@ impl Engine<'_> {
                     self.wasted[m] += ran;
                     r.start
                 });
+                if let Some(s) = start {
+                    self.learn(t, m, now - s, true);
+                }
                 self.settle(t, Outcome::PrunedExecuting, Some(m), start, now, pruner);
                 touched.push(m);
             } else if self.machines[m].remove_pending(t) {

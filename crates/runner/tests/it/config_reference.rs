@@ -35,6 +35,15 @@ fn accepted(t: &Table) -> Vec<&'static str> {
         }
         (FileKind::Experiment, "pruner") => serde_introspect::<pruner::PrunerTable>().to_vec(),
         (FileKind::Experiment, "staging") => serde_introspect::<workload::StagingConfig>().to_vec(),
+        (FileKind::Experiment, "belief") => {
+            serde_introspect::<runner::belief::BeliefConfig>().to_vec()
+        }
+        (FileKind::Experiment, "drift") => {
+            serde_introspect::<runner::belief::DriftConfig>().to_vec()
+        }
+        (FileKind::Sweep, "published") => {
+            serde_introspect::<runner::sweep::PublishedValue>().to_vec()
+        }
         (FileKind::Sweep, "") => serde_introspect::<FigureSpec>().to_vec(),
         (FileKind::Sweep, "x") => serde_introspect::<XAxis>().to_vec(),
         (FileKind::Sweep, "series") => serde_introspect::<Series>().to_vec(),
@@ -63,6 +72,16 @@ fn variants(t: &Table, key: &str) -> Option<Vec<&'static str>> {
         (FileKind::Experiment, "pruner", "fairness_relief") => {
             serde_introspect::<pruner::ReliefScope>().to_vec()
         }
+        (FileKind::Experiment, "belief", "source") => {
+            serde_introspect::<runner::belief::BeliefSource>().to_vec()
+        }
+        (FileKind::Experiment, "belief", "prior") => {
+            serde_introspect::<runner::belief::PriorKind>().to_vec()
+        }
+        (FileKind::Experiment, "belief", "censoring") => {
+            serde_introspect::<learn::Censoring>().to_vec()
+        }
+        (FileKind::Experiment, "belief", "tail") => serde_introspect::<learn::Tail>().to_vec(),
         (FileKind::Sweep, "", "kind") => serde_introspect::<SweepKind>().to_vec(),
         (FileKind::Sweep, "", "chart") => serde_introspect::<runner::Chart>().to_vec(),
         (FileKind::Cutting, "", "table") => serde_introspect::<cutting::GaoTable>().to_vec(),
@@ -97,17 +116,23 @@ fn merge(into: &mut toml::Table, from: toml::Table) {
     }
 }
 
-/// The table at a dotted path of a file (created empty when absent; `series` is the first
-/// series).
+/// The table at a dotted path of a file (created empty when absent; for `series`, `drift`
+/// and `published`, their first entry).
 fn at<'a>(file: &'a mut toml::Table, path: &str) -> &'a mut toml::Table {
     if path.is_empty() {
         return file;
     }
-    if path == "series" {
-        return match file.get_mut("series") {
-            Some(toml::Value::Array(a)) => a[0].as_table_mut().unwrap(),
-            _ => panic!("no series"),
-        };
+    if matches!(path, "series" | "drift" | "published") {
+        // An array of tables: its first entry (created empty when absent).
+        let array = file
+            .entry(path)
+            .or_insert_with(|| toml::Value::Array(Vec::new()))
+            .as_array_mut()
+            .unwrap();
+        if array.is_empty() {
+            array.push(toml::Value::Table(toml::Table::new()));
+        }
+        return array[0].as_table_mut().unwrap();
     }
     if path == "workload.pet" {
         // The inline-table forms are written whole, as `pet = { ... }` in `[workload]`.
@@ -159,7 +184,7 @@ fn every_table_lists_exactly_the_keys_its_parser_accepts() {
         .iter()
         .map(|t| (format!("{:?}", t.file), t.path))
         .collect();
-    assert_eq!(tables.len(), 13);
+    assert_eq!(tables.len(), 16);
 }
 
 #[test]
@@ -169,12 +194,14 @@ fn every_enumerated_key_lists_exactly_the_words_its_parser_accepts() {
         for k in t.keys {
             if let Some(words) = variants(t, k.key) {
                 let words: BTreeSet<&str> = words.into_iter().collect();
-                assert_eq!(quoted(k.allowed), words, "{} {}", t.heading(), k.key);
+                // The words come first; what follows a `;` is a condition.
+                let listed = k.allowed.split(';').next().unwrap_or_default();
+                assert_eq!(quoted(listed), words, "{} {}", t.heading(), k.key);
                 checked += 1;
             }
         }
     }
-    assert_eq!(checked, 9);
+    assert_eq!(checked, 13);
 }
 
 #[test]

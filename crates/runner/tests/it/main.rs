@@ -8,6 +8,7 @@ mod experiment;
 mod fairness;
 mod heuristics;
 mod jpdc;
+mod learn;
 mod options;
 mod queues;
 mod trace;
