@@ -2,6 +2,7 @@
 
 mod cache;
 mod common;
+mod config_reference;
 mod engine;
 mod experiment;
 mod fairness;
