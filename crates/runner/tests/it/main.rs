@@ -9,4 +9,5 @@ mod heuristics;
 mod jpdc;
 mod options;
 mod queues;
+mod replay;
 mod trace;
