@@ -140,3 +140,64 @@ fn bad_sweep_files_and_ids_are_named() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("are both sweep 'paper-7'"));
 }
+
+#[test]
+fn a_traced_series_writes_one_trace_per_trial_and_the_manifest_names_its_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("traced.toml");
+    std::fs::write(
+        &file,
+        r#"id = "traced"
+title = "a traced series beside an untraced one"
+seed = 3
+
+[base]
+workload = { rate = 19000, seed = 3, tasks = 300 }
+mapper = { name = "PAM" }
+
+[x]
+label = "rate"
+values = [19000]
+labels = ["19k"]
+set = ["workload.rate"]
+
+[[series]]
+label = "PAM traced"
+set = { trace = true }
+
+[[series]]
+label = "MM"
+set = { "mapper.name" = "MM" }
+"#,
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    ok(sweep(
+        &[file.to_str().unwrap(), "--trials", "2", "--jobs", "2"],
+        &out,
+    ));
+    let traced = out.join("traced.trace/000-19k-PAM_traced");
+    for k in 0..2 {
+        let tasks = std::fs::read_to_string(traced.join(format!("tasks-{k}.csv"))).unwrap();
+        assert_eq!(
+            tasks.lines().count(),
+            1 + 300,
+            "a header and one row per task"
+        );
+        assert!(traced.join(format!("events-{k}.csv")).is_file());
+    }
+    let folders: Vec<_> = std::fs::read_dir(out.join("traced.trace"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        folders.len(),
+        1,
+        "only the traced series writes traces: {folders:?}"
+    );
+    let manifest = std::fs::read_to_string(out.join("traced.manifest.json")).unwrap();
+    assert!(
+        manifest.contains("\"trace\": \"traced.trace/000-19k-PAM_traced\""),
+        "{manifest}"
+    );
+}

@@ -5,8 +5,11 @@
 //! engine in `runner` writes them). Two kinds of plot:
 //!
 //! * [`Figure`]: grouped bars or lines over categorical x values, each value with its 95%
-//!   confidence interval, optionally a second measure printed above each bar, and the
-//!   clairvoyant optimum's bracket as a grey band between dashed lines ([`Band`]).
+//!   confidence interval, optionally a second measure printed above each bar, the
+//!   clairvoyant optimum's bracket as a grey band between dashed lines ([`Band`]), and the
+//!   values a paper reports as hollow markers ([`Published`]). Each series has a colour, a
+//!   marker shape and (lines) a dash pattern of its own, so a figure reads in greyscale too;
+//!   a count axis ([`Figure::integer_y`]) has whole-number ticks.
 //! * [`BoxPlot`]: one box (minimum, quartiles, maximum) per named series.
 //!
 //! ```
@@ -23,8 +26,8 @@
 //!         value: Interval { mean: 51.7, ci95_low: Some(50.9), ci95_high: Some(52.5) },
 //!         label: None,
 //!     }],
-//!     bands: Vec::new(),
 //!     chart: Chart::Bars,
+//!     ..Figure::default()
 //! };
 //! let svg = figures::svg(&Plot::Figure(fig)).unwrap();
 //! assert!(svg.starts_with("<svg"));
@@ -101,8 +104,20 @@ pub struct Band {
     pub upper: f64,
 }
 
+/// A value a paper reports for one series at one x: drawn as a hollow marker of the
+/// series' shape, so the difference from the paper shows without the PDF.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Published {
+    /// Position on the x axis.
+    pub x_index: usize,
+    /// Which series.
+    pub series_index: usize,
+    /// The value the paper reports, in the figure's measure.
+    pub value: f64,
+}
+
 /// A figure of bars or lines.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Figure {
     /// Title.
     pub title: String,
@@ -118,8 +133,12 @@ pub struct Figure {
     pub bars: Vec<Bar>,
     /// The clairvoyant optimum's bracket per x (empty: none drawn).
     pub bands: Vec<Band>,
+    /// The values the paper reports (empty: none drawn).
+    pub published: Vec<Published>,
     /// Bars or lines.
     pub chart: Chart,
+    /// The y measure is a count: ticks at whole numbers only.
+    pub integer_y: bool,
 }
 
 /// Box plots, one per named series.
@@ -170,6 +189,135 @@ fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
+/// The marker shapes, one per series (after the colour, what tells series apart in greyscale).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Circle,
+    Square,
+    TriangleUp,
+    Diamond,
+    TriangleDown,
+    Cross,
+    Plus,
+}
+
+const SHAPES: [Shape; 7] = [
+    Shape::Circle,
+    Shape::Square,
+    Shape::TriangleUp,
+    Shape::Diamond,
+    Shape::TriangleDown,
+    Shape::Cross,
+    Shape::Plus,
+];
+
+fn shape(i: usize) -> Shape {
+    SHAPES[i % SHAPES.len()]
+}
+
+/// A line's dash pattern per series: `None` is solid, else (dash, gap) in pixels.
+fn dashes(i: usize) -> Option<(u32, u32)> {
+    [
+        None,
+        Some((10, 5)),
+        Some((3, 4)),
+        Some((14, 4)),
+        Some((6, 3)),
+    ][i % 5]
+}
+
+/// A position in pixels.
+type Pixel = (i32, i32);
+
+/// The outline of a marker, in pixels about its centre, `r` pixels from the centre.
+fn outline_of(shape: Shape, r: i32) -> Vec<(i32, i32)> {
+    let polar = |k: i32, n: i32, radius: f64, phase: f64| {
+        let a = phase + std::f64::consts::TAU * f64::from(k) / f64::from(n);
+        (
+            (radius * a.cos()).round() as i32,
+            (radius * a.sin()).round() as i32,
+        )
+    };
+    let rf = f64::from(r);
+    match shape {
+        Shape::Circle => (0..16).map(|k| polar(k, 16, rf, 0.0)).collect(),
+        Shape::Square => vec![(-r, -r), (r, -r), (r, r), (-r, r)],
+        Shape::TriangleUp => vec![(0, -r - 1), (r + 1, r), (-r - 1, r)],
+        Shape::Diamond => vec![(0, -r - 1), (r + 1, 0), (0, r + 1), (-r - 1, 0)],
+        Shape::TriangleDown => vec![(0, r + 1), (r + 1, -r), (-r - 1, -r)],
+        // A plus of arms a third of the marker wide, and the same turned by 45 degrees.
+        Shape::Plus | Shape::Cross => {
+            let t = (rf / 3.0).max(1.0);
+            let arm = rf + 1.0;
+            let plus = [
+                (-t, -arm),
+                (t, -arm),
+                (t, -t),
+                (arm, -t),
+                (arm, t),
+                (t, t),
+                (t, arm),
+                (-t, arm),
+                (-t, t),
+                (-arm, t),
+                (-arm, -t),
+                (-t, -t),
+            ];
+            let turn = if shape == Shape::Cross {
+                std::f64::consts::FRAC_PI_4
+            } else {
+                0.0
+            };
+            let (sin, cos) = turn.sin_cos();
+            plus.iter()
+                .map(|&(x, y)| {
+                    (
+                        (x * cos - y * sin).round() as i32,
+                        (x * sin + y * cos).round() as i32,
+                    )
+                })
+                .collect()
+        }
+    }
+}
+
+/// A marker inside a composed legend glyph, offset by `at` pixels: its points, and the same
+/// closed for the outline.
+fn glyph(shape: Shape, at: Pixel) -> (Vec<Pixel>, Vec<Pixel>) {
+    let pts: Vec<Pixel> = outline_of(shape, 4)
+        .into_iter()
+        .map(|(x, y)| (x + at.0, y + at.1))
+        .collect();
+    let mut closed = pts.clone();
+    closed.push(pts[0]);
+    (pts, closed)
+}
+
+/// What [`marker`] draws: the filled outline, then its edge.
+type Marker<C, DB> =
+    plotters::element::ComposedElement<C, DB, Polygon<(i32, i32)>, PathElement<(i32, i32)>>;
+
+/// A series' marker centred at `at`: filled with the series' colour and outlined in black,
+/// or hollow (white inside, a thick outline in the series' colour) for a published value.
+fn marker<C, DB: DrawingBackend>(
+    at: C,
+    shape: Shape,
+    r: i32,
+    c: RGBColor,
+    filled: bool,
+) -> Marker<C, DB> {
+    let fill = if filled { c.filled() } else { WHITE.filled() };
+    let outline = if filled {
+        BLACK.stroke_width(1)
+    } else {
+        c.stroke_width(2)
+    };
+    let pts = outline_of(shape, r);
+    let mut closed = pts.clone();
+    closed.push(pts[0]);
+    EmptyElement::at(at) + Polygon::new(pts, fill) + PathElement::new(closed, outline)
+}
+
 const FONT: &str = "DejaVu Sans";
 
 fn y_range(fig: &Figure) -> (f64, f64) {
@@ -189,10 +337,34 @@ fn y_range(fig: &Figure) -> (f64, f64) {
         .bands
         .iter()
         .map(|b| b.upper)
+        .chain(fig.published.iter().map(|p| p.value))
         .filter(|v| v.is_finite())
         .fold(hi, f64::max);
     let hi = if hi <= 0.0 { 1.0 } else { hi * 1.15 };
+    // A marker on the lower edge would be cut in half (and its outline clipped into a path
+    // the renderer rejects): leave it a margin.
+    let markers = fig.published.iter().map(|p| p.value).chain(
+        fig.bars
+            .iter()
+            .filter(|_| fig.chart == Chart::Lines)
+            .map(|b| b.value.mean),
+    );
+    let on_edge = markers
+        .filter(|v| v.is_finite())
+        .any(|v| v - lo < (hi - lo) * 0.01);
+    let lo = if on_edge { lo - (hi - lo) * 0.03 } else { lo };
     (lo, hi)
+}
+
+/// How many y ticks to ask plotters for: its usual 10, and on a count axis no more than the
+/// whole numbers in the range, so its "nice" step (1, 2 or 5 times a power of ten) is at
+/// least 1 and every tick is a whole number.
+fn y_ticks(fig: &Figure, lo: f64, hi: f64) -> usize {
+    if fig.integer_y {
+        ((hi - lo).floor() as usize).clamp(1, 10)
+    } else {
+        10
+    }
 }
 
 fn draw(fig: &Figure, svg: &mut String) -> Result<(), FigureError> {
@@ -222,6 +394,14 @@ fn draw(fig: &Figure, svg: &mut String) -> Result<(), FigureError> {
         })
         .x_desc(&fig.x_label)
         .y_desc(&fig.y_label)
+        .y_labels(y_ticks(fig, y_lo, y_hi))
+        .y_label_formatter(&|v| {
+            if fig.integer_y {
+                format!("{v:.0}")
+            } else {
+                format!("{v}")
+            }
+        })
         .label_style((FONT, 14))
         .axis_desc_style((FONT, 16))
         .draw()
@@ -237,7 +417,10 @@ fn draw(fig: &Figure, svg: &mut String) -> Result<(), FigureError> {
                 let rects: Vec<_> = fig
                     .bars
                     .iter()
-                    .filter(|b| b.series_index == si && b.value.mean.is_finite())
+                    // A bar of height 0 is no rectangle (an SVG renderer rejects one of no height).
+                    .filter(|b| {
+                        b.series_index == si && b.value.mean.is_finite() && b.value.mean != 0.0
+                    })
                     .map(|b| {
                         let x0 = b.x_index as f64 - group / 2.0 + si as f64 * w;
                         Rectangle::new(
@@ -246,16 +429,32 @@ fn draw(fig: &Figure, svg: &mut String) -> Result<(), FigureError> {
                         )
                     })
                     .collect();
+                let sh = shape(si);
                 chart
                     .draw_series(rects)
                     .map_err(draw_error)?
                     .label(name.clone())
                     .legend(move |(x, y)| {
-                        Rectangle::new([(x, y - 5), (x + 12, y + 5)], c.filled())
+                        let (pts, closed) = glyph(sh, (8, 0));
+                        EmptyElement::at((x, y))
+                            + Rectangle::new([(0, -6), (16, 6)], c.filled())
+                            + Polygon::new(pts, c.filled())
+                            + PathElement::new(closed, BLACK.stroke_width(1))
                     });
                 for b in fig.bars.iter().filter(|b| b.series_index == si) {
                     let xc = b.x_index as f64 - group / 2.0 + (si as f64 + 0.5) * w;
                     draw_error_bar(&mut chart, xc, &b.value, w * 0.3)?;
+                    if b.value.mean.is_finite() {
+                        chart
+                            .draw_series(std::iter::once(marker(
+                                (xc, b.value.mean),
+                                sh,
+                                4,
+                                c,
+                                true,
+                            )))
+                            .map_err(draw_error)?;
+                    }
                     if let Some(l) = b.label.filter(|l| l.is_finite()) {
                         chart
                             .draw_series(std::iter::once(Text::new(
@@ -282,22 +481,40 @@ fn draw(fig: &Figure, svg: &mut String) -> Result<(), FigureError> {
                     .map(|b| (b.x_index as f64, b.value.mean))
                     .collect();
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
-                chart
-                    .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))
+                let sh = shape(si);
+                let style = c.stroke_width(2);
+                let drawn = match dashes(si) {
+                    None => chart.draw_series(LineSeries::new(pts.clone(), style)),
+                    Some((dash, gap)) => {
+                        chart.draw_series(DashedLineSeries::new(pts.clone(), dash, gap, style))
+                    }
+                };
+                drawn
                     .map_err(draw_error)?
                     .label(name.clone())
                     .legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2))
+                        let (dash, gap) = dashes(si).unwrap_or((22, 1));
+                        let (pts, closed) = glyph(sh, (11, 0));
+                        EmptyElement::at((x, y))
+                            + Polygon::new(pts, c.filled())
+                            + PathElement::new(closed, BLACK.stroke_width(1))
+                            + plotters::element::DashedPathElement::new(
+                                vec![(0, 0), (22, 0)],
+                                dash,
+                                gap,
+                                style,
+                            )
                     });
-                chart
-                    .draw_series(pts.iter().map(|&(x, y)| Circle::new((x, y), 3, c.filled())))
-                    .map_err(draw_error)?;
                 for b in fig.bars.iter().filter(|b| b.series_index == si) {
                     draw_error_bar(&mut chart, b.x_index as f64, &b.value, 0.08)?;
                 }
+                chart
+                    .draw_series(pts.iter().map(|&(x, y)| marker((x, y), sh, 4, c, true)))
+                    .map_err(draw_error)?;
             }
         }
     }
+    draw_published(&mut chart, fig)?;
     chart
         .configure_series_labels()
         .background_style(WHITE.mix(0.8))
@@ -335,6 +552,49 @@ fn draw_error_bar<DB: DrawingBackend>(
     chart
         .draw_series(lines)
         .map_err(|e| FigureError::Draw(format!("{e:?}")))?;
+    Ok(())
+}
+
+/// The values the paper reports: a hollow marker of the series' shape and colour at each,
+/// where the series' own value is drawn (the bar's centre, the line's point).
+fn draw_published<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<
+        'a,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    fig: &Figure,
+) -> Result<(), FigureError> {
+    let n_s = fig.series.len().max(1);
+    let points: Vec<_> = fig
+        .published
+        .iter()
+        .filter(|p| p.value.is_finite() && p.series_index < n_s)
+        .map(|p| {
+            let x = match fig.chart {
+                Chart::Bars => {
+                    let w = 0.8 / n_s as f64;
+                    p.x_index as f64 - 0.4 + (p.series_index as f64 + 0.5) * w
+                }
+                Chart::Lines => p.x_index as f64,
+            };
+            marker(
+                (x, p.value),
+                shape(p.series_index),
+                6,
+                color(p.series_index),
+                false,
+            )
+        })
+        .collect();
+    if points.is_empty() {
+        return Ok(());
+    }
+    chart
+        .draw_series(points)
+        .map_err(draw_error)?
+        .label("published (hollow markers)")
+        .legend(|(x, y)| marker((x + 8, y), Shape::Circle, 5, BLACK, false));
     Ok(())
 }
 
@@ -571,6 +831,7 @@ mod tests {
             bars,
             bands,
             chart,
+            ..Figure::default()
         }
     }
 
@@ -609,6 +870,124 @@ mod tests {
             let png = png(&svg).unwrap();
             assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
         }
+    }
+
+    /// The numbers of the y axis's tick labels in an SVG (the labels right of nothing but
+    /// digits, signs and a point, at the axis's anchor).
+    fn y_tick_labels(svg: &str) -> Vec<String> {
+        svg.split("<text")
+            .filter(|t| t.contains("text-anchor=\"end\""))
+            .filter_map(|t| {
+                t.split('>')
+                    .nth(1)?
+                    .split('<')
+                    .next()
+                    .map(|l| l.trim().to_owned())
+            })
+            .filter(|l| {
+                !l.is_empty()
+                    && l.chars()
+                        .all(|c| c.is_ascii_digit() || c == '.' || c == '-')
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_count_axis_has_whole_number_ticks_only() {
+        let mut f = figure(Chart::Bars, Vec::new());
+        for b in &mut f.bars {
+            b.value = Interval {
+                mean: b.value.mean / 10.0,
+                ci95_low: None,
+                ci95_high: None,
+            };
+        }
+        let plain = svg(&Plot::Figure(f.clone())).unwrap();
+        assert!(
+            y_tick_labels(&plain).iter().any(|l| l.contains('.')),
+            "the test needs a range where plotters picks fractional ticks: {:?}",
+            y_tick_labels(&plain)
+        );
+        f.integer_y = true;
+        let counts = svg(&Plot::Figure(f)).unwrap();
+        let labels = y_tick_labels(&counts);
+        assert!(labels.len() >= 2, "{labels:?}");
+        let mut seen = std::collections::BTreeSet::new();
+        for l in &labels {
+            assert!(
+                !l.contains('.'),
+                "a fractional tick on a count axis: {labels:?}"
+            );
+            assert!(seen.insert(l.clone()), "a tick label twice: {labels:?}");
+        }
+    }
+
+    #[test]
+    fn series_differ_by_marker_and_dash_and_published_values_are_hollow() {
+        for chart in [Chart::Bars, Chart::Lines] {
+            let mut f = figure(chart, Vec::new());
+            let plain = svg(&Plot::Figure(f.clone())).unwrap();
+            f.published = vec![
+                Published {
+                    x_index: 1,
+                    series_index: 0,
+                    value: 25.0,
+                },
+                Published {
+                    x_index: 1,
+                    series_index: 1,
+                    value: 5.0,
+                },
+            ];
+            let with = svg(&Plot::Figure(f)).unwrap();
+            assert!(with.contains("published (hollow markers)"));
+            assert!(!plain.contains("published"));
+            // The hollow markers: white inside, outlined in the series' colours.
+            for c in [PALETTE[0], PALETTE[1]] {
+                let stroke = format!("stroke=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2);
+                assert!(
+                    with.matches(&stroke).count() > plain.matches(&stroke).count(),
+                    "{chart:?}: no outline {stroke} added for a published value ({} vs {})",
+                    with.matches(&stroke).count(),
+                    plain.matches(&stroke).count()
+                );
+            }
+            // Two series, two marker shapes: polygons of different sizes (16 and 4 corners).
+            let corners: std::collections::BTreeSet<usize> = plain
+                .split("<polygon")
+                .skip(1)
+                .map(|p| {
+                    p.split("points=\"").nth(1).map_or(0, |q| {
+                        q.split('"').next().unwrap_or("").split_whitespace().count()
+                    })
+                })
+                .collect();
+            assert!(
+                corners.contains(&16) && corners.contains(&4),
+                "{chart:?}: {corners:?}"
+            );
+            if chart == Chart::Lines {
+                assert!(
+                    plain.contains("<polyline"),
+                    "the solid line of the first series"
+                );
+            }
+            assert!(png(&with).is_ok());
+        }
+        assert_ne!(dashes(0), dashes(1));
+        assert_ne!(shape(0), shape(1));
+    }
+
+    #[test]
+    fn a_bar_of_height_zero_draws_no_rectangle() {
+        let mut f = figure(Chart::Bars, Vec::new());
+        f.bars[0].value.mean = 0.0;
+        let svg = svg(&Plot::Figure(f)).unwrap();
+        assert!(
+            !svg.contains("height=\"0\""),
+            "a rectangle of no height: {svg}"
+        );
+        assert!(png(&svg).is_ok());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use model::{BatchHeuristic, Decision, TaskId, View, VirtualQueues};
 
 use crate::plan::{Phase1, Phase1Scope, Phase2, Plan};
-use crate::search::{ScoreMemo, run};
+use crate::search::{Kept, run};
 
 /// A batch heuristic defined only by its two phases: MM, MSD, MMU, PAM, EDF, SJF.
 #[derive(Debug, Clone)]
@@ -11,7 +11,7 @@ pub struct TwoPhase {
     name: &'static str,
     plan: Plan,
     /// Chances kept across mapping events.
-    memo: ScoreMemo,
+    kept: Kept,
 }
 
 impl TwoPhase {
@@ -79,7 +79,7 @@ impl TwoPhase {
                 phase2,
                 scope,
             },
-            memo: ScoreMemo::default(),
+            kept: Kept::default(),
         }
     }
 }
@@ -113,7 +113,7 @@ impl BatchHeuristic for TwoPhase {
             &mut vq,
             view.batch,
             &mut decision,
-            &mut self.memo,
+            &mut self.kept,
         );
         decision
     }
@@ -134,7 +134,7 @@ pub struct Moc {
     epsilon: f64,
     scope: Phase1Scope,
     /// Chances kept across mapping events.
-    memo: ScoreMemo,
+    kept: Kept,
 }
 
 impl Moc {
@@ -145,7 +145,7 @@ impl Moc {
             alpha,
             epsilon,
             scope,
-            memo: ScoreMemo::default(),
+            kept: Kept::default(),
         }
     }
 }
@@ -191,7 +191,7 @@ impl BatchHeuristic for Moc {
             },
             scope: self.scope,
         };
-        run(view, plan, &mut vq, &cands, &mut decision, &mut self.memo);
+        run(view, plan, &mut vq, &cands, &mut decision, &mut self.kept);
         decision
     }
 }

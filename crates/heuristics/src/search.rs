@@ -224,7 +224,7 @@ fn exec_bound(pet: &pmf::Pmf, tail: &pmf::TailCdf, deadline: Tick) -> f64 {
     pet.mass_below_bin((deadline - tail.min() - pet.offset()).max(0) as usize)
 }
 
-/// The per-candidate and per-machine arrays of [`run`], kept per thread from one mapping
+/// The per-candidate and per-machine arrays of [`run`], kept in [`Kept`] from one mapping
 /// event to the next: only their memory is reused (every event resets their contents), so
 /// an event allocates nothing for them.
 #[derive(Default)]
@@ -245,8 +245,32 @@ struct Buffers {
     type_cursor: Vec<usize>,
 }
 
-thread_local! {
-    static BUFFERS: std::cell::RefCell<Buffers> = std::cell::RefCell::new(Buffers::default());
+/// What the search keeps from one mapping event to the next, owned by the heuristic that
+/// runs it (never shared between threads): the chances computed at earlier events
+/// ([`ScoreMemo`]) and the working arrays of the two-phase loop ([`Buffers`]: only their
+/// memory is reused, every event resets their contents). A clone keeps the chances and
+/// starts with empty arrays.
+#[derive(Default)]
+pub struct Kept {
+    memo: ScoreMemo,
+    bufs: Buffers,
+}
+
+impl Clone for Kept {
+    fn clone(&self) -> Self {
+        Kept {
+            memo: self.memo.clone(),
+            bufs: Buffers::default(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kept")
+            .field("kept_chances", &self.memo.map.len())
+            .finish_non_exhaustive()
+    }
 }
 
 /// `v` becomes `n` copies of `x`, in its own memory.
@@ -263,18 +287,15 @@ pub(crate) fn run(
     vq: &mut VirtualQueues,
     cands: &[TaskId],
     decision: &mut Decision,
-    memo: &mut ScoreMemo,
+    kept: &mut Kept,
 ) {
-    // Taken out of the thread's slot for the event (a nested call would find it empty and
-    // allocate, nothing worse), given back after it.
-    let mut bufs = BUFFERS.with(|b| b.take());
+    let Kept { memo, bufs } = kept;
     if by_type_applies(view, plan) {
-        run_by_type(&mut bufs, view, plan, vq, cands, decision);
+        run_by_type(bufs, view, plan, vq, cands, decision);
     } else {
         memo.prune(cands, view.machines.len());
-        run_in(&mut bufs, view, plan, vq, cands, decision, memo);
+        run_in(bufs, view, plan, vq, cands, decision, memo);
     }
-    BUFFERS.with(|b| *b.borrow_mut() = bufs);
 }
 
 /// True when a task's whole part in the two-phase loop depends on its type alone, and, for
@@ -804,7 +825,7 @@ fn infer_deferrals<'s>(
     inferred
 }
 
-/// The working memory of [`infer_deferrals`], kept per thread with [`Buffers`].
+/// The working memory of [`infer_deferrals`], kept with [`Buffers`].
 #[derive(Default)]
 struct DeferScratch {
     /// (task type, deadline) of each candidate, in index order.
@@ -2213,7 +2234,7 @@ mod tests {
             &mut vq,
             &ids,
             &mut decision,
-            &mut ScoreMemo::default(),
+            &mut Kept::default(),
         );
         PLAIN.with(|p| p.set(false));
         let handed = decision

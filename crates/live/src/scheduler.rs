@@ -1,6 +1,8 @@
 //! The live scheduler: the state and rules of [`System`] driven by a dispatcher's
 //! notifications instead of the simulator's event heap.
 
+use std::borrow::Cow;
+
 use heuristics::{HeuristicConfig, Mapper};
 use model::{MachineId, Outcome, Pruner, TaskSpec};
 use pmf::{DropModel, Tick};
@@ -218,8 +220,8 @@ pub struct Sample {
 /// assert!(s.decide(1.0).is_err());
 /// ```
 pub struct Scheduler {
-    sys: System,
-    pet: Pet,
+    /// The state, the rules and the PET decided on ([`System::pet`]).
+    sys: System<'static>,
     heuristic: HeuristicConfig,
     mapper: Mapper,
     pruner: ProbabilisticPruner,
@@ -247,7 +249,7 @@ impl std::fmt::Debug for Scheduler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Scheduler")
             .field("heuristic", &self.heuristic.name)
-            .field("machines", &self.pet.n_machines())
+            .field("machines", &self.sys.pet().n_machines())
             .field("tasks", &self.deadline.len())
             .field("latest", &self.latest)
             .finish_non_exhaustive()
@@ -344,7 +346,7 @@ impl Scheduler {
             .map_err(|e| LiveError::Config(e.to_string()))?;
         let limit = (!mapper.is_immediate()).then_some(config.queue_size);
         let sys = System::new(
-            pet.n_machines(),
+            Cow::Owned(pet),
             limit,
             config.drop_model,
             config.pct_epsilon,
@@ -352,7 +354,6 @@ impl Scheduler {
         );
         Ok(Scheduler {
             sys,
-            pet,
             heuristic: config.heuristic,
             mapper,
             pruner,
@@ -373,26 +374,27 @@ impl Scheduler {
 
     /// The PET the scheduler decides on.
     pub fn pet(&self) -> &Pet {
-        &self.pet
+        self.sys.pet()
     }
 
-    /// Replaces the PET (an online estimate improved, [`Scheduler::drain_samples`]): the
-    /// next decision computes every completion-time PMF from it, and the heuristic starts
-    /// afresh (its memos are of the old PET). The tasks, queues and pruner state stay.
+    /// Replaces the PET (an online estimate improved, [`Scheduler::drain_samples`]) the way
+    /// the simulator replaces its belief ([`System::set_pet`]): the next decision computes the
+    /// completion-time PMFs that read a changed cell from it, and the heuristic starts afresh
+    /// (its memos are of the old PET). The tasks, queues and pruner state stay.
     ///
     /// Errors: a PET of another shape (task types x machines).
     pub fn set_pet(&mut self, pet: Pet) -> Result<(), LiveError> {
-        if (pet.n_types(), pet.n_machines()) != (self.pet.n_types(), self.pet.n_machines()) {
+        let (types, machines) = (self.sys.pet().n_types(), self.sys.pet().n_machines());
+        if (pet.n_types(), pet.n_machines()) != (types, machines) {
             return Err(LiveError::Config(format!(
-                "the new PET is {} x {}, the scheduler's {} x {} (task types x machines)",
+                "the new PET is {} x {}, the scheduler's {types} x {machines} (task types x machines)",
                 pet.n_types(),
                 pet.n_machines(),
-                self.pet.n_types(),
-                self.pet.n_machines()
             )));
         }
-        self.pet = pet;
-        self.sys.reset_oracle();
+        self.sys
+            .set_pet(Cow::Owned(pet))
+            .map_err(|e| LiveError::Config(e.to_string()))?;
         self.mapper = heuristics::build(&self.heuristic, self.drop_model)
             .map_err(|e| LiveError::Config(e.to_string()))?;
         Ok(())
@@ -419,7 +421,7 @@ impl Scheduler {
 
     /// The number of machines.
     pub fn machines(&self) -> usize {
-        self.pet.n_machines()
+        self.sys.pet().n_machines()
     }
 
     /// The number of tasks submitted.
@@ -531,10 +533,10 @@ impl Scheduler {
     ) -> Result<TaskId, LiveError> {
         let now = self.check_time("now", now)?;
         let deadline = finite("deadline", deadline)?;
-        if task_type >= self.pet.n_types() {
+        if task_type >= self.sys.pet().n_types() {
             return Err(LiveError::UnknownTaskType {
                 task_type,
-                types: self.pet.n_types(),
+                types: self.sys.pet().n_types(),
             });
         }
         let arrival = self.tick(now);
@@ -636,7 +638,7 @@ impl Scheduler {
             }
         }
         ends.sort_by_key(|e| (e.tick, e.seq));
-        let env = Env::plain(&self.pet);
+        let env = Env::plain();
         let mut hooks = LiveHooks {
             actions: &mut self.actions,
             start_seq: &mut self.start_seq,

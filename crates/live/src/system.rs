@@ -14,15 +14,26 @@
 //! a started task runs (the simulator knows it, a dispatcher learns it), when a machine waits
 //! for staged data, and what is recorded (traces, actions). [`System`] is the only code that
 //! mutates machines.
+//!
+//! The system owns the PET the policies and the oracle read (the belief, [`System::pet`]).
+//! It changes a cell at a time ([`System::set_pmf`]) or whole ([`System::set_pet`]), the
+//! oracle forgetting exactly what read a changed cell ([`Oracle::pet_changed`]). With an
+//! online estimator ([`System::set_estimator`]) every execution the system ends is observed
+//! where it ends: a completion exactly, an execution stopped by a drop or a failure
+//! right-censored at the time it ran (a task dropped before it started is not observed), and a
+//! cell whose estimate changed replaces the belief's PMF.
+
+use std::borrow::Cow;
 
 use heuristics::Mapper;
+use learn::Estimator;
 use model::{
     Machine, MachineId, Oracle, Outcome, Pruner, TaskId, TaskSpec, View, earliest_free_slot,
     next_mapping_time,
 };
 use pmf::{DropModel, Tick};
 use serde::{Deserialize, Serialize};
-use workload::{Pet, Staging};
+use workload::{Pet, Staging, WorkloadError};
 
 /// What happened to one task, and when.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -61,11 +72,9 @@ pub enum Cause {
     Decision,
 }
 
-/// The settings that hold for a whole run: the PET, the JPDC-2016 additions.
-#[derive(Debug, Clone, Copy)]
+/// The settings that hold for a whole run: the JPDC-2016 additions.
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Env<'a> {
-    /// The PET matrix the policies decide on.
-    pub pet: &'a Pet,
     /// Input-data staging draws of the trial; `None` = data are always ready.
     pub staging: Option<&'a Staging>,
     /// Mapping events before machines go idle (JPDC-2016 eqs. 3-5); batch mode only.
@@ -74,15 +83,10 @@ pub struct Env<'a> {
     pub heuristic_time: f64,
 }
 
-impl<'a> Env<'a> {
-    /// The thesis' system on `pet`: no staging, no early mapping.
-    pub fn plain(pet: &'a Pet) -> Self {
-        Env {
-            pet,
-            staging: None,
-            early_mapping: false,
-            heuristic_time: 0.0,
-        }
+impl Env<'_> {
+    /// The thesis' system: no staging, no early mapping.
+    pub fn plain() -> Self {
+        Env::default()
     }
 }
 
@@ -131,7 +135,11 @@ pub trait Hooks {
 
 /// The state of the system and the rules that change it.
 #[derive(Debug)]
-pub struct System {
+pub struct System<'p> {
+    /// The PET the policies and the oracle read (the belief).
+    belief: Cow<'p, Pet>,
+    /// The online estimator a completed or stopped execution feeds, if the belief is learned.
+    estimator: Option<Box<Estimator>>,
     model: DropModel,
     tasks: Vec<TaskSpec>,
     machines: Vec<Machine>,
@@ -156,20 +164,24 @@ pub struct System {
     engaged_events: u64,
 }
 
-impl System {
-    /// `machines` idle machines with queues of at most `limit` tasks (the executing one
-    /// included; `None` = unbounded), PCTs under `model` trimmed at `pct_epsilon`, and the
-    /// tasks known in advance (`tasks[i].id == i`; none for a live system, whose tasks come
-    /// with [`System::add_task`]).
+impl<'p> System<'p> {
+    /// The idle machines of `pet` (its columns; `pet` is the belief, [`System::pet`]) with
+    /// queues of at most `limit` tasks (the executing one included; `None` = unbounded), PCTs
+    /// under `model` trimmed at `pct_epsilon`, and the tasks known in advance
+    /// (`tasks[i].id == i`; none for a live system, whose tasks come with
+    /// [`System::add_task`]).
     pub fn new(
-        machines: usize,
+        pet: Cow<'p, Pet>,
         limit: Option<usize>,
         model: DropModel,
         pct_epsilon: f64,
         tasks: Vec<TaskSpec>,
     ) -> Self {
         let n = tasks.len();
+        let machines = pet.n_machines();
         System {
+            belief: pet,
+            estimator: None,
             model,
             tasks,
             machines: (0..machines).map(|j| Machine::new(j, limit)).collect(),
@@ -273,10 +285,93 @@ impl System {
         self.next_map = None;
     }
 
-    /// Forgets every PCT derived so far (the PET changed): the next reads recompute them.
-    pub fn reset_oracle(&mut self) {
-        let eps = self.oracle.pct_epsilon();
-        self.oracle = Oracle::new(self.machines.len()).with_pct_epsilon(eps);
+    /// The PET the policies and the oracle read (the belief).
+    pub fn pet(&self) -> &Pet {
+        &self.belief
+    }
+
+    /// Replaces the belief's PMF of `task_type` on machine `m`; the oracle forgets exactly
+    /// what read the cell ([`Oracle::pet_changed`]).
+    ///
+    /// Errors: a cell outside the PET, or a PMF with mass at a negative time
+    /// ([`Pet::set_pmf`]); the belief is unchanged.
+    pub fn set_pmf(
+        &mut self,
+        task_type: usize,
+        m: MachineId,
+        pmf: pmf::Pmf,
+    ) -> Result<(), WorkloadError> {
+        self.belief.to_mut().set_pmf(task_type, m, pmf)?;
+        self.oracle
+            .pet_changed(m, task_type, &self.machines[m], &self.tasks);
+        Ok(())
+    }
+
+    /// Replaces the whole belief; the oracle forgets what read each cell that changed.
+    ///
+    /// Errors: a PET of another shape (task types x machines); the belief is unchanged.
+    pub fn set_pet(&mut self, pet: Cow<'p, Pet>) -> Result<(), WorkloadError> {
+        let shape = (self.belief.n_types(), self.belief.n_machines());
+        if (pet.n_types(), pet.n_machines()) != shape {
+            return Err(WorkloadError::InvalidPet(format!(
+                "the new PET is {} x {}, the belief {} x {} (task types x machines)",
+                pet.n_types(),
+                pet.n_machines(),
+                shape.0,
+                shape.1
+            )));
+        }
+        let old = std::mem::replace(&mut self.belief, pet);
+        for t in 0..shape.0 {
+            for m in 0..shape.1 {
+                if old.pmf(t, m) != self.belief.pmf(t, m) {
+                    self.oracle
+                        .pet_changed(m, t, &self.machines[m], &self.tasks);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Learns the belief online: `estimator` (holding the belief's PMFs as its priors)
+    /// observes every execution the system ends from now on; `None` stops learning.
+    pub fn set_estimator(&mut self, estimator: Option<Box<Estimator>>) {
+        self.estimator = estimator;
+    }
+
+    /// The online estimator, if the belief is learned.
+    pub fn estimator(&self) -> Option<&Estimator> {
+        self.estimator.as_deref()
+    }
+
+    /// The executing task on `m` stops at `now`: its machine is idle, the time it ran counts
+    /// as busy, and an online estimator observes it (`censored`: it was stopped before it
+    /// ended). Every end of an execution passes here.
+    fn stop_running(&mut self, m: MachineId, now: Tick, censored: bool) -> Option<model::Running> {
+        let r = self.machines[m].finish_running()?;
+        let ran = now - r.start;
+        self.busy[m] += ran;
+        self.observe(r.task, m, ran, censored);
+        Some(r)
+    }
+
+    /// The estimator, if any, observes an execution of `t` on `m` that ran `ran` ticks,
+    /// complete or not (`censored`); a cell whose estimate changed replaces the belief's PMF.
+    fn observe(&mut self, t: TaskId, m: MachineId, ran: Tick, censored: bool) {
+        let Some(est) = self.estimator.as_mut() else {
+            return;
+        };
+        let ty = self.tasks[t].task_type;
+        match est.observe(ty, m, ran as f64, censored) {
+            Ok(true) => {
+                let p = est.pmf(ty, m).clone();
+                if let Err(e) = self.set_pmf(ty, m, p) {
+                    tracing::error!(task_type = ty, machine = m, "belief not updated: {e}");
+                }
+            }
+            Ok(false) => {}
+            Err(e) => tracing::warn!(task_type = ty, machine = m, "observation ignored: {e}"),
+        }
     }
 
     /// Moves the executing task's start on machine `m` to `start` (a dispatcher reports that
@@ -328,11 +423,11 @@ impl System {
         pruner: &mut dyn Pruner,
         hooks: &mut dyn Hooks,
     ) {
-        let Some(r) = self.machines[m].finish_running() else {
+        let censored = self.machines[m].running().is_some_and(|r| r.end > now);
+        let Some(r) = self.stop_running(m, now, censored) else {
             return;
         };
         let ran = now - r.start;
-        self.busy[m] += ran;
         let (outcome, cause) = if r.end > now {
             (Outcome::ExpiredExecuting, Cause::Decision)
         } else if on_time {
@@ -370,12 +465,10 @@ impl System {
         pruner: &mut dyn Pruner,
         hooks: &mut dyn Hooks,
     ) {
-        let Some(r) = self.machines[m].finish_running() else {
+        let Some(r) = self.stop_running(m, now, true) else {
             return;
         };
-        let ran = now - r.start;
-        self.busy[m] += ran;
-        self.wasted[m] += ran;
+        self.wasted[m] += now - r.start;
         let (outcome, cause) = if failed {
             (Outcome::PrunedExecuting, Cause::Failure)
         } else {
@@ -597,7 +690,7 @@ impl System {
                     self.in_batch[t] = false;
                     self.push_task(m, t, now, env);
                     self.assigned_to[t] = Some(m);
-                    self.mapped(m, t, now, env, hooks);
+                    self.mapped(m, t, now, hooks);
                 }
                 let in_batch = &mut self.in_batch;
                 self.batch.retain(|&t| std::mem::take(&mut in_batch[t]));
@@ -636,7 +729,7 @@ impl System {
                     }
                     self.push_task(m, t, now, env);
                     self.assigned_to[t] = Some(m);
-                    self.mapped(m, t, now, env, hooks);
+                    self.mapped(m, t, now, hooks);
                     self.start_next(m, now, pruner, hooks);
                 }
             }
@@ -683,7 +776,7 @@ impl System {
         View {
             now,
             oracle: &self.oracle,
-            pet: env.pet,
+            pet: &self.belief,
             tasks: &self.tasks,
             batch: &self.batch,
             machines: &self.machines,
@@ -712,7 +805,7 @@ impl System {
             t,
             ready,
             &self.tasks,
-            env.pet,
+            &self.belief,
             self.model,
         );
     }
@@ -720,15 +813,15 @@ impl System {
     /// `t`, just appended to machine `m`'s queue: the hooks learn it, with its chance there
     /// when they want it (`P(C < d)` of its slot's PCT, computed now if the machine's PCTs
     /// are not).
-    fn mapped(&mut self, m: MachineId, t: TaskId, now: Tick, env: &Env<'_>, hooks: &mut dyn Hooks) {
+    fn mapped(&mut self, m: MachineId, t: TaskId, now: Tick, hooks: &mut dyn Hooks) {
         hooks.assigned(t, m, now);
         if hooks.traced() {
             let machine = &self.machines[m];
             self.oracle
-                .refresh(m, machine, now, &self.tasks, env.pet, self.model);
+                .refresh(m, machine, now, &self.tasks, &self.belief, self.model);
             let cache = self
                 .oracle
-                .cache(m, machine, &self.tasks, env.pet, self.model);
+                .cache(m, machine, &self.tasks, &self.belief, self.model);
             let slot = cache.slots().last();
             debug_assert_eq!(slot.map(|s| s.task), Some(t), "the appended slot is last");
             hooks.mapped(t, now, slot.map_or(f64::NAN, model::Slot::success));
@@ -753,14 +846,14 @@ impl System {
 
     /// Full machines, without a reserved slot yet, whose earliest free slot `e_j` (eq. 4)
     /// lies at most `t_h + t_lj` ahead; `None` in the list for the others.
-    fn early_candidates(&self, env: &Env<'_>) -> Vec<Option<f64>> {
+    fn early_candidates(&self) -> Vec<Option<f64>> {
         self.machines
             .iter()
             .map(|mc| {
                 if mc.limit().is_none() || mc.free_slots() > 0 || mc.has_reserved_slot() {
                     None
                 } else {
-                    earliest_free_slot(mc, &self.oracle, &self.tasks, env.pet, self.model)
+                    earliest_free_slot(mc, &self.oracle, &self.tasks, &self.belief, self.model)
                 }
             })
             .collect()
@@ -773,7 +866,7 @@ impl System {
             return;
         }
         let worst = self.worst_staging(env);
-        let e = self.early_candidates(env);
+        let e = self.early_candidates();
         for (m, e) in e.into_iter().enumerate() {
             if let Some(e) = e {
                 if e - (env.heuristic_time + worst[m]) <= now as f64 {
@@ -795,7 +888,7 @@ impl System {
         }
         self.advance(now);
         let worst = self.worst_staging(env);
-        let e = self.early_candidates(env);
+        let e = self.early_candidates();
         if let Some(t) = next_mapping_time(&e, &worst, env.heuristic_time) {
             self.next_map = Some((t.floor() as Tick).max(now + 1));
         }
@@ -827,10 +920,8 @@ impl System {
                     );
                     continue;
                 }
-                let start = self.machines[m].finish_running().map(|r| {
-                    let ran = now - r.start;
-                    self.busy[m] += ran;
-                    self.wasted[m] += ran;
+                let start = self.stop_running(m, now, true).map(|r| {
+                    self.wasted[m] += now - r.start;
                     r.start
                 });
                 self.settle(

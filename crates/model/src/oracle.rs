@@ -263,6 +263,39 @@ impl Oracle {
         let _ = self.cache(m, machine, tasks, pet, model);
     }
 
+    /// The PET the oracle computes with changed in one cell: `task_type` on machine `m`
+    /// (a belief learned online, a drift of the truth an oracle belief follows). Exactly
+    /// what depends on that cell is forgotten: machine `m`'s PCTs, kept means and earlier
+    /// PCTs when a task of `task_type` is in its queue (executing or pending); otherwise
+    /// they still hold, and only their contents get new ids ([`Cache::id`]), so that a
+    /// chance of a `task_type` task appended to them, kept by id, is not reused; and the
+    /// PCTs handed over for `task_type` tasks on `m` at this tick. No other machine reads
+    /// the cell.
+    pub fn pet_changed(
+        &mut self,
+        m: MachineId,
+        task_type: usize,
+        machine: &Machine,
+        tasks: &[TaskSpec],
+    ) {
+        self.handover
+            .get_mut()
+            .retain(|h| !(h.machine == m && tasks[h.task].task_type == task_type));
+        let uses = machine.tasks().any(|t| tasks[t].task_type == task_type);
+        let fresh = [self.next_cache_id(), self.next_cache_id()];
+        let d = &mut self.derived[m];
+        if uses {
+            d.reset(d.version);
+            return;
+        }
+        if let Some(c) = d.current.get_mut() {
+            c.id = fresh[0];
+        }
+        if let Some(c) = d.last.as_mut() {
+            c.id = fresh[1];
+        }
+    }
+
     /// The tick machine `m`'s derived values are at.
     pub fn now(&self, m: MachineId) -> Tick {
         self.derived[m].now
@@ -820,5 +853,71 @@ impl Stale<'_> {
             return e0;
         }
         e0 - (self.ratio - 1.0) * (self.cache.tail_max() as f64 - e0).max(0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::Array2;
+
+    /// Two task types on one machine, a deadline-free horizon.
+    fn pet(p00: Pmf) -> Pet {
+        let pmfs = Array2::from_shape_vec((2, 1), vec![p00, Pmf::new(3, vec![0.5, 0.5]).unwrap()])
+            .unwrap();
+        Pet::new(pmfs, vec!["a".into(), "b".into()], vec!["m".into()]).unwrap()
+    }
+
+    fn tasks(types: &[usize]) -> Vec<TaskSpec> {
+        types
+            .iter()
+            .enumerate()
+            .map(|(id, &task_type)| TaskSpec {
+                id,
+                task_type,
+                arrival: 0,
+                deadline: 1000,
+            })
+            .collect()
+    }
+
+    /// Machine 0 at tick 1 running task 0 (started at 0), then the given pending tasks.
+    fn machine(pending: &[TaskId]) -> Machine {
+        let mut m = Machine::new(0, None);
+        m.start(0, 0, 4);
+        for &t in pending {
+            m.push(t);
+        }
+        m
+    }
+
+    #[test]
+    fn a_pet_change_forgets_exactly_the_queues_that_read_the_cell() {
+        let old = pet(Pmf::new(2, vec![0.25, 0.75]).unwrap());
+        let mut new = old.clone();
+        new.set_pmf(0, 0, Pmf::new(1, vec![0.5, 0.0, 0.5]).unwrap())
+            .unwrap();
+        for types in [vec![1, 0], vec![1, 1]] {
+            let tasks = tasks(&types);
+            let mc = machine(&[1]);
+            let mut oracle = Oracle::new(1);
+            oracle.sync(std::slice::from_ref(&mc), 1);
+            let before = oracle.cache(0, &mc, &tasks, &old, DropModel::All).clone();
+            oracle.pet_changed(0, 0, &mc, &tasks);
+            let after = oracle.cache(0, &mc, &tasks, &new, DropModel::All).clone();
+            let mut fresh = Oracle::new(1);
+            fresh.sync(std::slice::from_ref(&mc), 1);
+            let want = fresh.cache(0, &mc, &tasks, &new, DropModel::All);
+            assert_eq!(after.slots(), want.slots(), "types {types:?}");
+            assert_ne!(before.id(), after.id(), "types {types:?}: a new content id");
+            // Whether it was computed again: only when a task of type 0 is queued.
+            let reads = types.contains(&0);
+            assert_eq!(
+                oracle.recomputations(),
+                1 + u64::from(reads),
+                "types {types:?}"
+            );
+            assert_eq!(before.slots() == after.slots(), !reads);
+        }
     }
 }

@@ -582,7 +582,14 @@ fn execute(
                 )
             })
             .collect();
-        report::write_timelines(dir, prepared.pet.machine_names(), &titles, jobs)?;
+        // One timeline per trial, `jobs` at a time (threads live in the binaries and the runner).
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build()?;
+        pool.install(|| {
+            use rayon::prelude::*;
+            titles.par_iter().try_for_each(|(k, title)| {
+                report::write_timeline(dir, prepared.pet.machine_names(), *k, title)
+            })
+        })?;
         eprintln!(
             "traces: {} (tasks-<k>.csv, events-<k>.csv, timeline-<k>.svg and .png; docs/trace.md)",
             dir.display()

@@ -82,32 +82,19 @@ pub fn timeline_paths(trace_dir: &Path, k: u64) -> (PathBuf, PathBuf) {
     )
 }
 
-/// Draws the timeline of each traced trial `(k, title)` from `trace_dir/tasks-<k>.csv`,
-/// `jobs` at a time (0 = all cores), and writes `timeline-<k>.svg` and `timeline-<k>.png`
-/// beside it.
-pub fn write_timelines(
+/// Draws the timeline of traced trial `k` from `trace_dir/tasks-<k>.csv` and writes
+/// `timeline-<k>.svg` and `timeline-<k>.png` beside it ([`timeline_paths`]).
+pub fn write_timeline(
     trace_dir: &Path,
     machines: &[String],
-    titles: &[(u64, String)],
-    jobs: usize,
+    k: u64,
+    title: &str,
 ) -> Result<(), Error> {
-    use rayon::prelude::*;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .map_err(|e| Error::Draw {
-            what: "the timelines".into(),
-            message: e.to_string(),
-        })?;
-    pool.install(|| {
-        titles.par_iter().try_for_each(|(k, title)| {
-            let t = timeline::Timeline::from_csv(
-                title.clone(),
-                machines.to_vec(),
-                &runner::trace::tasks_path(trace_dir, *k),
-            )?;
-            let (svg, png) = timeline_paths(trace_dir, *k);
-            t.write(&svg, &png)
-        })
-    })
+    let t = timeline::Timeline::from_csv(
+        title.to_owned(),
+        machines.to_vec(),
+        &runner::trace::tasks_path(trace_dir, k),
+    )?;
+    let (svg, png) = timeline_paths(trace_dir, k);
+    t.write(&svg, &png)
 }

@@ -4,6 +4,9 @@
 //! * `trial_800_34k`: 800 tasks at 34k on the default PET (targets: PAM ≤ 5 ms, MM ≤ 2 ms);
 //! * `trace_800_34k`: the PAM trial above untraced, traced into memory, and traced as CSV
 //!   (formatted, not written): the cost of tracing (docs/trace.md);
+//! * `learn_800_34k`: the PAM trial above with the oracle belief, and with a belief learned
+//!   online from an optimistic prior (the truth's times halved) at update cadence 1 and 8:
+//!   the cost of learning (target: at most 25% over the oracle run; docs/reproduction.md);
 //! * `scale`: one PAM trial (paper's default pruner, queue size 6) of 10^4 tasks on 8 and on 64
 //!   machines, at the load per machine of 34k on 8 machines, as in `experiments/scale.toml`.
 //!
@@ -27,6 +30,38 @@ fn trial(c: &mut Criterion) {
         if name != "PAM" {
             cfg.pruner = None;
         }
+        let prepared = Prepared::new(cfg, None, TrialSource::Generated, Some(1), None).unwrap();
+        g.bench_function(name, |b| {
+            b.iter(|| black_box(prepared.run_trial(0).unwrap()))
+        });
+    }
+    g.finish();
+}
+
+fn learn(c: &mut Criterion) {
+    let mut g = c.benchmark_group("learn_800_34k");
+    g.sample_size(20);
+    let mut beliefs = vec![("oracle", None)];
+    for cadence in [1usize, 8] {
+        let b = runner::BeliefConfig {
+            source: runner::BeliefSource::Learned,
+            prior: Some(runner::PriorKind::Scaled),
+            scale: Some(0.5),
+            cadence: Some(cadence),
+            ..Default::default()
+        };
+        beliefs.push((
+            if cadence == 1 {
+                "learned_k1"
+            } else {
+                "learned_k8"
+            },
+            Some(b),
+        ));
+    }
+    for (name, belief) in beliefs {
+        let mut cfg = ExperimentConfig::paper_default();
+        cfg.belief = belief;
         let prepared = Prepared::new(cfg, None, TrialSource::Generated, Some(1), None).unwrap();
         g.bench_function(name, |b| {
             b.iter(|| black_box(prepared.run_trial(0).unwrap()))
@@ -119,5 +154,5 @@ fn trace(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, trial, scale, trace);
+criterion_group!(benches, trial, learn, scale, trace);
 criterion_main!(benches);

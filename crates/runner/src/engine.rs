@@ -15,6 +15,12 @@
 //!    quantile of its PET on the machine that runs it at the task's own uniform draw (common
 //!    random numbers: two heuristics on the same trial face the same luck).
 //!
+//! The PET that draws the actual execution times (the truth, which may drift during the
+//! trial) is apart from the PET the policies and the oracle read (the belief,
+//! [`Knowledge`]), which the shared rules own ([`System::pet`]): an oracle belief follows
+//! the truth's drift ([`System::set_pet`]), a learned one is changed by the observations the
+//! rules make where an execution ends ([`System::set_estimator`]).
+//!
 //! With input-data staging ([`JpdcOptions::staging`], JPDC-2016), each machine has a link
 //! that stages its mapped tasks' data one at a time in queue order, from the tick a task is
 //! mapped: a task's data-ready tick is `max(now, link free) + size / rate`. An idle machine
@@ -25,6 +31,7 @@
 //! `e_j` is within `t_h + t_lj` of now gets one slot beyond its limit, so the task for the
 //! slot about to appear is mapped, and its data staged, before the slot appears.
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -146,6 +153,39 @@ pub struct EngineConfig {
     pub pct_epsilon: f64,
 }
 
+/// What the policies know of the PET (the belief), and how the truth changes during the
+/// trial ([`simulate_with`]). The default is today's simulator: the policies read the
+/// truth itself and it never changes.
+#[derive(Debug, Clone, Default)]
+pub struct Knowledge<'a> {
+    /// The PET the mapper, the pruner and the oracle read.
+    pub belief: Belief<'a>,
+    /// Changes of the truth: from the first event at or after each tick, the PET given
+    /// draws the actual execution times of the tasks that start (ticks increasing).
+    pub drift: &'a [(Tick, Pet)],
+}
+
+/// Where the belief comes from.
+#[derive(Debug, Clone, Default)]
+pub enum Belief<'a> {
+    /// The truth itself, following its drift.
+    #[default]
+    Oracle,
+    /// A fixed PET (a file, a perturbed copy of the truth, a histogram of a few samples).
+    Fixed(&'a Pet),
+    /// Learned online ([`learn::Estimator`]): `prior` is the belief before any observation
+    /// (the estimator's priors are its PMFs); every completed execution and every execution
+    /// ended by a drop (right-censored at the time it ran) is observed, and a cell whose
+    /// estimate changed replaces the belief's PMF, the oracle forgetting exactly what read
+    /// it ([`model::Oracle::pet_changed`], through [`System::set_pmf`]).
+    Learned {
+        /// The belief before any observation.
+        prior: &'a Pet,
+        /// The estimator, holding the same priors.
+        estimator: Box<learn::Estimator>,
+    },
+}
+
 /// Simulates one trial: `tasks` in arrival order with ids `0..n`, `luck[i]` the uniform draw
 /// of task `i` in [0, 1).
 ///
@@ -203,7 +243,40 @@ pub fn simulate_traced(
     pruner: &mut dyn Pruner,
     trace: Option<&mut Tracer<dyn TraceSink>>,
 ) -> TrialRecord {
-    simulate_inner(pet, tasks, luck, config, jpdc, mapper, pruner, trace, None)
+    simulate_with(
+        pet,
+        tasks,
+        luck,
+        config,
+        jpdc,
+        Knowledge::default(),
+        mapper,
+        pruner,
+        trace,
+    )
+}
+
+/// [`simulate_traced`] with the policies reading a belief other than the truth `pet`, and
+/// the truth changing during the trial ([`Knowledge`]). With the default knowledge it is
+/// [`simulate_traced`], bit for bit.
+///
+/// # Panics
+/// As [`simulate_traced`], and when a belief, prior or drift PET differs from `pet` in
+/// shape.
+pub fn simulate_with(
+    pet: &Pet,
+    tasks: &[TaskSpec],
+    luck: &[f64],
+    config: EngineConfig,
+    jpdc: JpdcOptions<'_>,
+    knowledge: Knowledge<'_>,
+    mapper: &mut Mapper,
+    pruner: &mut dyn Pruner,
+    trace: Option<&mut Tracer<dyn TraceSink>>,
+) -> TrialRecord {
+    simulate_inner(
+        pet, tasks, luck, config, jpdc, knowledge, mapper, pruner, trace, None,
+    )
 }
 
 /// [`simulate`] recording every decision as the live scheduler's [`Action`]s, each with
@@ -227,6 +300,7 @@ pub fn simulate_actions(
         luck,
         config,
         JpdcOptions::default(),
+        Knowledge::default(),
         mapper,
         pruner,
         None,
@@ -236,9 +310,10 @@ pub fn simulate_actions(
 }
 
 /// What the simulator adds to the shared rules ([`System`]): actual execution times from
-/// the tasks' luck, the event heap, the trace and the action log.
+/// the tasks' luck on the truth, the event heap, the trace and the action log.
 struct SimHooks<'a, 't> {
-    pet: &'a Pet,
+    /// The PET that draws the actual execution times, as of the current tick.
+    truth: &'a Pet,
     luck: &'a [f64],
     model: DropModel,
     heap: BinaryHeap<Reverse<(Tick, u64, Event)>>,
@@ -253,7 +328,7 @@ struct SimHooks<'a, 't> {
 impl Hooks for SimHooks<'_, '_> {
     fn started(&mut self, m: MachineId, spec: &TaskSpec, now: Tick) -> Tick {
         let t = spec.id;
-        let pmf = self.pet.pmf(spec.task_type, m);
+        let pmf = self.truth.pmf(spec.task_type, m);
         let exec = pmf
             .quantile(self.luck[t].clamp(0.0, 1.0))
             .unwrap_or(pmf.max())
@@ -373,11 +448,24 @@ fn simulate_inner(
     luck: &[f64],
     config: EngineConfig,
     jpdc: JpdcOptions<'_>,
+    knowledge: Knowledge<'_>,
     mapper: &mut Mapper,
     pruner: &mut dyn Pruner,
     trace: Option<&mut Tracer<dyn TraceSink>>,
     actions: Option<&mut Vec<(Tick, Action)>>,
 ) -> TrialRecord {
+    let shape = (pet.n_types(), pet.n_machines());
+    let same = |p: &Pet| (p.n_types(), p.n_machines()) == shape;
+    assert!(
+        knowledge.drift.iter().all(|(_, p)| same(p)),
+        "every drift PET has the truth's shape"
+    );
+    let (belief, follows_truth, estimator) = match knowledge.belief {
+        Belief::Oracle => (Cow::Borrowed(pet), true, None),
+        Belief::Fixed(p) => (Cow::Borrowed(p), false, None),
+        Belief::Learned { prior, estimator } => (Cow::Owned(prior.clone()), false, Some(estimator)),
+    };
+    assert!(same(&belief), "the belief has the truth's shape");
     if let Some(st) = jpdc.staging {
         assert!(
             st.sizes_mb().len() >= tasks.len() && st.rates_gbps().len() >= pet.n_machines(),
@@ -392,20 +480,22 @@ fn simulate_inner(
     };
     let m = pet.n_machines();
     let env = Env {
-        pet,
         staging: jpdc.staging,
         early_mapping: jpdc.early_mapping,
         heuristic_time: jpdc.heuristic_time,
     };
     let mut sys = System::new(
-        m,
+        belief,
         limit,
         config.drop_model,
         config.pct_epsilon,
         tasks.to_vec(),
     );
+    sys.set_estimator(estimator);
+    let drift = knowledge.drift;
+    let mut next_drift = 0;
     let mut h = SimHooks {
-        pet,
+        truth: pet,
         luck,
         model: config.drop_model,
         heap: BinaryHeap::new(),
@@ -431,6 +521,18 @@ fn simulate_inner(
             (Some(a), Some(b)) => a.min(b),
         };
         last = now;
+        // The truth's changes due at `now`; an oracle belief follows them.
+        while let Some((at, p)) = drift.get(next_drift) {
+            if *at > now {
+                break;
+            }
+            next_drift += 1;
+            h.truth = p;
+            if follows_truth {
+                sys.set_pet(Cow::Borrowed(p))
+                    .expect("the drift PET has the truth's shape");
+            }
+        }
         let mut trigger = false;
         while let Some(&Reverse((t, _, event))) = h.heap.peek() {
             if t != now {

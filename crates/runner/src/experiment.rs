@@ -51,7 +51,10 @@ use serde::{Deserialize, Serialize};
 use workload::rng::{Purpose, stream};
 use workload::{Pet, PetSource, Staging, StagingConfig, Trial, WorkloadConfig};
 
-use crate::engine::{EngineConfig, JpdcOptions, QueueSize, TrialRecord, simulate_traced};
+use crate::belief::{BeliefConfig, BeliefSource, DriftConfig, drift_schedule};
+use crate::engine::{
+    Belief, EngineConfig, JpdcOptions, Knowledge, QueueSize, TrialRecord, simulate_with,
+};
 use crate::error::RunError;
 use crate::metrics::{Counting, Estimate, Pricing, TrialMetrics};
 use crate::trace::{CsvTrace, MemoryTrace, TraceSink, Tracer};
@@ -98,6 +101,14 @@ pub struct SystemConfig {
     /// 0.1): approximate results, labelled in the summary.
     #[serde(skip_serializing_if = "is_zero")]
     pub pct_epsilon: f64,
+    /// Also measure robustness over this many equal consecutive parts of the trial's tasks,
+    /// all of them, by arrival (`window_01` ...; at most 10; 0 = not measured, the default).
+    #[serde(skip_serializing_if = "is_zero_usize")]
+    pub windows: usize,
+}
+
+fn is_zero_usize(x: &usize) -> bool {
+    *x == 0
 }
 
 fn is_false(b: &bool) -> bool {
@@ -120,6 +131,7 @@ impl Default for SystemConfig {
             early_mapping: false,
             heuristic_time: 0.0,
             pct_epsilon: 0.0,
+            windows: 0,
         }
     }
 }
@@ -174,6 +186,13 @@ impl SystemConfig {
                 self.pct_epsilon
             ));
         }
+        if self.windows > crate::metrics::WINDOW_METRICS.len() {
+            return Err(format!(
+                "system.windows: expected at most {} windows, found {}",
+                crate::metrics::WINDOW_METRICS.len(),
+                self.windows
+            ));
+        }
         if let Some(p) = &self.prices {
             if let Some(bad) = p.iter().find(|x| !(x.is_finite() && **x >= 0.0)) {
                 return Err(format!("system.prices must be finite and >= 0, got {bad}"));
@@ -205,11 +224,18 @@ pub struct ExperimentConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub staging: Option<StagingConfig>,
     /// Write a per-task and a per-event trace of every trial ([`crate::trace`],
-    /// docs/trace.md): `prunesim run --out DIR` writes them to `DIR/trace/`. Tracing changes
-    /// no result. Only a run that writes files can trace: [`Prepared::run_traced`];
-    /// [`Prepared::run_trial`] refuses such an experiment (sweeps do not trace yet).
+    /// docs/trace.md): `prunesim run --out DIR` writes them to `DIR/trace/`, a sweep to
+    /// `OUT/<id>.trace/<point>-<x>-<series>/`. Tracing changes no result. Only a run that
+    /// writes files can trace: [`Prepared::run_traced`]; [`Prepared::run_trial`] refuses such
+    /// an experiment.
     #[serde(default, skip_serializing_if = "is_false")]
     pub trace: bool,
+    /// The PET the policies read ([`crate::belief`]); absent = the truth (the oracle).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub belief: Option<BeliefConfig>,
+    /// Changes of the truth during each trial ([`crate::belief`]); none by default.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub drift: Vec<DriftConfig>,
 }
 
 fn default_name() -> String {
@@ -234,6 +260,8 @@ impl ExperimentConfig {
             pruner: None,
             staging: None,
             trace: false,
+            belief: None,
+            drift: Vec::new(),
         }
     }
 
@@ -247,6 +275,9 @@ impl ExperimentConfig {
         })?;
         if let Some(base) = base {
             cfg.workload.pet = rebase(&cfg.workload.pet, base);
+            if let Some(b) = &mut cfg.belief {
+                b.rebase(base);
+            }
         }
         cfg.validate().map_err(|message| RunError::Config {
             file: name.to_string(),
@@ -276,6 +307,12 @@ impl ExperimentConfig {
         self.system.validate()?;
         if let Some(st) = &self.staging {
             st.validate().map_err(|e| e.to_string())?;
+        }
+        if let Some(b) = &self.belief {
+            b.validate()?;
+        }
+        for (i, d) in self.drift.iter().enumerate() {
+            d.validate(i, usize::MAX, usize::MAX)?;
         }
         let (h, _) = self.resolved()?;
         let mapper = heuristics::build(&h, self.system.drop_model).map_err(|e| e.to_string())?;
@@ -493,6 +530,16 @@ impl Prepared {
         if pet.n_machines() == 0 {
             return Err(RunError::Input("the PET has no machine".into()));
         }
+        for (i, d) in config.drift.iter().enumerate() {
+            d.validate(i, pet.n_types(), pet.n_machines())
+                .map_err(RunError::Input)?;
+        }
+        if let Some(b) = &config.belief {
+            // A prior that cannot be built (a file, a scale out of the tick range) fails
+            // here rather than in a trial.
+            b.prior_pet(&pet, config.workload.seed, 0)
+                .map_err(RunError::Input)?;
+        }
         let seed = config.workload.seed;
         Ok(Prepared {
             config,
@@ -550,7 +597,7 @@ impl Prepared {
     pub fn run_trial(&self, k: u64) -> Result<(TrialRecord, TrialMetrics), RunError> {
         if self.config.trace {
             return Err(RunError::Input(
-                "trace = true: this run writes no trace (prunesim run --out DIR does; sweeps do not trace yet)".into(),
+                "trace = true: this run writes no trace (prunesim run --out DIR and prunesim sweep do)".into(),
             ));
         }
         self.run_trial_with::<MemoryTrace>(k, None, Policies::default())
@@ -632,7 +679,33 @@ impl Prepared {
             heuristic = mapper.name(),
             "trial"
         );
-        let record = simulate_traced(
+        let arrivals: Vec<pmf::Tick> = tasks.iter().map(|t| t.arrival).collect();
+        let drift =
+            drift_schedule(&self.config.drift, &self.pet, &arrivals).map_err(RunError::Input)?;
+        let prior = match &self.config.belief {
+            Some(b) => b
+                .prior_pet(&self.pet, self.seed, k)
+                .map_err(RunError::Input)?,
+            None => None,
+        };
+        let belief = match (&self.config.belief, &prior) {
+            (Some(b), Some(prior)) if b.source == BeliefSource::Learned => {
+                let priors = (0..prior.n_types())
+                    .flat_map(|t| (0..prior.n_machines()).map(move |m| (t, m)))
+                    .map(|(t, m)| prior.pmf(t, m).clone())
+                    .collect();
+                let estimator =
+                    learn::Estimator::new(prior.n_types(), prior.n_machines(), priors, b.options())
+                        .map_err(|e| RunError::Input(format!("belief: {e}")))?;
+                Belief::Learned {
+                    prior,
+                    estimator: Box::new(estimator),
+                }
+            }
+            (_, Some(prior)) => Belief::Fixed(prior),
+            (_, None) => Belief::Oracle,
+        };
+        let record = simulate_with(
             &self.pet,
             &tasks,
             &luck,
@@ -645,6 +718,10 @@ impl Prepared {
                 staging: staging.as_ref(),
                 early_mapping: self.config.system.early_mapping,
                 heuristic_time: self.config.system.heuristic_time,
+            },
+            Knowledge {
+                belief,
+                drift: &drift,
             },
             &mut mapper,
             pruner.as_mut(),
@@ -669,6 +746,19 @@ impl Prepared {
                 hour: self.config.system.hour,
             },
         );
+        if self.config.system.windows > 0 {
+            metrics.windows = crate::metrics::window_robustness(
+                &record,
+                0..tasks.len(),
+                self.config.system.windows,
+            );
+        }
+        if self.with_bound && !self.config.drift.is_empty() {
+            return Err(RunError::Input(
+                "the clairvoyant bracket assumes one truth: it is not computed with [[drift]]"
+                    .into(),
+            ));
+        }
         if self.with_bound {
             let counted = self.config.system.counting().range(tasks.len());
             let b = bound::bracket_trial(

@@ -16,6 +16,7 @@
 //! threads; the crates below are pure, single-threaded and take their randomness as arguments
 //! (docs/ARCHITECTURE.md, "Architecture invariants").
 
+pub mod belief;
 pub mod engine;
 mod error;
 pub mod experiment;
@@ -28,9 +29,10 @@ pub mod sweep;
 pub mod trace;
 pub mod variants;
 
+pub use belief::{BeliefConfig, BeliefSource, DriftConfig, PriorKind};
 pub use engine::{
-    EngineConfig, JpdcOptions, QueueSize, TaskRecord, TrialRecord, simulate, simulate_jpdc,
-    simulate_traced,
+    Belief, EngineConfig, JpdcOptions, Knowledge, QueueSize, TaskRecord, TrialRecord, simulate,
+    simulate_jpdc, simulate_traced, simulate_with,
 };
 pub use error::RunError;
 pub use experiment::{

@@ -84,6 +84,50 @@ pub struct TrialMetrics {
     /// computed.
     #[serde(default)]
     pub lower_on_time: Option<usize>,
+    /// Robustness in % over each of `[system] windows` consecutive equal parts of the
+    /// trial's tasks (all of them, by arrival; empty unless asked for): robustness as the
+    /// trial goes on.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub windows: Vec<f64>,
+}
+
+/// The names of the window measures ([`TrialMetrics::windows`]), at most this many windows.
+pub const WINDOW_METRICS: [&str; 10] = [
+    "window_01",
+    "window_02",
+    "window_03",
+    "window_04",
+    "window_05",
+    "window_06",
+    "window_07",
+    "window_08",
+    "window_09",
+    "window_10",
+];
+
+/// Robustness in % over each of `windows` consecutive parts of the tasks `range` (part `i`
+/// holds tasks `range.start + floor(i n / windows) ..` up to the next part's start, `n`
+/// the tasks in the range).
+pub fn window_robustness(
+    record: &TrialRecord,
+    range: std::ops::Range<usize>,
+    windows: usize,
+) -> Vec<f64> {
+    let n = range.len();
+    (0..windows)
+        .map(|i| {
+            let a = range.start + i * n / windows;
+            let b = range.start + (i + 1) * n / windows;
+            if b <= a {
+                return f64::NAN;
+            }
+            let ok = record.tasks[a..b]
+                .iter()
+                .filter(|t| t.outcome.is_success())
+                .count();
+            100.0 * ok as f64 / (b - a) as f64
+        })
+        .collect()
 }
 
 /// Prices and the length of an hour, for cost.
@@ -187,6 +231,7 @@ impl TrialMetrics {
             outcomes,
             bound_on_time: None,
             lower_on_time: None,
+            windows: Vec::new(),
         }
     }
 
@@ -229,6 +274,9 @@ impl TrialMetrics {
             v.push(("bound", pct(b)));
             v.push(("bound_on_time", b as f64));
             v.push(("gap_to_bound", pct(b) - self.robustness));
+        }
+        for (name, &w) in WINDOW_METRICS.iter().zip(&self.windows) {
+            v.push((name, w));
         }
         if let Some(l) = self.lower_on_time {
             v.push(("optimum_lower", pct(l)));
@@ -381,6 +429,13 @@ pub const METRICS: &[MetricDoc] = &[
         Unit::Percent,
         100.0,
         "share of the counted tasks that completed before their deadline (thesis 3.4.2, paper VI-B)",
+    ),
+    doc(
+        "window_01",
+        Group::Robustness,
+        Unit::Percent,
+        100.0,
+        "robustness over the first of `[system] windows` equal consecutive parts of all the trial's tasks, by arrival (window_02 ... window_10 the next ones): robustness as a trial goes on",
     ),
     doc(
         "optimum_lower",
@@ -605,7 +660,13 @@ pub fn glossary_markdown() -> String {
 
 /// The documentation of a measure by name.
 pub fn metric_doc(name: &str) -> Option<&'static MetricDoc> {
-    METRICS.iter().find(|d| d.name == name)
+    METRICS.iter().find(|d| d.name == name).or_else(|| {
+        // window_02 ... window_10 share window_01's entry.
+        WINDOW_METRICS[1..]
+            .contains(&name)
+            .then(|| METRICS.iter().find(|d| d.name == WINDOW_METRICS[0]))
+            .flatten()
+    })
 }
 
 /// Mean and 95% confidence interval of one measure over trials.

@@ -96,6 +96,22 @@ pub struct Series {
     pub x_values: Option<Vec<toml::Value>>,
 }
 
+/// A value the paper reports for one series at one x (a figure's `[[published]]` table): drawn
+/// as a hollow marker beside the series' own value, never written to the CSVs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PublishedValue {
+    /// The series' label (`[[series]] label`).
+    pub series: String,
+    /// The x value's label (as printed on the axis: `x.labels`, else the value).
+    pub x: String,
+    /// The value, in the figure's measure.
+    pub value: f64,
+    /// Where it comes from and how it was read (e.g. "the text: near 70%").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
 /// A figure's TOML.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -144,6 +160,9 @@ pub struct FigureSpec {
     pub x: XAxis,
     /// The series.
     pub series: Vec<Series>,
+    /// The values the paper reports, where its text or figure gives them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub published: Vec<PublishedValue>,
 }
 
 fn robustness() -> String {
@@ -260,6 +279,40 @@ impl FigureSpec {
                 message: "a figure needs at least one [[series]]".into(),
             });
         }
+        for (i, p) in spec.published.iter().enumerate() {
+            let problem = if spec.published_position(p).is_some() {
+                None
+            } else if !spec.series.iter().any(|s| s.label == p.series) {
+                Some(format!(
+                    "series '{}' is not a [[series]] label (one of: {})",
+                    p.series,
+                    spec.series
+                        .iter()
+                        .map(|s| s.label.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            } else {
+                Some(format!(
+                    "x '{}' is not an x label (one of: {})",
+                    p.x,
+                    (0..spec.x.values.len())
+                        .map(|j| spec.x_label_of(j))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            };
+            let problem = problem.or_else(|| {
+                (!p.value.is_finite()).then(|| format!("value {} is not a number", p.value))
+            });
+            if let Some(problem) = problem {
+                return Err(RunError::Config {
+                    file: name.to_string(),
+                    line: None,
+                    message: format!("published[{i}]: {problem}"),
+                });
+            }
+        }
         // Expanding validates every point.
         spec.points(None).map_err(|message| RunError::Config {
             file: name.to_string(),
@@ -273,6 +326,13 @@ impl FigureSpec {
     pub fn load(path: &std::path::Path) -> Result<Self, RunError> {
         let text = workload::io::read_text(path)?;
         Self::from_toml_str(&text, &path.display().to_string())
+    }
+
+    /// Where a published value is drawn: (x index, series index), when its labels exist.
+    pub fn published_position(&self, p: &PublishedValue) -> Option<(usize, usize)> {
+        let x = (0..self.x.values.len()).find(|&j| self.x_label_of(j) == p.x)?;
+        let s = self.series.iter().position(|s| s.label == p.series)?;
+        Some((x, s))
     }
 
     /// The label of x value `i`.
@@ -362,5 +422,34 @@ mod tests {
         let bad = FIGURE.replace("EXTRA", "extra_metrics = [\"fairness\"]");
         let e = FigureSpec::from_toml_str(&bad, "f.toml").unwrap_err();
         assert!(e.to_string().contains("unknown measure 'fairness'"), "{e}");
+    }
+
+    #[test]
+    fn published_values_name_a_series_and_an_x_label() {
+        let with = |entry: &str| FIGURE.replace("EXTRA", entry);
+        let ok = with("published = [{ series = \"MM\", x = \"19000\", value = 25.0 }]");
+        let spec = FigureSpec::from_toml_str(&ok, "f.toml").unwrap();
+        assert_eq!(spec.published_position(&spec.published[0]), Some((0, 0)));
+        for (entry, expected) in [
+            (
+                "published = [{ series = \"PAM\", x = \"19000\", value = 1.0 }]",
+                "published[0]: series 'PAM' is not a [[series]] label (one of: MM)",
+            ),
+            (
+                "published = [{ series = \"MM\", x = \"19k\", value = 1.0 }]",
+                "published[0]: x '19k' is not an x label (one of: 19000)",
+            ),
+            (
+                "published = [{ series = \"MM\", x = \"19000\", value = nan }]",
+                "published[0]: value NaN is not a number",
+            ),
+            (
+                "published = [{ series = \"MM\", x = \"19000\", valu = 1.0 }]",
+                "unknown field `valu`",
+            ),
+        ] {
+            let e = FigureSpec::from_toml_str(&with(entry), "f.toml").unwrap_err();
+            assert!(e.to_string().contains(expected), "{e}");
+        }
     }
 }

@@ -419,6 +419,74 @@ impl Pet {
         pet
     }
 
+    /// Replaces the PMF of `task_type` on `machine` (a belief learned online, a drift of the
+    /// truth): the means, variances, `avg_i`, `avg_all` and the identical columns
+    /// ([`Pet::canonical`]) follow. Only `machine`'s reads change: a machine that copied its
+    /// column keeps the old PMF.
+    ///
+    /// Errors: a cell outside the PET, or a PMF with mass at a negative time.
+    pub fn set_pmf(
+        &mut self,
+        task_type: usize,
+        machine: usize,
+        pmf: Pmf,
+    ) -> Result<(), WorkloadError> {
+        if task_type >= self.n_types() || machine >= self.n_machines() {
+            return Err(WorkloadError::InvalidPet(format!(
+                "cell (task type {task_type}, machine {machine}) outside the {} x {} PET",
+                self.n_types(),
+                self.n_machines()
+            )));
+        }
+        if pmf.min() < 0 {
+            return Err(WorkloadError::InvalidPet(format!(
+                "the PMF of task type {task_type} on machine {machine} has mass at time {}, but execution times are not negative",
+                pmf.min()
+            )));
+        }
+        // A machine reading another's column reads its own from now on: the columns are
+        // whole in `pmfs`, `canonical` only shares the reads.
+        let shared = self.canonical[machine] != machine
+            || self
+                .canonical
+                .iter()
+                .enumerate()
+                .any(|(j, &c)| c == machine && j != machine);
+        self.etc[[task_type, machine]] = pmf.mean();
+        self.variances[[task_type, machine]] = pmf.variance();
+        self.pmfs[[task_type, machine]] = pmf;
+        let n_machines = self.n_machines() as f64;
+        self.avg_type[task_type] = self.etc.row(task_type).iter().sum::<f64>() / n_machines;
+        self.avg_all = self.avg_type.iter().sum::<f64>() / self.avg_type.len() as f64;
+        if shared {
+            self.canonical = canonical_columns(&self.pmfs);
+        }
+        Ok(())
+    }
+
+    /// A PET with every PMF replaced by `f(task_type, machine, pmf)`, names kept.
+    ///
+    /// Errors: as [`Pet::new`], or the first error `f` returns.
+    pub fn map_pmfs<E>(
+        &self,
+        mut f: impl FnMut(usize, usize, &Pmf) -> Result<Pmf, E>,
+    ) -> Result<Pet, E>
+    where
+        E: From<WorkloadError>,
+    {
+        let mut v = Vec::with_capacity(self.pmfs.len());
+        for ((t, m), p) in self.pmfs.indexed_iter() {
+            v.push(f(t, m, p)?);
+        }
+        let pmfs = Array2::from_shape_vec(self.pmfs.dim(), v)
+            .map_err(|e| WorkloadError::InvalidPet(e.to_string()))?;
+        Ok(Pet::new(
+            pmfs,
+            self.type_names.clone(),
+            self.machine_names.clone(),
+        )?)
+    }
+
     /// Checks that every task of `tasks` has a task type of this PET.
     pub fn check_tasks(&self, tasks: &[crate::Task]) -> Result<(), WorkloadError> {
         match tasks.iter().position(|t| t.task_type >= self.n_types()) {
@@ -459,5 +527,28 @@ mod tests {
             }
         }
         assert_ne!(Pet::default_pet(1), Pet::default_pet(2));
+    }
+
+    #[test]
+    fn setting_a_pmf_gives_the_pet_built_with_it() {
+        let base = Pet::default_pet(3).select_machines(&[0, 1, 0, 2]);
+        let new = Pmf::new(5, vec![0.5, 0.0, 0.5]).unwrap();
+        // Machine 0's column is shared with machine 2: only machine 0 changes.
+        let mut set = base.clone();
+        set.set_pmf(4, 0, new.clone()).unwrap();
+        let mut pmfs = base.pmfs().clone();
+        pmfs[[4, 0]] = new.clone();
+        let built = Pet::new(
+            pmfs,
+            base.type_names().to_vec(),
+            base.machine_names().to_vec(),
+        )
+        .unwrap();
+        assert_eq!(set, built);
+        assert_eq!(set.pmf(4, 0), &new);
+        assert_eq!(set.pmf(4, 2), base.pmf(4, 2));
+        assert_eq!(set.mean(4, 0), 6.0);
+        assert!(set.set_pmf(12, 0, new).is_err());
+        assert!(set.set_pmf(0, 0, Pmf::point(-1)).is_err());
     }
 }

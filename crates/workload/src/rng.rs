@@ -26,6 +26,8 @@ pub enum Purpose {
     Staging,
     /// Drawing a large system's machines from a PET's machines (`[workload] machines`).
     Machines,
+    /// A belief PET drawn from the truth (`[belief] prior = "samples"`).
+    Belief,
     /// Anything else; distinct values give distinct streams.
     Other(u64),
 }
@@ -40,6 +42,7 @@ impl Purpose {
             Purpose::Staging => (4, 0),
             Purpose::Other(v) => (5, v),
             Purpose::Machines => (6, 0),
+            Purpose::Belief => (7, 0),
         }
     }
 }

@@ -146,7 +146,7 @@ fn plot(rows: &[cutting::Row], id: &str) -> figures::Figure {
         x_labels: dists,
         series: strategies,
         bars,
-        bands: Vec::new(),
         chart: figures::Chart::Bars,
+        ..figures::Figure::default()
     }
 }

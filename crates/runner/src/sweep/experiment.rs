@@ -137,6 +137,26 @@ struct PointManifest {
     pruner: pruner::PrunerConfig,
     trials: u64,
     seed: u64,
+    /// The folder of the point's traces (`trace = true`), relative to the output folder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    trace: Option<String>,
+}
+
+/// The folder of a traced point's per-task and per-event traces, relative to the output
+/// folder: `<id>.trace/<point>-<x>-<series>/` (`tasks-<k>.csv`, `events-<k>.csv` per trial;
+/// docs/trace.md), the point's number first so that two labels alike never share it.
+pub(crate) fn point_trace_dir(id: &str, point: usize, x: &str, series: &str) -> String {
+    let slug: String = format!("{x}-{series}")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("{id}.trace/{point:03}-{slug}")
 }
 
 impl<'a> ExperimentSweep<'a> {
@@ -208,9 +228,17 @@ impl<'a> ExperimentSweep<'a> {
             .iter()
             .map(|(_, prep)| point_key(prep, &sources))
             .collect::<Result<_, _>>()?;
+        // A traced point writes its own traces, so it shares its trials with no twin.
         let twins = prepared
             .iter()
-            .map(|(_, prep)| twin_key(prep, &sources))
+            .zip(&keys)
+            .map(|((_, prep), key): (&(usize, Prepared), &String)| {
+                if prep.config.trace {
+                    Ok(format!("traced|{key}"))
+                } else {
+                    twin_key(prep, &sources)
+                }
+            })
             .collect::<Result<_, _>>()?;
         Ok(ExperimentSweep {
             spec,
@@ -249,7 +277,24 @@ impl Kind for ExperimentSweep<'_> {
     }
 
     fn run_trial(&self, p: usize, k: u64) -> Result<TrialMetrics, RunError> {
-        self.prepared[p].1.run_trial(k).map(|(_, m)| m)
+        let (orig, prep) = &self.prepared[p];
+        if !prep.config.trace {
+            return prep.run_trial(k).map(|(_, m)| m);
+        }
+        let point = &self.points[*orig];
+        let dir = self.options.out.join(point_trace_dir(
+            &self.spec.id,
+            *orig,
+            &point.x_label,
+            &point.series,
+        ));
+        std::fs::create_dir_all(&dir).map_err(|e| RunError::Io {
+            path: dir.clone(),
+            message: e.to_string(),
+        })?;
+        let (_, m, sink) = prep.run_trial_traced(k, crate::trace::CsvTrace::create(&dir, k)?)?;
+        sink.commit()?;
+        Ok(m)
     }
 
     fn render(&self, results: &[Vec<TrialMetrics>]) -> Result<Rendered, RunError> {
@@ -367,6 +412,10 @@ impl Kind for ExperimentSweep<'_> {
                 pruner: prep.pruner.clone(),
                 trials: prep.trials,
                 seed: prep.seed,
+                trace: prep
+                    .config
+                    .trace
+                    .then(|| point_trace_dir(&spec.id, *orig, &point.x_label, &point.series)),
             });
         }
         // The clairvoyant optimum's bracket: its upper side ("clairvoyant bound") and lower
@@ -446,7 +495,20 @@ impl Kind for ExperimentSweep<'_> {
             series: spec.series.iter().map(|s| s.label.clone()).collect(),
             bars,
             bands,
+            published: spec
+                .published
+                .iter()
+                .filter_map(|p| {
+                    let (x_index, series_index) = spec.published_position(p)?;
+                    Some(figures::Published {
+                        x_index,
+                        series_index,
+                        value: p.value,
+                    })
+                })
+                .collect(),
             chart: spec.chart,
+            integer_y: crate::metrics::metric_doc(&spec.metric).is_some_and(|d| d.unit.is_count()),
         };
         Ok(Rendered {
             text,

@@ -180,8 +180,8 @@ impl Kind for MoldableSweep<'_> {
                 x_labels: rows.iter().map(|r| r.n_types.to_string()).collect(),
                 series: vec!["RF Duplex".into()],
                 bars,
-                bands: Vec::new(),
                 chart: figures::Chart::Lines,
+                ..figures::Figure::default()
             })
         };
         let manifest = serde_json::json!({

@@ -7,6 +7,7 @@ mod experiment;
 mod fairness;
 mod heuristics;
 mod jpdc;
+mod learn;
 mod options;
 mod queues;
 mod replay;

@@ -1,0 +1,511 @@
+//! Online estimation of the PET (execution-time PMFs per task type and machine) from the
+//! executions a scheduler observes, when its own drops censor them.
+//!
+//! A task that completes reveals its execution time exactly. A task dropped while executing
+//! (by a pruner, or at its deadline) after running `e` ticks reveals only that its
+//! execution time exceeds `e`: a **right-censored** observation. A task dropped before it
+//! started reveals nothing. Learning from completions alone (the naive estimator,
+//! [`Censoring::Ignore`]) learns that tasks are shorter than they are, most where drops are
+//! most frequent: in an oversubscribed system.
+//!
+//! [`Estimator`] keeps, per (task type, machine) cell, the observations and a current PMF:
+//!
+//! 1. **Kaplan-Meier** ([`pmf::kaplan_meier::KaplanMeier`], Gao, Robert, Vivien, cutting
+//!    thresholds, eq. (4)) over the cell's observations gives the mass of each completion
+//!    time, on the tick `ceil(time)`. Without censoring this is the empirical distribution.
+//! 2. **The tail.** When the largest observation `w` is censored, a mass `R = S(w) > 0`
+//!    survives every observation: it lies beyond `w`, and is placed there ([`Tail`]): by
+//!    default on the prior conditioned on exceeding `w` ([`Pmf::condition_after`] at
+//!    `floor(w)`), and, when the prior has no mass beyond `w`, on a geometric tail starting
+//!    at `floor(w) + 1` whose mean excess is the exponential maximum-likelihood mean of the
+//!    cell's data, `theta = (sum of observed times) / (completions)` (`theta = w` when
+//!    nothing completed; at least one tick), cut where less than `1e-6` of its mass is left
+//!    (that rest on its last tick) and at [`MAX_TAIL_TICKS`] ticks. [`Tail::AtLast`] is
+//!    the convention of the paper's section 5.2 (the remainder on `w` itself), a lower
+//!    bound, for comparison. Either way the censored mass never vanishes.
+//! 3. **The blend with the prior** by a pseudo-count: with `n` observations in the estimate
+//!    (all of them, censored included; completions only when censoring is ignored) and a
+//!    prior weight `n0` ([`Options::prior_weight`]),
+//!    `belief = (n0 prior + n estimate) / (n0 + n)`: the prior alone before the first
+//!    observation, and weighing as much as `n0` observations after. A convex combination of
+//!    two PMFs, so a PMF.
+//!
+//! [`Options`] choose ignoring censoring (the naive estimator, for comparison), a sliding
+//! window over the last observations of each cell (for drift), and the update cadence: a
+//! cell's PMF is rebuilt after every `k`-th observation of that cell, so the cost per
+//! observation is bounded by `O(window log window) / k`.
+//!
+//! Times are in the ticks of the prior's PMFs. A completion at time `x` counts at tick
+//! `ceil(x)`; a censoring at `e` means the execution time exceeds `e`.
+//!
+//! # Example
+//! ```
+//! use learn::{Estimator, Options};
+//! use pmf::Pmf;
+//! // One task type on one machine; the prior says 10 ticks, weighing as one observation.
+//! let prior = vec![Pmf::point(10)];
+//! let options = Options { prior_weight: 1.0, ..Options::default() };
+//! let mut est = Estimator::new(1, 1, prior, options).unwrap();
+//! // Two completions at 4 and 6, one task dropped after running 8 ticks.
+//! est.observe(0, 0, 4.0, false).unwrap();
+//! est.observe(0, 0, 6.0, false).unwrap();
+//! assert!(est.observe(0, 0, 8.0, true).unwrap()); // the cell's PMF changed
+//! // Kaplan-Meier: 1/3 at 4, 1/3 at 6, 1/3 beyond 8 (on the prior beyond 8: tick 10);
+//! // blended with the prior as 3 observations to 1.
+//! let p = est.pmf(0, 0);
+//! assert!((p.mass_at(4) - 0.25).abs() < 1e-12);
+//! assert!((p.mass_at(6) - 0.25).abs() < 1e-12);
+//! assert!((p.mass_at(10) - 0.5).abs() < 1e-12);
+//! assert_eq!(est.observations(0, 0), 3);
+//! ```
+
+use std::collections::VecDeque;
+
+use pmf::kaplan_meier::{KaplanMeier, Sample};
+use pmf::{Pmf, PmfError, Tick};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// The most ticks the geometric tail ([`Tail::Prior`]'s fallback) spans.
+pub const MAX_TAIL_TICKS: usize = 4096;
+
+/// The mass left beyond the geometric tail's last tick, which is put on that tick.
+const TAIL_CUT: f64 = 1e-6;
+
+/// What censored observations count for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Censoring {
+    /// Kaplan-Meier: a censored time is a lower bound on the execution time.
+    #[default]
+    KaplanMeier,
+    /// The naive estimator: censored observations are discarded, the estimate is the
+    /// empirical distribution of the completions.
+    Ignore,
+}
+
+/// Where the mass beyond the largest observation goes when that observation is censored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tail {
+    /// On the prior conditioned on exceeding the last observation, else on a geometric
+    /// tail (see the crate docs).
+    #[default]
+    Prior,
+    /// On the last observation itself (Gao, Robert, Vivien, section 5.2): a lower bound.
+    AtLast,
+}
+
+/// How an [`Estimator`] learns.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Options {
+    /// Kaplan-Meier or ignoring censoring.
+    pub censoring: Censoring,
+    /// The model of the censored tail.
+    pub tail: Tail,
+    /// `n0`: the prior weighs as this many observations (>= 0; 0 = the prior only until the
+    /// first observation).
+    pub prior_weight: f64,
+    /// Only the last this many observations of each cell count (>= 1); `None`: all of them
+    /// (memory grows by 16 bytes per observation).
+    pub window: Option<usize>,
+    /// A cell's PMF is rebuilt after every `cadence`-th observation of the cell (>= 1).
+    pub cadence: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            censoring: Censoring::KaplanMeier,
+            tail: Tail::Prior,
+            prior_weight: 10.0,
+            window: None,
+            cadence: 1,
+        }
+    }
+}
+
+impl Options {
+    /// Checks the values, naming the field that is wrong.
+    pub fn validate(&self) -> Result<(), LearnError> {
+        if !(self.prior_weight.is_finite() && self.prior_weight >= 0.0) {
+            return Err(LearnError::InvalidOption {
+                field: "prior_weight",
+                reason: format!("expected a number >= 0, found {}", self.prior_weight),
+            });
+        }
+        if self.window == Some(0) {
+            return Err(LearnError::InvalidOption {
+                field: "window",
+                reason: "expected at least 1 observation".into(),
+            });
+        }
+        if self.cadence == 0 {
+            return Err(LearnError::InvalidOption {
+                field: "cadence",
+                reason: "expected at least 1 (every observation)".into(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// What can go wrong.
+#[derive(Debug, Clone, PartialEq, Error)]
+#[non_exhaustive]
+pub enum LearnError {
+    /// The prior does not have one PMF per cell.
+    #[error("the prior has {found} PMFs for {types} task types x {machines} machines")]
+    PriorShape {
+        /// Task types.
+        types: usize,
+        /// Machines.
+        machines: usize,
+        /// PMFs given.
+        found: usize,
+    },
+    /// A task type or machine outside the estimator's shape.
+    #[error("cell (task type {task_type}, machine {machine}) outside {types} x {machines}")]
+    OutOfRange {
+        /// The task type given.
+        task_type: usize,
+        /// The machine given.
+        machine: usize,
+        /// Task types.
+        types: usize,
+        /// Machines.
+        machines: usize,
+    },
+    /// A time that is negative, NaN or infinite.
+    #[error("observed time {0} is not a finite number >= 0")]
+    InvalidTime(f64),
+    /// An option out of its range.
+    #[error("learning option {field}: {reason}")]
+    InvalidOption {
+        /// The option's name.
+        field: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A PMF could not be built (a time beyond the tick range).
+    #[error(transparent)]
+    Pmf(#[from] PmfError),
+}
+
+/// One (task type, machine) cell.
+#[derive(Debug, Clone)]
+struct Cell {
+    samples: VecDeque<Sample>,
+    /// Observations since the PMF was last rebuilt.
+    since: usize,
+    /// The current PMF.
+    current: Pmf,
+    /// Observations in the current PMF's estimate (`n` of the blend).
+    used: usize,
+}
+
+/// Per (task type, machine), the execution-time PMF learned so far (see the crate docs).
+#[derive(Debug, Clone)]
+pub struct Estimator {
+    types: usize,
+    machines: usize,
+    prior: Vec<Pmf>,
+    cells: Vec<Cell>,
+    options: Options,
+}
+
+impl Estimator {
+    /// An estimator for `types x machines` cells; `prior[t * machines + m]` is the prior of
+    /// task type `t` on machine `m` (row-major), the PMF of every cell before it observes
+    /// anything.
+    pub fn new(
+        types: usize,
+        machines: usize,
+        prior: Vec<Pmf>,
+        options: Options,
+    ) -> Result<Self, LearnError> {
+        options.validate()?;
+        if prior.len() != types.saturating_mul(machines) {
+            return Err(LearnError::PriorShape {
+                types,
+                machines,
+                found: prior.len(),
+            });
+        }
+        let cells = prior
+            .iter()
+            .map(|p| Cell {
+                samples: VecDeque::new(),
+                since: 0,
+                current: p.clone(),
+                used: 0,
+            })
+            .collect();
+        Ok(Estimator {
+            types,
+            machines,
+            prior,
+            cells,
+            options,
+        })
+    }
+
+    /// The options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Task types.
+    pub fn types(&self) -> usize {
+        self.types
+    }
+
+    /// Machines.
+    pub fn machines(&self) -> usize {
+        self.machines
+    }
+
+    fn index(&self, task_type: usize, machine: usize) -> Result<usize, LearnError> {
+        if task_type >= self.types || machine >= self.machines {
+            return Err(LearnError::OutOfRange {
+                task_type,
+                machine,
+                types: self.types,
+                machines: self.machines,
+            });
+        }
+        Ok(task_type * self.machines + machine)
+    }
+
+    /// Records an execution of `task_type` on `machine` that ran `time` ticks: completed
+    /// (`censored = false`) or ended by a drop before completing (`censored = true`: the
+    /// execution time exceeds `time`). Returns true when the cell's PMF changed (it is
+    /// rebuilt at the cadence, [`Options::cadence`]).
+    pub fn observe(
+        &mut self,
+        task_type: usize,
+        machine: usize,
+        time: f64,
+        censored: bool,
+    ) -> Result<bool, LearnError> {
+        let i = self.index(task_type, machine)?;
+        if !(time.is_finite() && time >= 0.0) {
+            return Err(LearnError::InvalidTime(time));
+        }
+        let options = self.options;
+        let cell = &mut self.cells[i];
+        cell.samples.push_back(Sample { time, censored });
+        if let Some(w) = options.window {
+            while cell.samples.len() > w {
+                cell.samples.pop_front();
+            }
+        }
+        cell.since += 1;
+        if cell.since < options.cadence {
+            return Ok(false);
+        }
+        cell.since = 0;
+        let samples = cell.samples.make_contiguous();
+        let (estimate, used) = match estimate(samples, &self.prior[i], &options)? {
+            Some((p, n)) => (Some(p), n),
+            None => (None, 0),
+        };
+        let next = match estimate {
+            Some(e) => blend(&self.prior[i], options.prior_weight, &e, used)?,
+            None => self.prior[i].clone(),
+        };
+        let changed = next != cell.current;
+        cell.current = next;
+        cell.used = used;
+        Ok(changed)
+    }
+
+    /// The current PMF of `task_type` on `machine`.
+    ///
+    /// # Panics
+    /// On a cell outside the estimator's shape.
+    pub fn pmf(&self, task_type: usize, machine: usize) -> &Pmf {
+        match self.index(task_type, machine) {
+            Ok(i) => &self.cells[i].current,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// The prior of `task_type` on `machine`.
+    ///
+    /// # Panics
+    /// On a cell outside the estimator's shape.
+    pub fn prior(&self, task_type: usize, machine: usize) -> &Pmf {
+        match self.index(task_type, machine) {
+            Ok(i) => &self.prior[i],
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// The observations of the cell that count (within the window), censored included.
+    ///
+    /// # Panics
+    /// On a cell outside the estimator's shape.
+    pub fn observations(&self, task_type: usize, machine: usize) -> usize {
+        match self.index(task_type, machine) {
+            Ok(i) => self.cells[i].samples.len(),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// `n` of the blend in the cell's current PMF: the observations its estimate was built
+    /// from (completions only when censoring is ignored).
+    ///
+    /// # Panics
+    /// On a cell outside the estimator's shape.
+    pub fn weight(&self, task_type: usize, machine: usize) -> usize {
+        match self.index(task_type, machine) {
+            Ok(i) => self.cells[i].used,
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+/// The estimate from `samples` alone (Kaplan-Meier with the tail, or the completions'
+/// empirical PMF) with the number of observations it rests on; `None` without any.
+pub fn estimate(
+    samples: &[Sample],
+    prior: &Pmf,
+    options: &Options,
+) -> Result<Option<(Pmf, usize)>, LearnError> {
+    let kept: Vec<Sample>;
+    let samples = match options.censoring {
+        Censoring::KaplanMeier => samples,
+        Censoring::Ignore => {
+            kept = samples.iter().copied().filter(|s| !s.censored).collect();
+            &kept
+        }
+    };
+    if samples.is_empty() {
+        return Ok(None);
+    }
+    let km = KaplanMeier::new(samples)?;
+    let mut pairs: Vec<(Tick, f64)> = Vec::new();
+    for (w, p) in km.completions() {
+        pairs.push((tick_of(w.ceil())?, p));
+    }
+    let rem = km.remainder();
+    if rem > 0.0 {
+        let w = km.last_time();
+        match options.tail {
+            Tail::AtLast => pairs.push((tick_of(w.ceil())?, rem)),
+            Tail::Prior => {
+                let after = tick_of(w.floor())?;
+                if prior.max() > after {
+                    let beyond = prior.condition_after(after);
+                    pairs.extend(beyond.iter().map(|(t, p)| (t, rem * p)));
+                } else {
+                    let total: f64 = samples.iter().map(|s| s.time).sum();
+                    let theta = if km.completed_count() > 0 {
+                        total / km.completed_count() as f64
+                    } else {
+                        w
+                    };
+                    pairs.extend(
+                        geometric_tail(after, theta.max(1.0))
+                            .into_iter()
+                            .map(|(t, p)| (t, rem * p)),
+                    );
+                }
+            }
+        }
+    }
+    Ok(Some((Pmf::from_weighted_pairs(pairs)?, samples.len())))
+}
+
+/// `(n0 prior + n estimate) / (n0 + n)`; the estimate alone when `n0 = 0`.
+pub fn blend(prior: &Pmf, n0: f64, estimate: &Pmf, n: usize) -> Result<Pmf, PmfError> {
+    let n = n as f64;
+    if n0 == 0.0 {
+        return Ok(estimate.clone());
+    }
+    let (a, b) = (n0 / (n0 + n), n / (n0 + n));
+    let pairs = prior
+        .iter()
+        .map(|(t, p)| (t, a * p))
+        .chain(estimate.iter().map(|(t, p)| (t, b * p)));
+    Pmf::from_weighted_pairs(pairs)
+}
+
+/// A geometric distribution on `after + 1, after + 2, ...` with mean excess `theta >= 1`,
+/// cut where less than [`TAIL_CUT`] is left or at [`MAX_TAIL_TICKS`] ticks (the rest on
+/// the last tick).
+fn geometric_tail(after: Tick, theta: f64) -> Vec<(Tick, f64)> {
+    let q = (1.0 / theta).clamp(f64::MIN_POSITIVE, 1.0);
+    let mut out = Vec::new();
+    let mut left = 1.0;
+    let mut t = after;
+    while out.len() < MAX_TAIL_TICKS && left > TAIL_CUT {
+        t = t.saturating_add(1);
+        let p = left * q;
+        out.push((t, p));
+        left -= p;
+    }
+    if let Some(last) = out.last_mut() {
+        last.1 += left.max(0.0);
+    }
+    out
+}
+
+fn tick_of(x: f64) -> Result<Tick, LearnError> {
+    if !(x.is_finite() && (0.0..=pmf::MAX_TICK as f64).contains(&x)) {
+        return Err(LearnError::Pmf(PmfError::TimeOutOfRange(x)));
+    }
+    Ok(x as Tick)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_geometric_tail_has_its_mean_excess_and_sums_to_one() {
+        let t = geometric_tail(10, 4.0);
+        let total: f64 = t.iter().map(|x| x.1).sum();
+        assert!((total - 1.0).abs() < 1e-12);
+        assert_eq!(t[0].0, 11);
+        // P(11) = 1/4, P(12) = 3/16.
+        assert!((t[0].1 - 0.25).abs() < 1e-15);
+        assert!((t[1].1 - 0.1875).abs() < 1e-15);
+        let mean: f64 = t.iter().map(|&(x, p)| (x - 10) as f64 * p).sum();
+        assert!((mean - 4.0).abs() < 1e-3, "{mean}");
+    }
+
+    #[test]
+    fn options_out_of_range_name_their_field() {
+        for (o, field) in [
+            (
+                Options {
+                    prior_weight: -1.0,
+                    ..Options::default()
+                },
+                "prior_weight",
+            ),
+            (
+                Options {
+                    window: Some(0),
+                    ..Options::default()
+                },
+                "window",
+            ),
+            (
+                Options {
+                    cadence: 0,
+                    ..Options::default()
+                },
+                "cadence",
+            ),
+        ] {
+            match o.validate() {
+                Err(LearnError::InvalidOption { field: f, .. }) => assert_eq!(f, field),
+                other => panic!("{field}: {other:?}"),
+            }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! Truth and belief: the oracle belief is today's simulator; fixed, learned and drifting
+//! configurations run deterministically and change what they should.
+
+use runner::{ExperimentConfig, Prepared, TrialMetrics, TrialSource};
+
+fn run(extra: &str, mapper: &str) -> Vec<TrialMetrics> {
+    let text = format!(
+        "name = \"t\"\n[workload]\nrate = 34000\nseed = 7\ntasks = 400\ntrials = 3\n[mapper]\nname = \"{mapper}\"\n{extra}"
+    );
+    let config = ExperimentConfig::from_toml_str(&text, "inline.toml", None).unwrap();
+    let p = Prepared::new(config, None, TrialSource::Generated, None, None).unwrap();
+    p.run(2, &|| {}).unwrap()
+}
+
+#[test]
+fn an_oracle_or_fixed_truth_belief_is_the_simulator_without_one() {
+    for mapper in ["PAM", "MM", "MCT"] {
+        let plain = run("", mapper);
+        assert_eq!(
+            plain,
+            run("[belief]\nsource = \"oracle\"\n", mapper),
+            "{mapper}"
+        );
+        assert_eq!(
+            plain,
+            run("[belief]\nsource = \"fixed\"\n", mapper),
+            "{mapper}"
+        );
+        // A drift that changes nothing changes nothing.
+        let still = "[[drift]]\nat_task = 200\nmachine = 5\nscale = 1.0\n";
+        assert_eq!(plain, run(still, mapper), "{mapper}");
+    }
+}
+
+#[test]
+fn a_learned_belief_from_the_truth_runs_deterministically_and_learns() {
+    let learned = "[belief]\nsource = \"learned\"\nprior = \"scaled\"\nscale = 0.5\n";
+    let a = run(learned, "PAM");
+    assert_eq!(a, run(learned, "PAM"), "the same seed, the same results");
+    let fixed = run(
+        "[belief]\nsource = \"fixed\"\nprior = \"scaled\"\nscale = 0.5\n",
+        "PAM",
+    );
+    assert_ne!(a, fixed, "learning changes the belief");
+    for m in &a {
+        assert_eq!(m.outcomes.iter().sum::<usize>(), m.counted);
+    }
+}
+
+#[test]
+fn a_drift_changes_the_truth_from_its_task_on() {
+    let plain = run("[system]\nwindows = 2\n", "PAM");
+    let slow = run(
+        "[system]\nwindows = 2\n[[drift]]\nat_task = 200\nmachine = 5\nscale = 3.0\n",
+        "PAM",
+    );
+    for (p, s) in plain.iter().zip(&slow) {
+        assert_eq!(p.windows.len(), 2);
+        assert_ne!(
+            p.windows[1], s.windows[1],
+            "the second half runs on another truth"
+        );
+    }
+}
+
+#[test]
+fn window_measures_split_the_trial_into_equal_parts() {
+    let m = run(
+        "[system]\nwindows = 4\nskip_first = 0\nskip_last = 0\n",
+        "PAM",
+    );
+    for t in &m {
+        assert_eq!(t.windows.len(), 4);
+        let mean = t.windows.iter().sum::<f64>() / 4.0;
+        // 400 tasks in 4 parts of 100: their mean is the robustness over all of them.
+        assert!(
+            (mean - t.robustness).abs() < 1e-9,
+            "{mean} vs {}",
+            t.robustness
+        );
+        assert_eq!(t.scalar("window_04"), Some(t.windows[3]));
+        assert_eq!(t.scalar("window_05"), None);
+    }
+}
+
+#[test]
+fn belief_and_drift_errors_name_the_key() {
+    for (extra, key) in [
+        (
+            "[belief]\nsource = \"oracle\"\nscale = 2.0\n",
+            "belief.scale",
+        ),
+        ("[belief]\nsoruce = \"learned\"\n", "soruce"),
+        ("[[drift]]\nat = 5.0\nmachine = 3\n", "drift[0]"),
+        ("[system]\nwindows = 11\n", "system.windows"),
+    ] {
+        let text = format!("[workload]\nrate = 34000\nseed = 1\n[mapper]\nname = \"PAM\"\n{extra}");
+        let e = ExperimentConfig::from_toml_str(&text, "x.toml", None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(key), "{extra}: {e}");
+    }
+    let text = "[workload]\nrate = 34000\nseed = 1\n[mapper]\nname = \"PAM\"\n[[drift]]\nat = 5.0\nmachine = 9\nscale = 2.0\n";
+    let config = ExperimentConfig::from_toml_str(text, "x.toml", None).unwrap();
+    let e = Prepared::new(config, None, TrialSource::Generated, Some(1), None).unwrap_err();
+    assert!(e.to_string().contains("drift[0].machine"), "{e}");
+}
