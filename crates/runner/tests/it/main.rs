@@ -11,4 +11,5 @@ mod jpdc;
 mod learn;
 mod options;
 mod queues;
+mod replay;
 mod trace;
