@@ -2,7 +2,8 @@
 //! `cargo xtask reproduce-figure <id|all>` runs the sweep files of `experiments/` (the thesis',
 //! the HCW 2019 paper's and JPDC-2016's figures; by id, the related works' tables and figures
 //! in its subfolders) through the code of `prunesim sweep`; `cargo xtask perf` measures the
-//! performance targets of `experiments/scale.toml`.
+//! performance targets of `experiments/scale.toml`; `cargo xtask guide-figures` draws the user
+//! guide's concept figures.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,6 +11,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
+mod guide;
 mod perf;
 mod reproduce;
 
@@ -35,6 +37,9 @@ enum Command {
     /// grid in child processes, optionally `reproduce-figure all`) and print targets vs
     /// measured.
     Perf(Box<perf::Args>),
+    /// Draw the user guide's concept figures (docs/guide/src/figures/*.svg) from the
+    /// library's own functions.
+    GuideFigures(guide::Args),
     /// One scale point of `perf`, run in a child process (prints a JSON report).
     #[command(hide = true)]
     PerfPoint(perf::PointArgs),
@@ -53,6 +58,7 @@ fn main() -> ExitCode {
         Command::ReproduceFigure(a) => reproduce::run(&a),
         Command::ListFigures { experiments } => reproduce::list(&experiments),
         Command::Perf(a) => perf::run(&a),
+        Command::GuideFigures(a) => guide::run(&a),
         Command::PerfPoint(a) => perf::run_point(&a),
     };
     match r {

@@ -417,7 +417,10 @@ fn draw(fig: &Figure, svg: &mut String) -> Result<(), FigureError> {
                 let rects: Vec<_> = fig
                     .bars
                     .iter()
-                    .filter(|b| b.series_index == si && b.value.mean.is_finite())
+                    // A bar of height 0 is no rectangle (an SVG renderer rejects one of no height).
+                    .filter(|b| {
+                        b.series_index == si && b.value.mean.is_finite() && b.value.mean != 0.0
+                    })
                     .map(|b| {
                         let x0 = b.x_index as f64 - group / 2.0 + si as f64 * w;
                         Rectangle::new(
@@ -973,6 +976,18 @@ mod tests {
         }
         assert_ne!(dashes(0), dashes(1));
         assert_ne!(shape(0), shape(1));
+    }
+
+    #[test]
+    fn a_bar_of_height_zero_draws_no_rectangle() {
+        let mut f = figure(Chart::Bars, Vec::new());
+        f.bars[0].value.mean = 0.0;
+        let svg = svg(&Plot::Figure(f)).unwrap();
+        assert!(
+            !svg.contains("height=\"0\""),
+            "a rectangle of no height: {svg}"
+        );
+        assert!(png(&svg).is_ok());
     }
 
     #[test]

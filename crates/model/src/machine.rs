@@ -165,6 +165,16 @@ impl Machine {
         self.changed();
     }
 
+    /// Moves the executing task's start to `start` (a live dispatcher started it later than
+    /// decided); nothing when idle.
+    pub fn restamp_start(&mut self, start: Tick) {
+        if let Some(r) = &mut self.running {
+            r.end = start.saturating_add(r.end.saturating_sub(r.start));
+            r.start = start;
+            self.changed();
+        }
+    }
+
     /// Pops the head of the pending queue.
     pub fn pop_pending(&mut self) -> Option<TaskId> {
         let t = self.pending.pop_front();

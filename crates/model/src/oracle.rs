@@ -16,7 +16,7 @@
 
 use std::cell::{Cell, OnceCell, RefCell};
 
-use pmf::{DropModel, Pmf, TailCdf, Tick, executing_pct, next_pct};
+use pmf::{DropModel, Pmf, TailCdf, Tick, executing_pct, next_pct_in};
 use workload::Pet;
 
 use crate::machine::{Machine, Running};
@@ -116,10 +116,10 @@ impl Derived {
     }
 
     /// The queue changed: nothing kept describes it any more.
-    fn reset(&mut self, version: u64) {
+    fn reset(&mut self, version: u64, spare: &mut Spare) {
         self.version = version;
-        self.current.take();
-        self.last = None;
+        recycle(spare, self.current.take());
+        recycle(spare, self.last.take());
         self.exec_mean.set(None);
         self.first_mean.set(None);
     }
@@ -134,6 +134,37 @@ struct Handover {
     pct: Pmf,
 }
 
+/// The buffers of PCTs no longer needed, for the next ones the oracle computes
+/// ([`pmf::next_pct_in`]): an arena owned by the oracle, at most [`SPARE_BUFFERS`] buffers of
+/// at most [`SPARE_MAX_BINS`] bins. Every buffer is cleared before use, so no value depends
+/// on which one is taken.
+type Spare = Vec<Vec<f64>>;
+
+/// How many spare buffers the oracle keeps.
+const SPARE_BUFFERS: usize = 64;
+
+/// The largest buffer the oracle keeps, in bins (512 KiB).
+const SPARE_MAX_BINS: usize = 1 << 16;
+
+/// Gives the buffers of a cache no longer needed to the arena.
+fn recycle(spare: &mut Spare, cache: Option<Cache>) {
+    let Some(cache) = cache else {
+        return;
+    };
+    for slot in cache.slots {
+        give_back(spare, slot.pct);
+    }
+}
+
+fn give_back(spare: &mut Spare, pct: Pmf) {
+    if spare.len() < SPARE_BUFFERS {
+        let v = pct.into_masses();
+        if v.capacity() <= SPARE_MAX_BINS {
+            spare.push(v);
+        }
+    }
+}
+
 /// Everything derived from the machine queues of one simulation (see the module docs).
 #[derive(Debug, Clone)]
 pub struct Oracle {
@@ -144,6 +175,8 @@ pub struct Oracle {
     next_id: Cell<u64>,
     /// PCTs handed over by a policy at this tick ([`Oracle::hand_over`]).
     handover: RefCell<Vec<Handover>>,
+    /// The buffers of PCTs no longer needed ([`Spare`]).
+    spare: RefCell<Spare>,
 }
 
 impl Oracle {
@@ -154,6 +187,7 @@ impl Oracle {
             pct_epsilon: 0.0,
             next_id: Cell::new(0),
             handover: RefCell::new(Vec::new()),
+            spare: RefCell::new(Vec::new()),
         }
     }
 
@@ -176,8 +210,9 @@ impl Oracle {
     /// default). Approximate: see the module docs for the error bound.
     pub fn with_pct_epsilon(mut self, eps: f64) -> Self {
         self.pct_epsilon = eps;
+        let spare = self.spare.get_mut();
         for d in &mut self.derived {
-            d.reset(d.version);
+            d.reset(d.version, spare);
         }
         self
     }
@@ -210,28 +245,31 @@ impl Oracle {
     /// conditioning removes only mass that the trimming had moved up), so the `k * eps`
     /// bound still holds.
     pub fn sync(&mut self, machines: &[Machine], now: Tick) {
-        self.handover.get_mut().clear();
+        let spare = self.spare.get_mut();
+        for h in self.handover.get_mut().drain(..) {
+            give_back(spare, h.pct);
+        }
         for (d, machine) in self.derived.iter_mut().zip(machines) {
             if d.version != machine.version() {
-                d.reset(machine.version());
+                d.reset(machine.version(), spare);
             }
-            Self::advance(d, machine, now);
+            Self::advance(d, machine, now, spare);
         }
     }
 
-    fn advance(d: &mut Derived, machine: &Machine, now: Tick) {
+    fn advance(d: &mut Derived, machine: &Machine, now: Tick, spare: &mut Spare) {
         if now == d.now {
             return;
         }
         d.now = now;
         if machine.running().is_none() {
             // An idle machine's tail is `now` itself.
-            d.current.take();
-            d.last = None;
+            recycle(spare, d.current.take());
+            recycle(spare, d.last.take());
             return;
         }
         if let Some(c) = d.current.take() {
-            d.last = Some(c);
+            recycle(spare, d.last.replace(c));
         }
         // Kept-aside PCTs whose executing PCT lies wholly after `now` are the exact ones.
         if d.last
@@ -256,10 +294,11 @@ impl Oracle {
         model: DropModel,
     ) {
         let d = &mut self.derived[m];
+        let spare = self.spare.get_mut();
         if d.version != machine.version() {
-            d.reset(machine.version());
+            d.reset(machine.version(), spare);
         }
-        Self::advance(d, machine, now);
+        Self::advance(d, machine, now, spare);
         let _ = self.cache(m, machine, tasks, pet, model);
     }
 
@@ -285,7 +324,7 @@ impl Oracle {
         let fresh = [self.next_cache_id(), self.next_cache_id()];
         let d = &mut self.derived[m];
         if uses {
-            d.reset(d.version);
+            d.reset(d.version, self.spare.get_mut());
             return;
         }
         if let Some(c) = d.current.get_mut() {
@@ -375,12 +414,13 @@ impl Oracle {
         // The queue changed: what was kept of the shorter one (its earlier PMFs, the kept
         // means) no longer describes it; only the current PMFs carry over, extended.
         let current = d.current.take();
-        d.reset(machine.version());
+        d.reset(machine.version(), self.spare.get_mut());
         let Some(mut cache) = current else {
             return;
         };
         let now = d.now;
-        let compute = |cache: &Cache| {
+        let spare = self.spare.get_mut();
+        let mut compute = |cache: &Cache| {
             pending_slot(
                 cache.slots.last(),
                 task,
@@ -391,6 +431,7 @@ impl Oracle {
                 pet,
                 model,
                 eps,
+                spare,
             )
         };
         let slot = match handed.filter(|_| ready <= now) {
@@ -590,6 +631,7 @@ impl Oracle {
         d.recomputations.set(d.recomputations.get() + 1);
         let mut slots: Vec<Slot> = Vec::with_capacity(machine.len());
         let mut z = 1.0;
+        let mut spare = self.spare.borrow_mut();
         if let Some(r) = machine.running() {
             let spec = &tasks[r.task];
             let pet_pmf = pet.pmf(spec.task_type, m);
@@ -609,6 +651,7 @@ impl Oracle {
                 pet,
                 model,
                 self.pct_epsilon,
+                &mut spare,
             );
             slots.push(slot);
         }
@@ -678,6 +721,7 @@ fn pending_slot(
     pet: &Pet,
     model: DropModel,
     eps: f64,
+    spare: &mut Spare,
 ) -> Slot {
     let spec = &tasks[t];
     let pet_pmf = pet.pmf(spec.task_type, machine);
@@ -690,9 +734,9 @@ fn pending_slot(
     // --- end staging ---
     // Each PCT builds on the previous slot's (no copy), or on `now` for an idle head.
     let pct = match (&staged, prev) {
-        (Some(free), _) => next_pct(free, pet_pmf, spec.deadline, model),
-        (None, Some(prev)) => next_pct(&prev.pct, pet_pmf, spec.deadline, model),
-        (None, None) => next_pct(&Pmf::point(now), pet_pmf, spec.deadline, model),
+        (Some(free), _) => next_pct_in(free, pet_pmf, spec.deadline, model, spare),
+        (None, Some(prev)) => next_pct_in(&prev.pct, pet_pmf, spec.deadline, model, spare),
+        (None, None) => next_pct_in(&Pmf::point(now), pet_pmf, spec.deadline, model, spare),
     };
     let mut pct = pct.unwrap_or_else(|e| too_wide(&e));
     pct.trim_tv(eps);

@@ -65,6 +65,21 @@ pub enum DropModel {
 /// execution time); never under [`DropModel::None`], and never under [`DropModel::All`]
 /// with a `pet` at ticks `>= 0`.
 pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Result<Pmf, PmfError> {
+    next_pct_in(prev, pet, deadline, model, &mut Vec::new())
+}
+
+/// [`next_pct`] building its result in the memory of a buffer from `spare` when it holds one
+/// (the buffers of PCTs no longer needed, [`Pmf::into_masses`]), and giving back the buffer
+/// of an intermediate result: the same values, without an allocation per PCT once `spare`
+/// is warm. Every buffer is cleared before use, so the values never depend on which one is
+/// taken.
+pub fn next_pct_in(
+    prev: &Pmf,
+    pet: &Pmf,
+    deadline: Tick,
+    model: DropModel,
+    spare: &mut Vec<Vec<f64>>,
+) -> Result<Pmf, PmfError> {
     if model == DropModel::None {
         return Ok(prev.convolve(pet));
     }
@@ -83,7 +98,7 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Resu
         // Only ticks before the deadline are needed; the rest is gathered at it (one more
         // bin).
         let keep = (deadline - conv_start).clamp(0, conv_len as Tick) as usize;
-        let mut conv = vec![0.0; conv_len.min(keep + 1)];
+        let mut conv = zeroed(spare, conv_len.min(keep + 1));
         crate::pmf::convolve_strided_into(lo, pet.masses(), pet.stride(), &mut conv, keep);
         if keep == conv_len {
             (conv_start, conv)
@@ -101,13 +116,13 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Resu
             }
         }
     } else if lo.len() <= pet.len() {
-        let mut conv = vec![0.0; conv_len];
+        let mut conv = zeroed(spare, conv_len);
         // The dense kernel's outer loop runs over the shorter input: here `lo`, so the inner
         // loop runs over the PET and can skip its zero bins.
         crate::pmf::convolve_strided_into(lo, pet.masses(), pet.stride(), &mut conv, conv_len);
         (conv_start, conv)
     } else {
-        let mut conv = vec![0.0; conv_len];
+        let mut conv = zeroed(spare, conv_len);
         convolve_into(lo, pet.masses(), &mut conv);
         (conv_start, conv)
     };
@@ -137,16 +152,29 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Resu
         }
         return Ok(renormalised(start, out));
     }
-    let mut out = vec![0.0; len];
+    let mut out = zeroed(spare, len);
     let c0 = (conv_start - start) as usize;
     for (o, &m) in out[c0..c0 + conv.len()].iter_mut().zip(&conv) {
         *o += m;
     }
+    spare.push(conv);
     let h0 = (hi_start - start) as usize;
     for (o, &m) in out[h0..h0 + hi.len()].iter_mut().zip(hi) {
         *o += m;
     }
     Ok(renormalised(start, out))
+}
+
+/// `n` zeros, in the memory of a spare buffer when there is one.
+fn zeroed(spare: &mut Vec<Vec<f64>>, n: usize) -> Vec<f64> {
+    match spare.pop() {
+        Some(mut v) => {
+            v.clear();
+            v.resize(n, 0.0);
+            v
+        }
+        None => vec![0.0; n],
+    }
 }
 
 /// The PCT of the task executing at `now`, started at `start`: the execution-time PMF shifted

@@ -535,6 +535,11 @@ impl Pmf {
         self.masses.is_empty()
     }
 
+    /// The masses' buffer, for reuse ([`crate::next_pct_in`]): the PMF is gone.
+    pub fn into_masses(self) -> Vec<f64> {
+        self.masses
+    }
+
     /// The dense masses; `masses()[k]` is the probability of tick `offset() + k`.
     pub fn masses(&self) -> &[f64] {
         &self.masses

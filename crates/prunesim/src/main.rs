@@ -50,6 +50,10 @@ enum Command {
         #[arg(long)]
         markdown: bool,
     },
+    /// Print the configuration reference as Markdown: every key of experiment and sweep
+    /// files with its type, default, unit, allowed values and the papers' name for it (the
+    /// text of the user guide's docs/guide/src/configuration.md).
+    ConfigReference,
 }
 
 /// How a histogram bin of a samples CSV becomes a tick.
@@ -195,6 +199,10 @@ fn main() -> ExitCode {
         }
         Some(Command::Metrics { markdown: true }) => {
             print!("{}", runner::metrics::glossary_markdown());
+            Ok(())
+        }
+        Some(Command::ConfigReference) => {
+            print!("{}", runner::config_reference::markdown());
             Ok(())
         }
     };

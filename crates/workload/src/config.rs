@@ -98,6 +98,20 @@ pub enum PetSource {
     },
 }
 
+/// Every key of the inline-table forms of `pet` (`{ homogeneous = M }`, `{ etc = PATH }`,
+/// `{ samples = PATH, bin_width = W, bin_value = ... }`, `{ means = [[...]], bin_width = W,
+/// type_names = [...], machine_names = [...] }`): the parser accepts no other.
+pub const PET_KEYS: [&str; 8] = [
+    "homogeneous",
+    "etc",
+    "samples",
+    "bin_width",
+    "bin_value",
+    "means",
+    "type_names",
+    "machine_names",
+];
+
 const PET_FORMS: &str = "\"default\", \"homogeneous\", { homogeneous = MACHINE }, { etc = \"path.etc\" } or { samples = \"path.csv\", bin_width = WIDTH | \"auto\", bin_value = \"upper\" | \"centre\" | \"lower\" }";
 
 impl TryFrom<toml::Value> for PetSource {
@@ -118,6 +132,9 @@ impl TryFrom<toml::Value> for PetSource {
             toml::Value::Table(t) => {
                 let mut keys: Vec<&str> = t.keys().map(String::as_str).collect();
                 keys.sort_unstable();
+                if let Some(k) = keys.iter().find(|k| !PET_KEYS.contains(k)) {
+                    return Err(format!("unknown key '{k}' in pet: {}", bad()));
+                }
                 match keys.as_slice() {
                     ["homogeneous"] => match t.get("homogeneous").and_then(toml::Value::as_integer)
                     {

@@ -69,7 +69,7 @@ pub use arrivals::{
     ArrivalSpec, BurstParams, MAX_BURST_INTERVALS, PAPER_HORIZON, PAPER_TASKS, Pattern, Task,
     Trial, generate_trial, try_generate_trial, type_counts,
 };
-pub use config::{PatternName, PetSource, WorkloadConfig};
+pub use config::{PET_KEYS, PatternName, PetSource, WorkloadConfig};
 pub use error::WorkloadError;
 pub use pet::{PAPER_MACHINES, PUBLISHED_MEANS, Pet, defaults};
 pub use pmf::{Pmf, Tick};

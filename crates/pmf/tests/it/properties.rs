@@ -3,7 +3,7 @@
 
 use pmf::{
     BinValue, DropModel, Executing, Pending, Pmf, TailCdf, auto_bin_width, evaluate_queue,
-    evaluate_queue_trimmed, executing_pct, from_samples, next_pct,
+    evaluate_queue_trimmed, executing_pct, from_samples, next_pct, next_pct_in,
 };
 use proptest::prelude::*;
 
@@ -66,6 +66,27 @@ proptest! {
         check_pmf(&a.condition_after(now));
         check_pmf(&a.gather_at(d));
         check_pmf(&a.trim_tails(0.01));
+    }
+
+    /// Building in spare buffers gives the same PCT bit for bit, whatever the buffers held
+    /// (NaN) and however long they were, and a chain built on its own recycled buffers too.
+    #[test]
+    fn next_pct_in_spare_buffers_is_next_pct_bit_for_bit(
+        a in prop_oneof![arb_pmf(40), arb_grid_pmf(20)], b in prop_oneof![arb_pet(40), arb_grid_pmf(20)],
+        d in -30i64..200, model in arb_model(), lens in prop::collection::vec(0usize..300, 0..4),
+    ) {
+        let b = b.shift(1 - b.min().min(1));
+        let mut spare: Vec<Vec<f64>> = lens.iter().map(|&n| vec![f64::NAN; n]).collect();
+        let plain = next_pct(&a, &b, d, model).unwrap();
+        let reused = next_pct_in(&a, &b, d, model, &mut spare).unwrap();
+        prop_assert_eq!(plain.min(), reused.min());
+        prop_assert!(plain.masses().iter().map(|m| m.to_bits()).eq(reused.masses().iter().map(|m| m.to_bits())),
+            "{:?} vs {:?}", plain, reused);
+        spare.push(reused.into_masses());
+        let again = next_pct_in(&plain, &b, d + 7, model, &mut spare).unwrap();
+        let fresh = next_pct(&plain, &b, d + 7, model).unwrap();
+        prop_assert_eq!(again.min(), fresh.min());
+        prop_assert!(again.masses().iter().map(|m| m.to_bits()).eq(fresh.masses().iter().map(|m| m.to_bits())));
     }
 
     #[test]

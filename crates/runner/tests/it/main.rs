@@ -2,6 +2,7 @@
 
 mod cache;
 mod common;
+mod config_reference;
 mod engine;
 mod experiment;
 mod fairness;
@@ -10,4 +11,5 @@ mod jpdc;
 mod learn;
 mod options;
 mod queues;
+mod replay;
 mod trace;

@@ -1,0 +1,732 @@
+//! The live scheduler: the state and rules of [`System`] driven by a dispatcher's
+//! notifications instead of the simulator's event heap.
+
+use std::borrow::Cow;
+
+use heuristics::{HeuristicConfig, Mapper};
+use model::{MachineId, Outcome, Pruner, TaskSpec};
+use pmf::{DropModel, Tick};
+use pruner::{ProbabilisticPruner, PrunerConfig};
+use workload::Pet;
+
+use crate::system::{Cause, Env, Hooks, System, TaskRecord};
+
+/// A task's id: the index [`Scheduler::submit`] returned (0, 1, 2, ... in submission order).
+pub type TaskId = usize;
+
+/// What the dispatcher should do, in the order given.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Action {
+    /// The task joins `machine`'s local queue (FCFS); it starts there with a later
+    /// [`Action::Start`].
+    Assign {
+        /// The task.
+        task: TaskId,
+        /// The machine.
+        machine: usize,
+    },
+    /// Start the task on `machine` now (the machine is idle and the task heads its queue).
+    Start {
+        /// The task.
+        task: TaskId,
+        /// The machine.
+        machine: usize,
+    },
+    /// The task is given up: when `executing`, stop (kill) it on `machine`; else forget it.
+    Drop {
+        /// The task.
+        task: TaskId,
+        /// The machine whose queue it was in, `None` when it was never mapped.
+        machine: Option<usize>,
+        /// True when it was executing.
+        executing: bool,
+        /// Why: expired (pending, executing, unmapped), pruned (pending, executing), or
+        /// discarded by the heuristic.
+        reason: Outcome,
+    },
+    /// The task stays in the batch queue for now (its best chance is at or below its defer
+    /// threshold); it is considered again at the next decision.
+    Defer {
+        /// The task.
+        task: TaskId,
+    },
+}
+
+impl Action {
+    /// The action a task's outcome calls for: a [`Action::Drop`] when the scheduler decided
+    /// it, nothing when the task ended by itself.
+    pub fn of_settled(task: TaskId, record: &TaskRecord, cause: Cause) -> Option<Action> {
+        (cause == Cause::Decision).then_some(Action::Drop {
+            task,
+            machine: record.machine,
+            executing: record.start.is_some(),
+            reason: record.outcome,
+        })
+    }
+}
+
+/// How a task ended, as the live scheduler reports it ([`Scheduler::fate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fate {
+    /// Still waiting, queued or executing.
+    Open,
+    /// Its end was reported and takes effect at the next [`Scheduler::decide`].
+    Reported,
+    /// Ended with this outcome.
+    Ended(Outcome),
+    /// The dispatcher reported it failed ([`Scheduler::failed`]).
+    Failed,
+}
+
+/// Misuse of the live API. Nothing in [`Scheduler`] panics on its inputs.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LiveError {
+    /// A task id [`Scheduler::submit`] never returned.
+    #[error("unknown task {0}")]
+    UnknownTask(TaskId),
+    /// A task type outside the PET.
+    #[error("task type {task_type} is outside the PET's {types} task types")]
+    UnknownTaskType {
+        /// The type given.
+        task_type: usize,
+        /// How many the PET has.
+        types: usize,
+    },
+    /// A start, completion or failure of a task that was not started on a machine.
+    #[error("task {task} was not started (it is not executing on any machine)")]
+    NotStarted {
+        /// The task.
+        task: TaskId,
+    },
+    /// A notification about a task whose end is already known.
+    #[error("task {task} has already ended")]
+    AlreadyEnded {
+        /// The task.
+        task: TaskId,
+    },
+    /// A time before one already seen.
+    #[error("time went backwards: {at} s is before {latest} s, already seen")]
+    TimeWentBackwards {
+        /// The time given.
+        at: f64,
+        /// The latest time seen.
+        latest: f64,
+    },
+    /// A time that is not a finite number of seconds.
+    #[error("{what} must be a finite number of seconds, found {value}")]
+    NotFinite {
+        /// Which argument.
+        what: &'static str,
+        /// Its value.
+        value: f64,
+    },
+    /// A configuration that cannot run.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+}
+
+/// The live scheduler's settings: the same heuristic and pruner configurations as an
+/// experiment's `[mapper]` and `[pruner]` tables.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchedulerConfig {
+    /// The mapping heuristic (`[mapper]`).
+    pub heuristic: HeuristicConfig,
+    /// The pruner (`[pruner]`).
+    pub pruner: PrunerConfig,
+    /// Tasks per machine queue, the executing one included (batch mode; immediate mode's
+    /// queues are unbounded).
+    pub queue_size: usize,
+    /// Which tasks are dropped at their deadline.
+    pub drop_model: DropModel,
+    /// PCTs are trimmed within this total-variation distance; 0 = exact.
+    pub pct_epsilon: f64,
+    /// Seconds per tick, the PET's time unit: times are mapped to ticks by
+    /// `floor(t / resolution)`, deadlines by `ceil(d / resolution)`.
+    pub resolution: f64,
+}
+
+impl Default for SchedulerConfig {
+    /// PAM with the paper's pruner, queues of 6, everything dropped at its deadline, exact
+    /// PCTs, one tick per second.
+    fn default() -> Self {
+        SchedulerConfig {
+            heuristic: HeuristicConfig::named("PAM"),
+            pruner: PrunerConfig::default(),
+            queue_size: 6,
+            drop_model: DropModel::All,
+            pct_epsilon: 0.0,
+            resolution: 1.0,
+        }
+    }
+}
+
+/// A completion a dispatcher reported, before [`Scheduler::decide`] applies it.
+#[derive(Debug, Clone, Copy)]
+struct Reported {
+    tick: Tick,
+    seq: u64,
+    task: TaskId,
+    at: f64,
+    failed: bool,
+}
+
+/// An execution time observed on a machine: what an online estimator of the PET learns from
+/// ([`Scheduler::drain_samples`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    /// The task's type.
+    pub task_type: usize,
+    /// The machine it ran on.
+    pub machine: usize,
+    /// How long it ran, seconds.
+    pub seconds: f64,
+    /// True when it was stopped before it ended (dropped or failed): its execution time is
+    /// at least `seconds` (right-censored).
+    pub censored: bool,
+}
+
+/// The scheduler a dispatcher owns. It is told what happened ([`Scheduler::submit`],
+/// [`Scheduler::started`], [`Scheduler::completed`], [`Scheduler::failed`]) and asked what
+/// to do ([`Scheduler::decide`]); times are seconds on the dispatcher's clock, never
+/// decreasing.
+///
+/// The rules are the simulator's own ([`System`]): a trial replayed through a `Scheduler`
+/// takes the simulator's decisions. A decision applies every end reported since the previous
+/// one in the order of (tick, start), drops executing tasks whose deadline has passed (when
+/// the drop model drops them), and runs one mapping event when anything happened: a
+/// submission, an end, a task in a queue past its deadline.
+///
+/// ```
+/// use live::{Action, Scheduler, SchedulerConfig};
+/// use workload::Pet;
+///
+/// let pet = Pet::default_pet(1); // 12 task types x 8 machines, 1 s ticks
+/// let mut s = Scheduler::new(pet, SchedulerConfig::default()).unwrap();
+/// let a = s.submit(0.0, 3, 60.0).unwrap(); // type 3, due at 60 s
+/// let actions = s.decide(0.0).unwrap();
+/// let Some(&Action::Start { task, machine }) =
+///     actions.iter().find(|x| matches!(x, Action::Start { .. }))
+/// else {
+///     panic!("an idle system starts the task at once")
+/// };
+/// assert_eq!(task, a);
+/// s.started(a, 0.1).unwrap();
+/// s.completed(a, 12.5).unwrap();
+/// s.decide(12.5).unwrap();
+/// assert_eq!(s.fate(a), Ok(live::Fate::Ended(live::Outcome::OnTime)));
+/// # let _ = machine;
+/// // Misuse is an error, never a panic.
+/// assert!(s.completed(a, 13.0).is_err());
+/// assert!(s.decide(1.0).is_err());
+/// ```
+pub struct Scheduler {
+    /// The state, the rules and the PET decided on ([`System::pet`]).
+    sys: System<'static>,
+    heuristic: HeuristicConfig,
+    mapper: Mapper,
+    pruner: ProbabilisticPruner,
+    drop_model: DropModel,
+    resolution: f64,
+    /// The latest time seen.
+    latest: f64,
+    /// Deadlines in seconds, per task.
+    deadline: Vec<f64>,
+    /// Per task, the order of its start (0: not started).
+    start_seq: Vec<u64>,
+    next_seq: u64,
+    /// Per task, true once its end was reported.
+    reported: Vec<bool>,
+    /// Per task, true when it failed.
+    failed: Vec<bool>,
+    ends: Vec<Reported>,
+    /// Something happened since the last mapping event.
+    dirty: bool,
+    actions: Vec<Action>,
+    samples: Option<Vec<Sample>>,
+}
+
+impl std::fmt::Debug for Scheduler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scheduler")
+            .field("heuristic", &self.heuristic.name)
+            .field("machines", &self.sys.pet().n_machines())
+            .field("tasks", &self.deadline.len())
+            .field("latest", &self.latest)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The live scheduler's side of the rules: starts, drops, deferrals and assignments become
+/// [`Action`]s.
+struct LiveHooks<'a> {
+    actions: &'a mut Vec<Action>,
+    start_seq: &'a mut [u64],
+    next_seq: &'a mut u64,
+    samples: Option<&'a mut Vec<Sample>>,
+    resolution: f64,
+}
+
+impl Hooks for LiveHooks<'_> {
+    fn started(&mut self, m: MachineId, spec: &TaskSpec, _now: Tick) -> Tick {
+        *self.next_seq += 1;
+        if let Some(s) = self.start_seq.get_mut(spec.id) {
+            *s = *self.next_seq;
+        }
+        self.actions.push(Action::Start {
+            task: spec.id,
+            machine: m,
+        });
+        0
+    }
+
+    fn settled(&mut self, spec: &TaskSpec, record: &TaskRecord, _deferrals: u32, cause: Cause) {
+        if let Some(a) = Action::of_settled(spec.id, record, cause) {
+            self.actions.push(a);
+        }
+        if cause == Cause::Decision {
+            if let (Some(samples), Some(m), Some(start)) =
+                (self.samples.as_deref_mut(), record.machine, record.start)
+            {
+                samples.push(Sample {
+                    task_type: spec.task_type,
+                    machine: m,
+                    seconds: (record.end - start) as f64 * self.resolution,
+                    censored: true,
+                });
+            }
+        }
+    }
+
+    fn deferred(&mut self, t: model::TaskId, _now: Tick) {
+        self.actions.push(Action::Defer { task: t });
+    }
+
+    fn assigned(&mut self, t: model::TaskId, m: MachineId, _now: Tick) {
+        self.actions.push(Action::Assign {
+            task: t,
+            machine: m,
+        });
+    }
+}
+
+fn finite(what: &'static str, value: f64) -> Result<f64, LiveError> {
+    if value.is_finite() {
+        Ok(value)
+    } else {
+        Err(LiveError::NotFinite { what, value })
+    }
+}
+
+impl Scheduler {
+    /// A scheduler for the machines of `pet` (its columns), all idle.
+    ///
+    /// Errors: a heuristic or pruner configuration that does not build, a queue size of 0, a
+    /// resolution that is not finite and positive, a `pct_epsilon` outside [0, 1).
+    pub fn new(pet: Pet, config: SchedulerConfig) -> Result<Self, LiveError> {
+        if !(config.resolution.is_finite() && config.resolution > 0.0) {
+            return Err(LiveError::Config(format!(
+                "resolution must be a positive number of seconds per tick, found {}",
+                config.resolution
+            )));
+        }
+        if config.queue_size == 0 {
+            return Err(LiveError::Config(
+                "queue_size must be at least 1 (it counts the executing task)".into(),
+            ));
+        }
+        if !(0.0..1.0).contains(&config.pct_epsilon) {
+            return Err(LiveError::Config(format!(
+                "pct_epsilon must lie in [0, 1), found {}",
+                config.pct_epsilon
+            )));
+        }
+        let mapper = heuristics::build(&config.heuristic, config.drop_model)
+            .map_err(|e| LiveError::Config(e.to_string()))?;
+        let pruner = ProbabilisticPruner::new(config.pruner.clone(), pet.n_types())
+            .map_err(|e| LiveError::Config(e.to_string()))?;
+        let limit = (!mapper.is_immediate()).then_some(config.queue_size);
+        let sys = System::new(
+            Cow::Owned(pet),
+            limit,
+            config.drop_model,
+            config.pct_epsilon,
+            Vec::new(),
+        );
+        Ok(Scheduler {
+            sys,
+            heuristic: config.heuristic,
+            mapper,
+            pruner,
+            drop_model: config.drop_model,
+            resolution: config.resolution,
+            latest: f64::NEG_INFINITY,
+            deadline: Vec::new(),
+            start_seq: Vec::new(),
+            next_seq: 0,
+            reported: Vec::new(),
+            failed: Vec::new(),
+            ends: Vec::new(),
+            dirty: false,
+            actions: Vec::new(),
+            samples: None,
+        })
+    }
+
+    /// The PET the scheduler decides on.
+    pub fn pet(&self) -> &Pet {
+        self.sys.pet()
+    }
+
+    /// Replaces the PET (an online estimate improved, [`Scheduler::drain_samples`]) the way
+    /// the simulator replaces its belief ([`System::set_pet`]): the next decision computes the
+    /// completion-time PMFs that read a changed cell from it, and the heuristic starts afresh
+    /// (its memos are of the old PET). The tasks, queues and pruner state stay.
+    ///
+    /// Errors: a PET of another shape (task types x machines).
+    pub fn set_pet(&mut self, pet: Pet) -> Result<(), LiveError> {
+        let (types, machines) = (self.sys.pet().n_types(), self.sys.pet().n_machines());
+        if (pet.n_types(), pet.n_machines()) != (types, machines) {
+            return Err(LiveError::Config(format!(
+                "the new PET is {} x {}, the scheduler's {types} x {machines} (task types x machines)",
+                pet.n_types(),
+                pet.n_machines(),
+            )));
+        }
+        self.sys
+            .set_pet(Cow::Owned(pet))
+            .map_err(|e| LiveError::Config(e.to_string()))?;
+        self.mapper = heuristics::build(&self.heuristic, self.drop_model)
+            .map_err(|e| LiveError::Config(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Keeps every observed execution time (completions, and right-censored ones of tasks
+    /// stopped while executing) for [`Scheduler::drain_samples`]; off by default.
+    pub fn record_samples(&mut self, on: bool) {
+        self.samples = on.then(Vec::new);
+    }
+
+    /// The execution times observed since the last call (with [`Scheduler::record_samples`]).
+    pub fn drain_samples(&mut self) -> Vec<Sample> {
+        self.samples
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Seconds per tick.
+    pub fn resolution(&self) -> f64 {
+        self.resolution
+    }
+
+    /// The number of machines.
+    pub fn machines(&self) -> usize {
+        self.sys.pet().n_machines()
+    }
+
+    /// The number of tasks submitted.
+    pub fn tasks(&self) -> usize {
+        self.deadline.len()
+    }
+
+    /// The tasks in the batch queue (unmapped), in arrival order.
+    pub fn batch(&self) -> &[TaskId] {
+        self.sys.batch()
+    }
+
+    /// Machine `m`'s queue, executing task first (empty for an unknown machine).
+    pub fn queue(&self, m: usize) -> Vec<TaskId> {
+        self.sys
+            .machines()
+            .get(m)
+            .map(|mc| mc.tasks().collect())
+            .unwrap_or_default()
+    }
+
+    /// Where task `t` stands.
+    pub fn fate(&self, t: TaskId) -> Result<Fate, LiveError> {
+        self.check_task(t)?;
+        if self.failed[t] {
+            return Ok(Fate::Failed);
+        }
+        if let Some(r) = self.sys.record(t) {
+            return Ok(Fate::Ended(r.outcome));
+        }
+        if self.reported[t] {
+            return Ok(Fate::Reported);
+        }
+        Ok(Fate::Open)
+    }
+
+    /// Task `t`'s outcome record (machine, start and end ticks), once it has ended.
+    pub fn record(&self, t: TaskId) -> Option<TaskRecord> {
+        self.sys.record(t).map(|r| TaskRecord {
+            deferrals: self.sys.deferrals(t),
+            ..*r
+        })
+    }
+
+    /// The earliest time a [`Scheduler::decide`] has something to do without being told of
+    /// anything: the earliest deadline of an executing task the drop model drops at its
+    /// deadline. `None` when there is none.
+    pub fn next_wakeup(&self) -> Option<f64> {
+        if self.drop_model != DropModel::All {
+            return None;
+        }
+        self.sys
+            .machines()
+            .iter()
+            .filter_map(|mc| mc.running())
+            .filter(|r| !self.reported[r.task])
+            .map(|r| self.deadline[r.task])
+            .min_by(f64::total_cmp)
+    }
+
+    fn tick(&self, t: f64) -> Tick {
+        let x = (t / self.resolution).floor();
+        x.clamp(pmf::MIN_TICK as f64, pmf::MAX_TICK as f64) as Tick
+    }
+
+    fn deadline_tick(&self, d: f64) -> Tick {
+        let x = (d / self.resolution).ceil();
+        x.clamp(pmf::MIN_TICK as f64, pmf::MAX_TICK as f64) as Tick
+    }
+
+    fn check_time(&self, what: &'static str, at: f64) -> Result<f64, LiveError> {
+        let at = finite(what, at)?;
+        if at < self.latest {
+            return Err(LiveError::TimeWentBackwards {
+                at,
+                latest: self.latest,
+            });
+        }
+        Ok(at)
+    }
+
+    fn check_task(&self, t: TaskId) -> Result<(), LiveError> {
+        if t < self.deadline.len() {
+            Ok(())
+        } else {
+            Err(LiveError::UnknownTask(t))
+        }
+    }
+
+    /// Checks that `t` is executing and not yet reported; returns its machine.
+    fn check_executing(&self, t: TaskId) -> Result<MachineId, LiveError> {
+        self.check_task(t)?;
+        if self.sys.record(t).is_some() || self.reported[t] {
+            return Err(LiveError::AlreadyEnded { task: t });
+        }
+        match self.sys.assigned_to(t) {
+            Some(m) if self.sys.machines()[m].running().map(|r| r.task) == Some(t) => Ok(m),
+            _ => Err(LiveError::NotStarted { task: t }),
+        }
+    }
+
+    /// A task of type `task_type` arrives at `now`, due at `deadline` (both seconds): it
+    /// joins the batch queue. Returns its id.
+    pub fn submit(
+        &mut self,
+        now: f64,
+        task_type: usize,
+        deadline: f64,
+    ) -> Result<TaskId, LiveError> {
+        let now = self.check_time("now", now)?;
+        let deadline = finite("deadline", deadline)?;
+        if task_type >= self.sys.pet().n_types() {
+            return Err(LiveError::UnknownTaskType {
+                task_type,
+                types: self.sys.pet().n_types(),
+            });
+        }
+        let arrival = self.tick(now);
+        let spec = TaskSpec {
+            id: 0,
+            task_type,
+            arrival,
+            deadline: self.deadline_tick(deadline).max(arrival),
+        };
+        let id = self.sys.add_task(spec);
+        self.deadline.push(deadline);
+        self.start_seq.push(0);
+        self.reported.push(false);
+        self.failed.push(false);
+        self.sys.arrive(id);
+        self.latest = now;
+        self.dirty = true;
+        Ok(id)
+    }
+
+    /// Task `t`, which a [`Action::Start`] started, actually started at `at` (seconds): when
+    /// later than decided, its completion-time PMF starts from `at`.
+    ///
+    /// A task the same decision started and then dropped (the pruner dropping a task that
+    /// just started) is accepted and ignored: the dispatcher acts on the actions in order.
+    pub fn started(&mut self, t: TaskId, at: f64) -> Result<(), LiveError> {
+        self.check_task(t)?;
+        if self.sys.record(t).is_some() && !self.reported[t] && !self.failed[t] {
+            return Ok(());
+        }
+        let m = self.check_executing(t)?;
+        let at = finite("at", at)?;
+        let tick = self.tick(at);
+        let start = self.sys.machines()[m].running().map_or(tick, |r| r.start);
+        if tick > start {
+            self.sys.restamp_start(m, t, tick);
+        }
+        Ok(())
+    }
+
+    /// Task `t` completed at `at` (seconds): on time when `at` is before its deadline. It
+    /// takes effect at the next [`Scheduler::decide`].
+    pub fn completed(&mut self, t: TaskId, at: f64) -> Result<(), LiveError> {
+        self.report(t, at, false)
+    }
+
+    /// Task `t` failed at `at` (seconds) on its machine: it ends without success (not a
+    /// deadline miss), and the machine is free. It takes effect at the next
+    /// [`Scheduler::decide`].
+    pub fn failed(&mut self, t: TaskId, at: f64) -> Result<(), LiveError> {
+        self.report(t, at, true)
+    }
+
+    fn report(&mut self, t: TaskId, at: f64, failed: bool) -> Result<(), LiveError> {
+        self.check_executing(t)?;
+        let at = self.check_time("at", at)?;
+        self.reported[t] = true;
+        self.ends.push(Reported {
+            tick: self.tick(at),
+            seq: self.start_seq[t],
+            task: t,
+            at,
+            failed,
+        });
+        self.latest = at;
+        Ok(())
+    }
+
+    /// What to do at `now` (seconds): applies the ends reported since the previous decision
+    /// and the deadlines passed, and, when anything happened, runs one mapping event (the
+    /// pruner, then the heuristic). The actions include those the reported ends caused (the
+    /// next task starting on a freed machine).
+    pub fn decide(&mut self, now: f64) -> Result<Vec<Action>, LiveError> {
+        let mut out = Vec::new();
+        self.decide_into(now, &mut out)?;
+        Ok(out)
+    }
+
+    /// [`Scheduler::decide`] appending to `out` (reuses its allocation).
+    pub fn decide_into(&mut self, now: f64, out: &mut Vec<Action>) -> Result<(), LiveError> {
+        let now = self.check_time("now", now)?;
+        let tick = self.tick(now);
+        self.latest = now;
+        // The executing tasks whose deadline has passed are dropped at `now`.
+        let mut ends = std::mem::take(&mut self.ends);
+        if self.drop_model == DropModel::All {
+            for mc in self.sys.machines() {
+                if let Some(r) = mc.running() {
+                    if !self.reported[r.task] && self.deadline[r.task] <= now {
+                        ends.push(Reported {
+                            tick,
+                            seq: self.start_seq[r.task],
+                            task: r.task,
+                            at: now,
+                            failed: false,
+                        });
+                    }
+                }
+            }
+        }
+        ends.sort_by_key(|e| (e.tick, e.seq));
+        let env = Env::plain();
+        let mut hooks = LiveHooks {
+            actions: &mut self.actions,
+            start_seq: &mut self.start_seq,
+            next_seq: &mut self.next_seq,
+            samples: self.samples.as_mut(),
+            resolution: self.resolution,
+        };
+        let mut dirty = self.dirty || !ends.is_empty();
+        for e in ends.drain(..) {
+            let Some(m) = self.sys.assigned_to(e.task) else {
+                continue;
+            };
+            let running = self.sys.machines()[m].running();
+            if running.map(|r| r.task) != Some(e.task) {
+                continue;
+            }
+            let start = running.map_or(e.tick, |r| r.start);
+            let at = e.tick.max(start);
+            if self.reported[e.task] {
+                if let Some(samples) = hooks.samples.as_deref_mut() {
+                    let spec = self.sys.tasks()[e.task];
+                    samples.push(Sample {
+                        task_type: spec.task_type,
+                        machine: m,
+                        seconds: (e.at - start as f64 * self.resolution).max(0.0),
+                        censored: e.failed,
+                    });
+                }
+            }
+            if e.failed {
+                self.failed[e.task] = true;
+                self.sys
+                    .end_running(m, at, true, &mut self.pruner, &mut hooks);
+            } else if self.reported[e.task] {
+                let on_time = e.at < self.deadline[e.task];
+                self.sys
+                    .finish_running(m, at, on_time, &mut self.pruner, &mut hooks);
+            } else {
+                self.sys
+                    .end_running(m, at, false, &mut self.pruner, &mut hooks);
+            }
+        }
+        self.ends = ends;
+        // A task waiting past its deadline is an event too: it expires now.
+        if !dirty {
+            let tasks = self.sys.tasks();
+            dirty = self.sys.batch().iter().any(|&t| tasks[t].deadline <= tick)
+                || (self.drop_model != DropModel::None
+                    && self
+                        .sys
+                        .machines()
+                        .iter()
+                        .any(|mc| mc.pending().iter().any(|&t| tasks[t].deadline <= tick)));
+        }
+        if dirty {
+            self.sys
+                .mapping_event(tick, &env, &mut self.mapper, &mut self.pruner, &mut hooks);
+        }
+        self.dirty = false;
+        out.append(&mut self.actions);
+        Ok(())
+    }
+
+    /// The dispatcher stops at `now`: every task still in the batch queue ends unmapped.
+    /// Tasks in machine queues stay until they end.
+    pub fn close(&mut self, now: f64) -> Result<Vec<Action>, LiveError> {
+        let now = self.check_time("now", now)?;
+        let mut out = self.decide(now)?;
+        let tick = self.tick(now);
+        let mut hooks = LiveHooks {
+            actions: &mut self.actions,
+            start_seq: &mut self.start_seq,
+            next_seq: &mut self.next_seq,
+            samples: None,
+            resolution: self.resolution,
+        };
+        self.sys.expire_batch(tick, &mut self.pruner, &mut hooks);
+        out.append(&mut self.actions);
+        Ok(out)
+    }
+
+    /// Mapping events so far.
+    pub fn mapping_events(&self) -> u64 {
+        self.sys.mapping_events()
+    }
+
+    /// The pruner's oversubscription level (paper eq. 8) after the last mapping event.
+    pub fn level(&self) -> Option<f64> {
+        self.pruner.level()
+    }
+}

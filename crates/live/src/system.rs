@@ -1,0 +1,991 @@
+//! The scheduler's state and its rules, one implementation for the simulator and the live
+//! API: the batch queue, the machine queues and the [`Oracle`] over them, every task's one
+//! outcome, and the mapping event (thesis 3.2, paper III, JPDC-2016 2 and 4):
+//!
+//! 1. tasks past their deadline leave the batch queue (never mapped) and, unless nothing is
+//!    ever dropped, the machine queues (expired while pending);
+//! 2. the pruner sees the deadline misses since the previous event and, when dropping is
+//!    engaged, drops tasks from the machine queues;
+//! 3. the heuristic maps (batch mode: into free slots, deferring at the pruner's thresholds;
+//!    immediate mode: every batch task at once);
+//! 4. idle machines start the head of their queue.
+//!
+//! What differs between the simulator and a live dispatcher goes through [`Hooks`]: how long
+//! a started task runs (the simulator knows it, a dispatcher learns it), when a machine waits
+//! for staged data, and what is recorded (traces, actions). [`System`] is the only code that
+//! mutates machines.
+//!
+//! The system owns the PET the policies and the oracle read (the belief, [`System::pet`]).
+//! It changes a cell at a time ([`System::set_pmf`]) or whole ([`System::set_pet`]), the
+//! oracle forgetting exactly what read a changed cell ([`Oracle::pet_changed`]). With an
+//! online estimator ([`System::set_estimator`]) every execution the system ends is observed
+//! where it ends: a completion exactly, an execution stopped by a drop or a failure
+//! right-censored at the time it ran (a task dropped before it started is not observed), and a
+//! cell whose estimate changed replaces the belief's PMF.
+
+use std::borrow::Cow;
+
+use heuristics::Mapper;
+use learn::Estimator;
+use model::{
+    Machine, MachineId, Oracle, Outcome, Pruner, TaskId, TaskSpec, View, earliest_free_slot,
+    next_mapping_time,
+};
+use pmf::{DropModel, Tick};
+use serde::{Deserialize, Serialize};
+use workload::{Pet, Staging, WorkloadError};
+
+/// What happened to one task, and when.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct TaskRecord {
+    /// Its final state.
+    pub outcome: Outcome,
+    /// The machine it was mapped to, if any.
+    pub machine: Option<MachineId>,
+    /// The tick it started executing, if it did.
+    pub start: Option<Tick>,
+    /// The tick its outcome was decided.
+    pub end: Tick,
+    /// How many mapping events deferred it.
+    pub deferrals: u32,
+}
+
+/// What a finished run leaves ([`System::into_records`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Records {
+    /// Per task, in id order.
+    pub tasks: Vec<TaskRecord>,
+    /// Ticks each machine spent executing.
+    pub busy: Vec<Tick>,
+    /// Ticks each machine spent executing tasks that did not complete on time.
+    pub wasted: Vec<Tick>,
+}
+
+/// Why a task's outcome was decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cause {
+    /// The executing task ended by itself (a completion, on time or late).
+    Completion,
+    /// The executing task failed (live dispatchers only).
+    Failure,
+    /// The scheduler decided it: a drop, an expiry, a discard.
+    Decision,
+}
+
+/// The settings that hold for a whole run: the JPDC-2016 additions.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Env<'a> {
+    /// Input-data staging draws of the trial; `None` = data are always ready.
+    pub staging: Option<&'a Staging>,
+    /// Mapping events before machines go idle (JPDC-2016 eqs. 3-5); batch mode only.
+    pub early_mapping: bool,
+    /// `t_h` of JPDC-2016 eq. (5): the heuristic's execution time, time units.
+    pub heuristic_time: f64,
+}
+
+impl Env<'_> {
+    /// The thesis' system: no staging, no early mapping.
+    pub fn plain() -> Self {
+        Env::default()
+    }
+}
+
+/// What the owner of a [`System`] learns or provides as the rules run. Every method but
+/// [`Hooks::started`] has a default that does nothing.
+pub trait Hooks {
+    /// Machine `m` starts task `spec` at `now`: returns its actual execution time when the
+    /// caller knows it (the simulator, which schedules its end), else 0 (a live dispatcher,
+    /// which reports the end).
+    fn started(&mut self, m: MachineId, spec: &TaskSpec, now: Tick) -> Tick;
+    /// Machine `m` is idle and waits for its head task's staged data: wake it at `at`.
+    fn wait_data(&mut self, _m: MachineId, _at: Tick) {}
+    /// A task has its outcome.
+    fn settled(&mut self, _spec: &TaskSpec, _record: &TaskRecord, _deferrals: u32, _cause: Cause) {}
+    /// A mapping event starts at `now`.
+    fn begin_event(&mut self, _now: Tick) {}
+    /// The pruner's step is done (see `runner::trace::Tracer::pruned`; called only when
+    /// [`Hooks::traced`]).
+    fn pruned(
+        &mut self,
+        _misses: usize,
+        _level: Option<f64>,
+        _engaged: bool,
+        _batch: usize,
+        _free_slots: Option<usize>,
+    ) {
+    }
+    /// The heuristic considers the tasks of `batch` at `now`.
+    fn considered(&mut self, _batch: &[TaskId], _now: Tick) {}
+    /// The heuristic asks to drop these tasks (before they are dropped).
+    fn heuristic_drops(&mut self, _drops: &[TaskId]) {}
+    /// The heuristic deferred `t` at `now`.
+    fn deferred(&mut self, _t: TaskId, _now: Tick) {}
+    /// `t` was appended to machine `m`'s queue at `now`.
+    fn assigned(&mut self, _t: TaskId, _m: MachineId, _now: Tick) {}
+    /// True when the hooks record a trace: the rules then compute what only a trace reads
+    /// (the free slots of [`Hooks::pruned`], each mapped task's chance for [`Hooks::mapped`],
+    /// which may cost a PCT).
+    fn traced(&self) -> bool {
+        false
+    }
+    /// `t` was appended to a machine's queue at `now` with this chance of meeting its
+    /// deadline there (called only when [`Hooks::traced`]).
+    fn mapped(&mut self, _t: TaskId, _now: Tick, _chance: f64) {}
+}
+
+/// The state of the system and the rules that change it.
+#[derive(Debug)]
+pub struct System<'p> {
+    /// The PET the policies and the oracle read (the belief).
+    belief: Cow<'p, Pet>,
+    /// The online estimator a completed or stopped execution feeds, if the belief is learned.
+    estimator: Option<Box<Estimator>>,
+    model: DropModel,
+    tasks: Vec<TaskSpec>,
+    machines: Vec<Machine>,
+    limit: Option<usize>,
+    /// What is derived from the machine queues (completion-time PMFs, bounds).
+    oracle: Oracle,
+    batch: Vec<TaskId>,
+    records: Vec<Option<TaskRecord>>,
+    deferrals: Vec<u32>,
+    assigned_to: Vec<Option<MachineId>>,
+    /// Scratch marks of the batch queue's tasks during one mapping event (all false between
+    /// events).
+    in_batch: Vec<bool>,
+    /// Per machine, the tick its staging link is free (staging only).
+    link_free: Vec<Tick>,
+    /// The next early mapping event (JPDC-2016 eq. 5).
+    next_map: Option<Tick>,
+    misses: usize,
+    busy: Vec<Tick>,
+    wasted: Vec<Tick>,
+    mapping_events: u64,
+    engaged_events: u64,
+}
+
+impl<'p> System<'p> {
+    /// The idle machines of `pet` (its columns; `pet` is the belief, [`System::pet`]) with
+    /// queues of at most `limit` tasks (the executing one included; `None` = unbounded), PCTs
+    /// under `model` trimmed at `pct_epsilon`, and the tasks known in advance
+    /// (`tasks[i].id == i`; none for a live system, whose tasks come with
+    /// [`System::add_task`]).
+    pub fn new(
+        pet: Cow<'p, Pet>,
+        limit: Option<usize>,
+        model: DropModel,
+        pct_epsilon: f64,
+        tasks: Vec<TaskSpec>,
+    ) -> Self {
+        let n = tasks.len();
+        let machines = pet.n_machines();
+        System {
+            belief: pet,
+            estimator: None,
+            model,
+            tasks,
+            machines: (0..machines).map(|j| Machine::new(j, limit)).collect(),
+            limit,
+            oracle: Oracle::new(machines).with_pct_epsilon(pct_epsilon),
+            batch: Vec::new(),
+            records: vec![None; n],
+            deferrals: vec![0; n],
+            assigned_to: vec![None; n],
+            in_batch: vec![false; n],
+            link_free: vec![Tick::MIN; machines],
+            next_map: None,
+            misses: 0,
+            busy: vec![0; machines],
+            wasted: vec![0; machines],
+            mapping_events: 0,
+            engaged_events: 0,
+        }
+    }
+
+    /// Adds a task (its id is set to the next index, which is returned). It waits nowhere
+    /// until [`System::arrive`].
+    pub fn add_task(&mut self, mut spec: TaskSpec) -> TaskId {
+        let id = self.tasks.len();
+        spec.id = id;
+        self.tasks.push(spec);
+        self.records.push(None);
+        self.deferrals.push(0);
+        self.assigned_to.push(None);
+        self.in_batch.push(false);
+        id
+    }
+
+    /// Task `t` arrives: it joins the batch queue.
+    pub fn arrive(&mut self, t: TaskId) {
+        self.batch.push(t);
+    }
+
+    /// Every task, indexed by id.
+    pub fn tasks(&self) -> &[TaskSpec] {
+        &self.tasks
+    }
+
+    /// The machines and their queues.
+    pub fn machines(&self) -> &[Machine] {
+        &self.machines
+    }
+
+    /// The batch queue: unmapped tasks in arrival order.
+    pub fn batch(&self) -> &[TaskId] {
+        &self.batch
+    }
+
+    /// Task `t`'s outcome, once it has one (`deferrals` counted at the end of a run).
+    pub fn record(&self, t: TaskId) -> Option<&TaskRecord> {
+        self.records.get(t).and_then(Option::as_ref)
+    }
+
+    /// How many mapping events deferred task `t`.
+    pub fn deferrals(&self, t: TaskId) -> u32 {
+        self.deferrals.get(t).copied().unwrap_or(0)
+    }
+
+    /// The machine task `t` was mapped to.
+    pub fn assigned_to(&self, t: TaskId) -> Option<MachineId> {
+        self.assigned_to.get(t).copied().flatten()
+    }
+
+    /// Ticks each machine spent executing.
+    pub fn busy(&self) -> &[Tick] {
+        &self.busy
+    }
+
+    /// Ticks each machine spent executing tasks that did not complete on time.
+    pub fn wasted(&self) -> &[Tick] {
+        &self.wasted
+    }
+
+    /// Mapping events so far.
+    pub fn mapping_events(&self) -> u64 {
+        self.mapping_events
+    }
+
+    /// Mapping events at which dropping was engaged.
+    pub fn engaged_events(&self) -> u64 {
+        self.engaged_events
+    }
+
+    /// PCT recomputations over all machines (a performance counter).
+    pub fn pct_recomputations(&self) -> u64 {
+        self.oracle.recomputations()
+    }
+
+    /// The next early mapping event (JPDC-2016 eq. 5), if one is scheduled.
+    pub fn next_map(&self) -> Option<Tick> {
+        self.next_map
+    }
+
+    /// The early mapping event is being run: forget it.
+    pub fn clear_next_map(&mut self) {
+        self.next_map = None;
+    }
+
+    /// The PET the policies and the oracle read (the belief).
+    pub fn pet(&self) -> &Pet {
+        &self.belief
+    }
+
+    /// Replaces the belief's PMF of `task_type` on machine `m`; the oracle forgets exactly
+    /// what read the cell ([`Oracle::pet_changed`]).
+    ///
+    /// Errors: a cell outside the PET, or a PMF with mass at a negative time
+    /// ([`Pet::set_pmf`]); the belief is unchanged.
+    pub fn set_pmf(
+        &mut self,
+        task_type: usize,
+        m: MachineId,
+        pmf: pmf::Pmf,
+    ) -> Result<(), WorkloadError> {
+        self.belief.to_mut().set_pmf(task_type, m, pmf)?;
+        self.oracle
+            .pet_changed(m, task_type, &self.machines[m], &self.tasks);
+        Ok(())
+    }
+
+    /// Replaces the whole belief; the oracle forgets what read each cell that changed.
+    ///
+    /// Errors: a PET of another shape (task types x machines); the belief is unchanged.
+    pub fn set_pet(&mut self, pet: Cow<'p, Pet>) -> Result<(), WorkloadError> {
+        let shape = (self.belief.n_types(), self.belief.n_machines());
+        if (pet.n_types(), pet.n_machines()) != shape {
+            return Err(WorkloadError::InvalidPet(format!(
+                "the new PET is {} x {}, the belief {} x {} (task types x machines)",
+                pet.n_types(),
+                pet.n_machines(),
+                shape.0,
+                shape.1
+            )));
+        }
+        let old = std::mem::replace(&mut self.belief, pet);
+        for t in 0..shape.0 {
+            for m in 0..shape.1 {
+                if old.pmf(t, m) != self.belief.pmf(t, m) {
+                    self.oracle
+                        .pet_changed(m, t, &self.machines[m], &self.tasks);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Learns the belief online: `estimator` (holding the belief's PMFs as its priors)
+    /// observes every execution the system ends from now on; `None` stops learning.
+    pub fn set_estimator(&mut self, estimator: Option<Box<Estimator>>) {
+        self.estimator = estimator;
+    }
+
+    /// The online estimator, if the belief is learned.
+    pub fn estimator(&self) -> Option<&Estimator> {
+        self.estimator.as_deref()
+    }
+
+    /// The executing task on `m` stops at `now`: its machine is idle, the time it ran counts
+    /// as busy, and an online estimator observes it (`censored`: it was stopped before it
+    /// ended). Every end of an execution passes here.
+    fn stop_running(&mut self, m: MachineId, now: Tick, censored: bool) -> Option<model::Running> {
+        let r = self.machines[m].finish_running()?;
+        let ran = now - r.start;
+        self.busy[m] += ran;
+        self.observe(r.task, m, ran, censored);
+        Some(r)
+    }
+
+    /// The estimator, if any, observes an execution of `t` on `m` that ran `ran` ticks,
+    /// complete or not (`censored`); a cell whose estimate changed replaces the belief's PMF.
+    fn observe(&mut self, t: TaskId, m: MachineId, ran: Tick, censored: bool) {
+        let Some(est) = self.estimator.as_mut() else {
+            return;
+        };
+        let ty = self.tasks[t].task_type;
+        match est.observe(ty, m, ran as f64, censored) {
+            Ok(true) => {
+                let p = est.pmf(ty, m).clone();
+                if let Err(e) = self.set_pmf(ty, m, p) {
+                    tracing::error!(task_type = ty, machine = m, "belief not updated: {e}");
+                }
+            }
+            Ok(false) => {}
+            Err(e) => tracing::warn!(task_type = ty, machine = m, "observation ignored: {e}"),
+        }
+    }
+
+    /// Moves the executing task's start on machine `m` to `start` (a dispatcher reports that
+    /// it started later than decided); nothing when another task or none executes.
+    pub fn restamp_start(&mut self, m: MachineId, t: TaskId, start: Tick) {
+        if let Some(mc) = self.machines.get_mut(m) {
+            if mc.running().map(|r| r.task) == Some(t) {
+                mc.restamp_start(start);
+            }
+        }
+    }
+
+    /// Gives a task its one outcome.
+    fn settle(
+        &mut self,
+        t: TaskId,
+        outcome: Outcome,
+        machine: Option<MachineId>,
+        start: Option<Tick>,
+        end: Tick,
+        cause: Cause,
+        pruner: &mut dyn Pruner,
+        hooks: &mut dyn Hooks,
+    ) {
+        debug_assert!(self.records[t].is_none(), "task {t} settled twice");
+        let record = TaskRecord {
+            outcome,
+            machine,
+            start,
+            end,
+            deferrals: 0,
+        };
+        hooks.settled(&self.tasks[t], &record, self.deferrals[t], cause);
+        self.records[t] = Some(record);
+        if outcome.is_deadline_miss() {
+            self.misses += 1;
+        }
+        pruner.on_task_end(self.tasks[t].task_type, outcome.is_success());
+    }
+
+    /// The executing task on `m` ends at `now`: completed (`on_time` when it made its
+    /// deadline), or dropped at its deadline when its actual end lies after `now`. Then the
+    /// machine starts its next task.
+    pub fn finish_running(
+        &mut self,
+        m: MachineId,
+        now: Tick,
+        on_time: bool,
+        pruner: &mut dyn Pruner,
+        hooks: &mut dyn Hooks,
+    ) {
+        let censored = self.machines[m].running().is_some_and(|r| r.end > now);
+        let Some(r) = self.stop_running(m, now, censored) else {
+            return;
+        };
+        let ran = now - r.start;
+        let (outcome, cause) = if r.end > now {
+            (Outcome::ExpiredExecuting, Cause::Decision)
+        } else if on_time {
+            (Outcome::OnTime, Cause::Completion)
+        } else if self.model == DropModel::All {
+            (Outcome::ExpiredExecuting, Cause::Completion)
+        } else {
+            (Outcome::Late, Cause::Completion)
+        };
+        if outcome != Outcome::OnTime {
+            self.wasted[m] += ran;
+        }
+        self.settle(
+            r.task,
+            outcome,
+            Some(m),
+            Some(r.start),
+            now,
+            cause,
+            pruner,
+            hooks,
+        );
+        self.start_next(m, now, pruner, hooks);
+    }
+
+    /// The executing task on `m` is dropped at `now` because its deadline passed (a live
+    /// system, where no end event is scheduled at the deadline), or it failed (`failed`: it
+    /// is recorded as dropped while executing, not a deadline miss). Then the machine starts
+    /// its next task.
+    pub fn end_running(
+        &mut self,
+        m: MachineId,
+        now: Tick,
+        failed: bool,
+        pruner: &mut dyn Pruner,
+        hooks: &mut dyn Hooks,
+    ) {
+        let Some(r) = self.stop_running(m, now, true) else {
+            return;
+        };
+        self.wasted[m] += now - r.start;
+        let (outcome, cause) = if failed {
+            (Outcome::PrunedExecuting, Cause::Failure)
+        } else {
+            (Outcome::ExpiredExecuting, Cause::Decision)
+        };
+        self.settle(
+            r.task,
+            outcome,
+            Some(m),
+            Some(r.start),
+            now,
+            cause,
+            pruner,
+            hooks,
+        );
+        self.start_next(m, now, pruner, hooks);
+    }
+
+    /// While machine `m` is idle, starts the head of its queue (dropping pending tasks whose
+    /// deadline has passed, unless nothing is ever dropped).
+    pub fn start_next(
+        &mut self,
+        m: MachineId,
+        now: Tick,
+        pruner: &mut dyn Pruner,
+        hooks: &mut dyn Hooks,
+    ) {
+        while self.machines[m].is_idle() {
+            // --- staging: an idle machine waits for its head task's data (JPDC-2016) ---
+            if let (Some(&t), Some(ready)) = (
+                self.machines[m].pending().front(),
+                self.machines[m].head_ready(),
+            ) {
+                let deadline = self.tasks[t].deadline;
+                let expired = self.model != DropModel::None && deadline <= now;
+                if ready > now && !expired {
+                    // Wake up when the data arrive, or at the deadline when the task would
+                    // be dropped before they do.
+                    let at = if self.model == DropModel::None {
+                        ready
+                    } else {
+                        ready.min(deadline)
+                    };
+                    hooks.wait_data(m, at);
+                    return;
+                }
+            }
+            // --- end staging ---
+            let Some(t) = self.machines[m].pop_pending() else {
+                return;
+            };
+            let spec = self.tasks[t];
+            if self.model != DropModel::None && spec.deadline <= now {
+                self.machines[m].release_reserved_slot();
+                self.settle(
+                    t,
+                    Outcome::ExpiredPending,
+                    Some(m),
+                    None,
+                    now,
+                    Cause::Decision,
+                    pruner,
+                    hooks,
+                );
+                continue;
+            }
+            let exec = hooks.started(m, &spec, now);
+            self.machines[m].start(now, t, exec);
+        }
+    }
+
+    /// Moves every machine to `now`. Nothing is computed here: a machine's PCTs are computed
+    /// when a heuristic or the pruner first reads them, and the pruner's and heuristics'
+    /// bounds often make that unnecessary ([`model::Oracle::stale`]).
+    fn advance(&mut self, now: Tick) {
+        self.oracle.sync(&self.machines, now);
+    }
+
+    /// One mapping event at `now`: expiries, the pruner, the heuristic, starts.
+    pub fn mapping_event(
+        &mut self,
+        now: Tick,
+        env: &Env<'_>,
+        mapper: &mut Mapper,
+        pruner: &mut dyn Pruner,
+        hooks: &mut dyn Hooks,
+    ) {
+        self.mapping_events += 1;
+        hooks.begin_event(now);
+        // 1. Tasks past their deadline leave the batch queue and the machine queues.
+        let mut expired = Vec::new();
+        let tasks = &self.tasks;
+        self.batch.retain(|&t| {
+            let keep = tasks[t].deadline > now;
+            if !keep {
+                expired.push(t);
+            }
+            keep
+        });
+        for t in expired {
+            self.settle(
+                t,
+                Outcome::Unmapped,
+                None,
+                None,
+                now,
+                Cause::Decision,
+                pruner,
+                hooks,
+            );
+        }
+        if self.model != DropModel::None {
+            for m in 0..self.machines.len() {
+                let tasks = &self.tasks;
+                if !self.machines[m]
+                    .pending()
+                    .iter()
+                    .any(|&t| tasks[t].deadline <= now)
+                {
+                    continue;
+                }
+                let late: Vec<TaskId> = self.machines[m]
+                    .pending()
+                    .iter()
+                    .copied()
+                    .filter(|&t| tasks[t].deadline <= now)
+                    .collect();
+                for t in late {
+                    self.machines[m].remove_pending(t);
+                    self.settle(
+                        t,
+                        Outcome::ExpiredPending,
+                        Some(m),
+                        None,
+                        now,
+                        Cause::Decision,
+                        pruner,
+                        hooks,
+                    );
+                }
+            }
+        }
+        // 2. The pruner.
+        let misses = std::mem::take(&mut self.misses);
+        let engaged = pruner.observe(misses);
+        self.advance(now);
+        if engaged {
+            self.engaged_events += 1;
+            let drops = {
+                let view = self.view(now, None, env);
+                pruner.select_drops(&view)
+            };
+            self.apply_drops(&drops, now, pruner, hooks);
+            self.advance(now);
+        }
+        if hooks.traced() {
+            let free = (!mapper.is_immediate())
+                .then(|| self.machines.iter().map(Machine::free_slots).sum());
+            hooks.pruned(misses, pruner.level(), engaged, self.batch.len(), free);
+        }
+        // 3. Mapping.
+        match mapper {
+            Mapper::Batch(h) => {
+                if env.early_mapping {
+                    self.reserve_slots(now, env);
+                }
+                if self.batch.is_empty() || self.machines.iter().all(|m| m.free_slots() == 0) {
+                    self.schedule_early_mapping(now, env);
+                    self.check_invariants();
+                    return;
+                }
+                let defer: Option<Vec<f64>> = pruner.defer_thresholds().map(<[f64]>::to_vec);
+                hooks.considered(&self.batch, now);
+                let decision = {
+                    let view = self.view(now, defer.as_deref(), env);
+                    h.map(&view)
+                };
+                hooks.heuristic_drops(&decision.drop);
+                self.apply_drops(&decision.drop, now, pruner, hooks);
+                for &t in &decision.deferred {
+                    self.deferrals[t] += 1;
+                    hooks.deferred(t, now);
+                }
+                // `in_batch` marks the batch queue's tasks; a task leaving it is unmarked, so
+                // a second decision about it is recognised in O(1).
+                for &t in &self.batch {
+                    self.in_batch[t] = true;
+                }
+                for &t in &decision.discard {
+                    if t < self.tasks.len() && self.in_batch[t] {
+                        self.in_batch[t] = false;
+                        self.settle(
+                            t,
+                            Outcome::Discarded,
+                            None,
+                            None,
+                            now,
+                            Cause::Decision,
+                            pruner,
+                            hooks,
+                        );
+                    }
+                }
+                for &(t, m) in &decision.assign {
+                    let valid = t < self.tasks.len()
+                        && self.in_batch[t]
+                        && m < self.machines.len()
+                        && self.machines[m].free_slots() > 0;
+                    debug_assert!(valid, "{} made an invalid assignment ({t}, {m})", h.name());
+                    if !valid {
+                        tracing::error!(
+                            heuristic = h.name(),
+                            task = t,
+                            machine = m,
+                            "invalid assignment ignored"
+                        );
+                        continue;
+                    }
+                    self.in_batch[t] = false;
+                    self.push_task(m, t, now, env);
+                    self.assigned_to[t] = Some(m);
+                    self.mapped(m, t, now, hooks);
+                }
+                let in_batch = &mut self.in_batch;
+                self.batch.retain(|&t| std::mem::take(&mut in_batch[t]));
+                for m in 0..self.machines.len() {
+                    self.start_next(m, now, pruner, hooks);
+                }
+                self.schedule_early_mapping(now, env);
+            }
+            Mapper::Immediate(h) => {
+                // With deferring on (MCT-D, KPB-P, ...), a task whose chance on the machine
+                // the heuristic chose is at or below its type's defer threshold stays in the
+                // batch queue, the defer pool, and is mapped again at the next mapping event
+                // (thesis 7.2.5); its deadline removes it like any unmapped task.
+                let defer: Option<Vec<f64>> = pruner.defer_thresholds().map(<[f64]>::to_vec);
+                let batch = std::mem::take(&mut self.batch);
+                hooks.considered(&batch, now);
+                for t in batch {
+                    self.advance(now);
+                    let (m, deferred) = {
+                        let view = self.view(now, defer.as_deref(), env);
+                        let m = h.choose(&view, t).min(self.machines.len() - 1);
+                        let deferred = defer.is_some() && {
+                            let spec = view.task(t);
+                            let chance = view
+                                .tail(m)
+                                .append_success(view.pet.pmf(spec.task_type, m), spec.deadline);
+                            view.should_defer(t, chance)
+                        };
+                        (m, deferred)
+                    };
+                    if deferred {
+                        self.deferrals[t] += 1;
+                        hooks.deferred(t, now);
+                        self.batch.push(t);
+                        continue;
+                    }
+                    self.push_task(m, t, now, env);
+                    self.assigned_to[t] = Some(m);
+                    self.mapped(m, t, now, hooks);
+                    self.start_next(m, now, pruner, hooks);
+                }
+            }
+        }
+        self.check_invariants();
+    }
+
+    /// The tasks still waiting in the batch queue when nothing else can happen: each expires
+    /// at its deadline (or `last`, when later).
+    pub fn expire_batch(&mut self, last: Tick, pruner: &mut dyn Pruner, hooks: &mut dyn Hooks) {
+        for t in std::mem::take(&mut self.batch) {
+            let end = self.tasks[t].deadline.max(last);
+            self.settle(
+                t,
+                Outcome::Unmapped,
+                None,
+                None,
+                end,
+                Cause::Decision,
+                pruner,
+                hooks,
+            );
+        }
+    }
+
+    /// Every task's record, in id order, with its deferrals, and the machines' busy and
+    /// wasted ticks; `Err(t)` for the first task without an outcome.
+    pub fn into_records(self) -> Result<Records, TaskId> {
+        let mut tasks = Vec::with_capacity(self.records.len());
+        for (i, r) in self.records.into_iter().enumerate() {
+            let mut r = r.ok_or(i)?;
+            r.deferrals = self.deferrals[i];
+            tasks.push(r);
+        }
+        Ok(Records {
+            tasks,
+            busy: self.busy,
+            wasted: self.wasted,
+        })
+    }
+
+    /// The read-only view the policies decide on.
+    pub fn view<'v>(&'v self, now: Tick, defer: Option<&'v [f64]>, env: &Env<'v>) -> View<'v> {
+        View {
+            now,
+            oracle: &self.oracle,
+            pet: &self.belief,
+            tasks: &self.tasks,
+            batch: &self.batch,
+            machines: &self.machines,
+            model: self.model,
+            defer,
+            staging: env.staging,
+        }
+    }
+
+    /// Appends `t` to machine `m`'s queue; with staging, its data go over the machine's link
+    /// after the data of the tasks mapped before it. The oracle extends the machine's PMFs
+    /// by the new slot when they are computed ([`Oracle::appended`]).
+    fn push_task(&mut self, m: MachineId, t: TaskId, now: Tick, env: &Env<'_>) {
+        let ready = match env.staging {
+            Some(st) => {
+                let ready = self.link_free[m].max(now) + st.ticks(t, m);
+                self.link_free[m] = ready;
+                ready
+            }
+            None => Tick::MIN,
+        };
+        self.machines[m].push_staged(t, ready);
+        self.oracle.appended(
+            m,
+            &self.machines[m],
+            t,
+            ready,
+            &self.tasks,
+            &self.belief,
+            self.model,
+        );
+    }
+
+    /// `t`, just appended to machine `m`'s queue: the hooks learn it, with its chance there
+    /// when they want it (`P(C < d)` of its slot's PCT, computed now if the machine's PCTs
+    /// are not).
+    fn mapped(&mut self, m: MachineId, t: TaskId, now: Tick, hooks: &mut dyn Hooks) {
+        hooks.assigned(t, m, now);
+        if hooks.traced() {
+            let machine = &self.machines[m];
+            self.oracle
+                .refresh(m, machine, now, &self.tasks, &self.belief, self.model);
+            let cache = self
+                .oracle
+                .cache(m, machine, &self.tasks, &self.belief, self.model);
+            let slot = cache.slots().last();
+            debug_assert_eq!(slot.map(|s| s.task), Some(t), "the appended slot is last");
+            hooks.mapped(t, now, slot.map_or(f64::NAN, model::Slot::success));
+        }
+    }
+
+    /// `t_lj` of eq. (3) for every machine: the largest unmapped input staged to it.
+    fn worst_staging(&self, env: &Env<'_>) -> Vec<f64> {
+        let n = self.machines.len();
+        match env.staging {
+            Some(st) => {
+                let s = self
+                    .batch
+                    .iter()
+                    .map(|&t| st.sizes_mb()[t])
+                    .fold(0.0, f64::max);
+                (0..n).map(|m| st.units_for(s, m)).collect()
+            }
+            None => vec![0.0; n],
+        }
+    }
+
+    /// Full machines, without a reserved slot yet, whose earliest free slot `e_j` (eq. 4)
+    /// lies at most `t_h + t_lj` ahead; `None` in the list for the others.
+    fn early_candidates(&self) -> Vec<Option<f64>> {
+        self.machines
+            .iter()
+            .map(|mc| {
+                if mc.limit().is_none() || mc.free_slots() > 0 || mc.has_reserved_slot() {
+                    None
+                } else {
+                    earliest_free_slot(mc, &self.oracle, &self.tasks, &self.belief, self.model)
+                }
+            })
+            .collect()
+    }
+
+    /// Early mapping (JPDC-2016 section 5): at this mapping event, a full machine whose
+    /// `e_j - (t_h + t_lj)` has come gets a slot for the task that will follow.
+    fn reserve_slots(&mut self, now: Tick, env: &Env<'_>) {
+        if self.batch.is_empty() {
+            return;
+        }
+        let worst = self.worst_staging(env);
+        let e = self.early_candidates();
+        for (m, e) in e.into_iter().enumerate() {
+            if let Some(e) = e {
+                if e - (env.heuristic_time + worst[m]) <= now as f64 {
+                    self.machines[m].reserve_slot();
+                }
+            }
+        }
+    }
+
+    /// Schedules the next early mapping event at `t_map` of eq. (5) (the next tick when that
+    /// time has passed), if anything waits in the batch queue.
+    fn schedule_early_mapping(&mut self, now: Tick, env: &Env<'_>) {
+        if !env.early_mapping {
+            return;
+        }
+        self.next_map = None;
+        if self.batch.is_empty() {
+            return;
+        }
+        self.advance(now);
+        let worst = self.worst_staging(env);
+        let e = self.early_candidates();
+        if let Some(t) = next_mapping_time(&e, &worst, env.heuristic_time) {
+            self.next_map = Some((t.floor() as Tick).max(now + 1));
+        }
+    }
+
+    /// Removes tasks chosen by the pruner (or a heuristic) from the machine queues.
+    fn apply_drops(
+        &mut self,
+        drops: &[TaskId],
+        now: Tick,
+        pruner: &mut dyn Pruner,
+        hooks: &mut dyn Hooks,
+    ) {
+        let mut touched = Vec::new();
+        for &t in drops {
+            if self.records.get(t).is_none_or(Option::is_some) {
+                continue;
+            }
+            let Some(m) = self.assigned_to[t] else {
+                continue;
+            };
+            if self.machines[m].running().map(|r| r.task) == Some(t) {
+                if self.model != DropModel::All {
+                    // JPDC-2016 scenario (a): the executing task runs to completion.
+                    tracing::warn!(
+                        task = t,
+                        machine = m,
+                        "a drop of an executing task ignored: drop_model is not \"all\""
+                    );
+                    continue;
+                }
+                let start = self.stop_running(m, now, true).map(|r| {
+                    self.wasted[m] += now - r.start;
+                    r.start
+                });
+                self.settle(
+                    t,
+                    Outcome::PrunedExecuting,
+                    Some(m),
+                    start,
+                    now,
+                    Cause::Decision,
+                    pruner,
+                    hooks,
+                );
+                touched.push(m);
+            } else if self.machines[m].remove_pending(t) {
+                self.settle(
+                    t,
+                    Outcome::PrunedPending,
+                    Some(m),
+                    None,
+                    now,
+                    Cause::Decision,
+                    pruner,
+                    hooks,
+                );
+                touched.push(m);
+            }
+        }
+        for m in touched {
+            self.start_next(m, now, pruner, hooks);
+        }
+    }
+
+    /// The queue-size limit the machines were built with.
+    pub fn limit(&self) -> Option<usize> {
+        self.limit
+    }
+
+    /// Debug builds check at every mapping event: no task in two places, queue limits held.
+    fn check_invariants(&self) {
+        if !cfg!(debug_assertions) {
+            return;
+        }
+        let mut seen = vec![0u8; self.tasks.len()];
+        for &t in &self.batch {
+            seen[t] += 1;
+            assert!(
+                self.records[t].is_none(),
+                "task {t} in the batch after its outcome"
+            );
+        }
+        for m in &self.machines {
+            if let Some(l) = m.capacity() {
+                assert!(m.len() <= l, "machine {} holds {} > {l}", m.id(), m.len());
+            }
+            for t in m.tasks() {
+                seen[t] += 1;
+                assert!(
+                    self.records[t].is_none(),
+                    "task {t} queued after its outcome"
+                );
+            }
+        }
+        for (t, &s) in seen.iter().enumerate() {
+            assert!(s <= 1, "task {t} is in {s} places");
+        }
+    }
+}

@@ -1,0 +1,919 @@
+//! The configuration reference: every key of every table of an experiment file and of the
+//! three kinds of sweep file, with its type, default, unit, allowed values and the papers'
+//! name for it. [`markdown`] renders it; the user guide's configuration chapter
+//! (`docs/guide/src/configuration.md`) is exactly that text, and `prunesim config-reference`
+//! prints it.
+//!
+//! The reference cannot drift from the parsers: the tests check that each table lists exactly
+//! the keys its type accepts (read from the type's `Deserialize` implementation), that every
+//! allowed word of an enumerated key is a variant the parser knows and every variant is
+//! listed, that each key's example parses in a whole file, and that writing a key's
+//! documented default gives the same configuration as leaving the key out.
+
+use std::fmt::Write as _;
+
+/// One key of a table.
+#[derive(Debug, Clone, Copy)]
+pub struct Key {
+    /// The key as written in TOML.
+    pub key: &'static str,
+    /// Its TOML type.
+    pub ty: &'static str,
+    /// What a file without the key gets ("required" when it cannot be left out).
+    pub default: &'static str,
+    /// The unit of a number ("" when it has none).
+    pub unit: &'static str,
+    /// The values accepted (a range, or the words).
+    pub allowed: &'static str,
+    /// The papers' name or symbol for it, and where ("" when the papers have none).
+    pub paper: &'static str,
+    /// What it does.
+    pub meaning: &'static str,
+    /// TOML lines, set in this key's table, that use the key (with any key it needs); every
+    /// example parses (a test checks it).
+    pub example: &'static str,
+    /// The default as a TOML value when writing it gives the same configuration as leaving
+    /// the key out ("" when the key has no such value: required, or a default that depends
+    /// on other keys).
+    pub default_toml: &'static str,
+}
+
+const fn key(key: &'static str, ty: &'static str, default: &'static str) -> Key {
+    Key {
+        key,
+        ty,
+        default,
+        unit: "",
+        allowed: "",
+        paper: "",
+        meaning: "",
+        example: "",
+        default_toml: "",
+    }
+}
+
+impl Key {
+    const fn unit(mut self, unit: &'static str) -> Self {
+        self.unit = unit;
+        self
+    }
+    const fn allowed(mut self, allowed: &'static str) -> Self {
+        self.allowed = allowed;
+        self
+    }
+    const fn paper(mut self, paper: &'static str) -> Self {
+        self.paper = paper;
+        self
+    }
+    const fn means(mut self, meaning: &'static str) -> Self {
+        self.meaning = meaning;
+        self
+    }
+    const fn example(mut self, example: &'static str) -> Self {
+        self.example = example;
+        self
+    }
+    const fn default_toml(mut self, value: &'static str) -> Self {
+        self.default_toml = value;
+        self
+    }
+}
+
+/// Which kind of file a table belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// An experiment file (`prunesim run FILE`).
+    Experiment,
+    /// A sweep file of simulator experiments (`prunesim sweep FILE`, `kind = "experiment"`).
+    Sweep,
+    /// A sweep file of Gao, Robert, Vivien's cutting tables (`kind = "cutting"`).
+    Cutting,
+    /// A sweep file of Hansen et al.'s moldable-application figures (`kind = "moldable"`).
+    Moldable,
+}
+
+/// One table of a file.
+#[derive(Debug, Clone, Copy)]
+pub struct Table {
+    /// The file it belongs to.
+    pub file: FileKind,
+    /// Its dotted path in the file ("" for the top level).
+    pub path: &'static str,
+    /// What it is for.
+    pub intro: &'static str,
+    /// Its keys, in the order a file usually gives them.
+    pub keys: &'static [Key],
+}
+
+impl Table {
+    /// The heading of the table in the reference.
+    pub fn heading(&self) -> String {
+        let file = match self.file {
+            FileKind::Experiment => "experiment file",
+            FileKind::Sweep => "sweep file",
+            FileKind::Cutting => "cutting sweep file",
+            FileKind::Moldable => "moldable sweep file",
+        };
+        match self.path {
+            "" => format!("{file}: top level"),
+            "series" | "drift" | "published" => format!("{file}: `[[{}]]`", self.path),
+            "workload.pet" => format!("{file}: `[workload] pet`, the inline-table forms"),
+            p => format!("{file}: `[{p}]`"),
+        }
+    }
+}
+
+const EXPERIMENT: &[Key] = &[
+    key("name", "string", "the file's name without `.toml`")
+        .means("the title of the outputs")
+        .example("name = \"my study\""),
+    key("trace", "boolean", "false")
+        .allowed("true, false")
+        .means("write a per-task and a per-event trace of every trial into `OUT/trace/` (needs `--out OUT`); changes no result")
+        .example("trace = true")
+        .default_toml("false"),
+    key("workload", "table", "required")
+        .means("the PET and how the trials' arrivals are generated: `[workload]`")
+        .example("workload = { rate = 19000, seed = 1 }"),
+    key("system", "table", "every key at its default")
+        .means("the machines' queues, what is dropped at a deadline, and the measures: `[system]`")
+        .example("system = { queue_size = 4 }"),
+    key("mapper", "table", "required")
+        .means("the mapping heuristic: `[mapper]`")
+        .example("mapper = { name = \"MM\" }"),
+    key("pruner", "table", "PAM, its variants and the suffixed names: the paper's pruner; a plain base heuristic: none")
+        .means("the pruner: `[pruner]`; a table turns on only what it names")
+        .example("pruner = { preset = \"thesis\" }"),
+    key("staging", "table", "no staging: input data are always ready")
+        .paper("input-data staging (Salehi et al., JPDC 2016, sec. 5)")
+        .means("input-data staging before a task can start: `[staging]`")
+        .example("staging = { rate_gbps = 1.0 }"),
+    key("belief", "table", "the oracle: the policies read the truth itself")
+        .means("the PET the mapper, the pruner and the oracle read, apart from the PET that draws the execution times: `[belief]`")
+        .example("belief = { source = \"fixed\", prior = \"scaled\", scale = 0.5 }"),
+    key("drift", "array of tables", "none: the truth never changes")
+        .means("changes of the truth (the PET that draws the execution times) during a trial: `[[drift]]`")
+        .example("drift = [{ at_task = 100, machine = 1, scale = 2.0 }]"),
+];
+
+const WORKLOAD: &[Key] = &[
+    key("pet", "string or inline table", "\"default\"")
+        .allowed("\"default\", \"homogeneous\", or an inline table (next section)")
+        .paper("PET matrix (HCW 2019, III; generated as in VI-A)")
+        .means("where the execution-time PMFs come from: `\"default\"` is the built-in 12 task types x 8 machines generated by the thesis' procedure around the paper's means; `\"homogeneous\"` every machine a copy of machine 0 (thesis 5.4)")
+        .example("pet = \"homogeneous\"")
+        .default_toml("\"default\""),
+    key("pattern", "string", "\"constant\"")
+        .allowed("\"constant\", \"bursty\"")
+        .paper("constant and bursty arrival patterns (JPDC 2016, 7.2)")
+        .means("how arrivals are spread over the horizon; bursty intervals come from `[workload.burst]`")
+        .example("pattern = \"bursty\"")
+        .default_toml("\"constant\""),
+    key("burst", "table", "every key at its default")
+        .means("the intervals of the bursty pattern: `[workload.burst]`")
+        .example("pattern = \"bursty\"\nburst = { burst_factor = [1.5, 2.0] }"),
+    key("rate", "number", "required")
+        .unit("tasks per horizon")
+        .allowed("> 0")
+        .paper("arrival rate, e.g. 19k, 34k (thesis 3.4.2; HCW 2019, VI-B)")
+        .means("the rate label R: R tasks arrive over `horizon` time units; the oversubscription")
+        .example("rate = 9000"),
+    key("tasks", "integer", "800")
+        .unit("tasks")
+        .allowed(">= 1")
+        .means("keep the first `tasks` arrivals of each trial")
+        .example("tasks = 300")
+        .default_toml("800"),
+    key("trials", "integer", "30")
+        .unit("trials")
+        .allowed(">= 1")
+        .means("number of trials, each with its own arrivals and execution times (`prunesim run --trials` overrides it)")
+        .example("trials = 5")
+        .default_toml("30"),
+    key("beta", "number", "1.0")
+        .allowed(">= 0")
+        .paper("slack coefficient beta, eq. (3.7) of the thesis")
+        .means("deadline = arrival + mean time of the task's type + beta x mean time of all types")
+        .example("beta = 2.0")
+        .default_toml("1.0"),
+    key("seed", "integer", "required")
+        .allowed("0 to 2^64 - 1")
+        .means("master seed: trial k draws from the streams (seed, k, purpose); the same seed gives the same results on any number of threads (`--seed` overrides it)")
+        .example("seed = 7"),
+    key("pet_seed", "integer", "`seed`")
+        .allowed("0 to 2^64 - 1")
+        .means("seed of the generated PET (`\"default\"`, `\"homogeneous\"`, `{ means = ... }`) and of the `machines` draw")
+        .example("pet_seed = 3"),
+    key("horizon", "number", "88200")
+        .unit("time units")
+        .allowed("> 0")
+        .means("the time over which `rate` tasks arrive")
+        .example("horizon = 44100")
+        .default_toml("88200.0"),
+    key("tick", "number", "1.0")
+        .unit("the unit of the files' times")
+        .allowed("> 0, finite")
+        .means("how long one tick is in the unit of a samples CSV PET's and a workload CSV's times: a time `x` of those files becomes `x / tick` ticks (`tick = 0.001` reads seconds on a millisecond grid; `prunesim run --tick` overrides it)")
+        .example("tick = 0.001")
+        .default_toml("1.0"),
+    key("count_variance_ratio", "number", "0.1")
+        .allowed(">= 0")
+        .paper("variance 10% of the mean (thesis 3.4.2; HCW 2019, VI-B)")
+        .means("variance of each task type's count as a fraction of its mean")
+        .example("count_variance_ratio = 0.2")
+        .default_toml("0.1"),
+    key("machines", "integer", "absent: the PET's machines as they are")
+        .unit("machines")
+        .allowed(">= 1")
+        .means("a system of that many machines, each a copy of one of the PET's machines drawn uniformly with replacement (seeded by `pet_seed`, the same for every trial)")
+        .example("machines = 16"),
+];
+
+const PET: &[Key] = &[
+    key("homogeneous", "integer", "-")
+        .unit("machine index")
+        .allowed("0 to machines - 1")
+        .paper("homogeneous system (thesis 5.4)")
+        .means("`pet = { homogeneous = 3 }`: the default PET with every machine a copy of machine 3")
+        .example("pet = { homogeneous = 2 }"),
+    key("etc", "string", "-")
+        .unit("path")
+        .means("`pet = { etc = \"classes_2.etc\" }`: an `.etc` file of PMFs (the paper's format); a relative path is relative to the experiment file's folder")
+        .example("pet = { etc = \"classes_2.etc\" }"),
+    key("samples", "string", "-")
+        .unit("path")
+        .means("`pet = { samples = \"times.csv\", bin_width = 5 }`: a CSV of measured execution times (columns `task_type`, `machine`, `execution_time`), one histogram per (type, machine); relative to the experiment file's folder")
+        .example("pet = { samples = \"times.csv\", bin_width = 5 }"),
+    key("bin_width", "integer or \"auto\"", "with `samples`: \"auto\"; with `means`: 2")
+        .unit("time units")
+        .allowed(">= 1, or \"auto\" (with `samples`)")
+        .means("the histogram's bin width, with `samples` or `means`; with `samples`, \"auto\" gives each (type, machine) pair the smallest whole number of ticks that keeps its samples' range to at most 200 bins")
+        .example("pet = { samples = \"times.csv\", bin_width = 2 }"),
+    key("bin_value", "string", "\"upper\"")
+        .allowed("\"upper\", \"centre\" (or \"center\"), \"lower\"")
+        .means("with `samples`: the tick that stands for a bin [k w, (k+1) w): its upper edge (the thesis' reading, no time underestimated), centre or lower edge")
+        .example("pet = { samples = \"times.csv\", bin_width = 2, bin_value = \"centre\" }"),
+    key("means", "array of arrays of numbers", "-")
+        .unit("time units")
+        .allowed("> 0, one row per task type, one column per machine")
+        .paper("the mean execution times the PET is generated from (HCW 2019, VI-A)")
+        .means("`pet = { means = [[10, 20], [30, 15]] }`: Gamma PMFs generated by the thesis' procedure around a matrix of mean times, e.g. an ETC matrix from a paper")
+        .example("pet = { means = [[10.0, 20.0], [30.0, 15.0]] }"),
+    key("type_names", "array of strings", "t0, t1, ...")
+        .means("with `means`: the task types' names, one per row")
+        .example("pet = { means = [[10.0, 20.0]], type_names = [\"encode\"] }"),
+    key("machine_names", "array of strings", "m0, m1, ...")
+        .means("with `means`: the machines' names, one per column")
+        .example("pet = { means = [[10.0, 20.0]], machine_names = [\"cpu\", \"gpu\"] }"),
+];
+
+const BURST: &[Key] = &[
+    key("baseline_duration", "array [low, high]", "[180, 300]")
+        .unit("time units")
+        .allowed("0 < low <= high")
+        .paper("JPDC 2016, 7.2")
+        .means("length of a baseline interval, uniform in the range")
+        .example("baseline_duration = [100.0, 200.0]")
+        .default_toml("[180.0, 300.0]"),
+    key("baseline_factor", "array [low, high]", "[0.5, 0.75]")
+        .allowed("0 <= low <= high")
+        .paper("JPDC 2016, 7.2")
+        .means("rate multiplier during a baseline interval, uniform in the range")
+        .example("baseline_factor = [0.25, 0.5]")
+        .default_toml("[0.5, 0.75]"),
+    key("burst_duration", "array [low, high]", "[30, 90]")
+        .unit("time units")
+        .allowed("0 < low <= high")
+        .paper("JPDC 2016, 7.2")
+        .means("length of a burst interval, uniform in the range")
+        .example("burst_duration = [60.0, 120.0]")
+        .default_toml("[30.0, 90.0]"),
+    key("burst_factor", "array [low, high]", "[1.25, 1.5]")
+        .allowed("0 <= low <= high")
+        .paper("JPDC 2016, 7.2")
+        .means("rate multiplier during a burst interval, uniform in the range")
+        .example("burst_factor = [1.5, 2.0]")
+        .default_toml("[1.25, 1.5]"),
+];
+
+const SYSTEM: &[Key] = &[
+    key("queue_size", "integer or string", "batch heuristics: 6; immediate heuristics: \"unbounded\"")
+        .unit("tasks, counting the executing one")
+        .allowed(">= 1, or \"unbounded\" (the only value immediate heuristics accept)")
+        .paper("machine queue size, six counting the executing task (thesis 4.4.1)")
+        .means("how many tasks a machine holds")
+        .example("queue_size = 4"),
+    key("drop_model", "string", "\"all\"")
+        .allowed("\"none\", \"pending\", \"all\"")
+        .paper("dropping scenarios (A), (B), (C): HCW 2019 eqs. (2), (3)-(4), (5); thesis eqs. (3.1), (3.3), (3.4)")
+        .means("who is dropped when its deadline passes: nobody, pending tasks only (the executing task runs to completion), or every task, the executing one too; only under \"all\" may the pruner drop the executing task")
+        .example("drop_model = \"pending\"")
+        .default_toml("\"all\""),
+    key("skip_first", "integer", "100")
+        .unit("tasks")
+        .allowed(">= 0")
+        .paper("the first hundred tasks removed from the results (HCW 2019, VI-B)")
+        .means("tasks left out of the measures at the start, by arrival (at least one task must count)")
+        .example("skip_first = 10")
+        .default_toml("100"),
+    key("skip_last", "integer", "100")
+        .unit("tasks")
+        .allowed(">= 0")
+        .paper("the last hundred tasks removed from the results (HCW 2019, VI-B)")
+        .means("tasks left out of the measures at the end, by arrival")
+        .example("skip_last = 10")
+        .default_toml("100"),
+    key("prices", "array of numbers", "[0.0464, 0.0832, 0.085, 0.1, 0.126, 0.19, 0.526, 0.526]")
+        .unit("USD per machine-hour")
+        .allowed(">= 0; cycled over the machines")
+        .paper("machine prices (thesis 6.6; HCW 2019, VII-F)")
+        .means("the price of each machine, for the `cost` measures")
+        .example("prices = [0.1, 0.2]"),
+    key("hour", "number", "3600")
+        .unit("time units per hour")
+        .allowed("> 0")
+        .means("how many time units make the hour that prices are given for")
+        .example("hour = 60.0")
+        .default_toml("3600.0"),
+    key("early_mapping", "boolean", "false")
+        .allowed("true, false")
+        .paper("mapping events before machines go idle (JPDC 2016, sec. 5, eqs. (3)-(5))")
+        .means("batch mode: let a full machine take one task beyond its limit shortly before it frees a slot")
+        .example("early_mapping = true")
+        .default_toml("false"),
+    key("heuristic_time", "number", "0")
+        .unit("time units")
+        .allowed(">= 0")
+        .paper("t_h, JPDC 2016 eq. (5)")
+        .means("the heuristic's execution time, with `early_mapping`")
+        .example("early_mapping = true\nheuristic_time = 2.0")
+        .default_toml("0.0"),
+    key("pct_epsilon", "number", "0 (exact)")
+        .allowed("0 <= eps < 0.1")
+        .means("trim every completion-time PMF within this total-variation distance: faster, approximate, and labelled in the outputs")
+        .example("pct_epsilon = 0.0001")
+        .default_toml("0.0"),
+    key("windows", "integer", "0 (not measured)")
+        .unit("windows")
+        .allowed("0 to 10")
+        .means("also measure robustness over this many equal consecutive parts of each trial's tasks, all of them, by arrival (the measures `window_01` ...)")
+        .example("windows = 10")
+        .default_toml("0"),
+];
+
+const BELIEF: &[Key] = &[
+    key("source", "string", "\"oracle\"")
+        .allowed("\"oracle\", \"fixed\", \"learned\"")
+        .means("the truth itself (following its drift), the `prior` PET throughout, or learned online from the `prior` (Kaplan-Meier per cell)")
+        .example("source = \"learned\"")
+        .default_toml("\"oracle\""),
+    key("prior", "string", "\"truth\"")
+        .allowed("\"truth\", \"samples\", \"scaled\", \"flat\", \"etc\"; not with the oracle")
+        .means("the fixed PET, or the learned one's starting point: the truth at the start, a histogram of `samples` draws per cell, the truth's times times `scale`, uniform on 1 to the truth's longest time, or the `.etc` file `path`")
+        .example("source = \"fixed\"\nprior = \"flat\""),
+    key("samples", "integer", "required with prior = \"samples\"")
+        .unit("draws per cell")
+        .allowed(">= 1; only with prior = \"samples\"")
+        .means("draws from the truth per (task type, machine) cell; trial k draws its own, like the history an operator would have")
+        .example("source = \"fixed\"\nprior = \"samples\"\nsamples = 10"),
+    key("bin_width", "integer", "1")
+        .unit("ticks")
+        .allowed(">= 1; only with prior = \"samples\"")
+        .means("the histogram's bin width of the `samples` prior")
+        .example("source = \"fixed\"\nprior = \"samples\"\nsamples = 10\nbin_width = 2"),
+    key("scale", "number", "required with prior = \"scaled\"")
+        .allowed("> 0; only with prior = \"scaled\"")
+        .means("the factor on the truth's execution times")
+        .example("source = \"fixed\"\nprior = \"scaled\"\nscale = 0.5"),
+    key("path", "string", "required with prior = \"etc\"")
+        .unit("path")
+        .allowed("only with prior = \"etc\"")
+        .means("the `.etc` file of the prior, relative to the experiment file's folder")
+        .example("source = \"fixed\"\nprior = \"etc\"\npath = \"belief.etc\""),
+    key("censoring", "string", "\"kaplan_meier\"")
+        .allowed("\"kaplan_meier\", \"ignore\"; only with source = \"learned\"")
+        .paper("Kaplan-Meier estimator for right-censored times (Gao, Robert, Vivien, sec. 5)")
+        .means("what an execution cut short by a drop counts for: a lower bound on the time (Kaplan-Meier), or nothing (the naive estimator, completions only)")
+        .example("source = \"learned\"\ncensoring = \"ignore\""),
+    key("tail", "string", "\"prior\"")
+        .allowed("\"prior\", \"at_last\"; only with source = \"learned\"")
+        .means("where the mass beyond a censored largest observation goes: on the prior beyond it (geometric beyond the prior), or on the observation itself")
+        .example("source = \"learned\"\ntail = \"at_last\""),
+    key("prior_weight", "number", "10")
+        .unit("observations")
+        .allowed(">= 0; only with source = \"learned\"")
+        .means("how many observations the prior weighs as")
+        .example("source = \"learned\"\nprior_weight = 5.0"),
+    key("window", "integer", "none: every observation")
+        .unit("observations")
+        .allowed(">= 1; only with source = \"learned\"")
+        .means("learn from only the last this many observations of each cell (forgetting)")
+        .example("source = \"learned\"\nwindow = 200"),
+    key("cadence", "integer", "1")
+        .unit("observations")
+        .allowed(">= 1; only with source = \"learned\"")
+        .means("rebuild a cell's PMF after every k-th observation")
+        .example("source = \"learned\"\ncadence = 5"),
+];
+
+const DRIFT: &[Key] = &[
+    key("at", "number", "`at` or `at_task` is required")
+        .unit("time units")
+        .allowed(">= 0; not with `at_task`")
+        .means("the change applies from this time")
+        .example("at = 500.0\nscale = 2.0"),
+    key("at_task", "integer", "`at` or `at_task` is required")
+        .unit("task, by arrival from 0")
+        .allowed(">= 0; not with `at`")
+        .means("the change applies from this task's arrival")
+        .example("at_task = 100\nscale = 2.0"),
+    key("machine", "integer", "every machine")
+        .unit("machine index")
+        .allowed("a machine of the PET")
+        .means("the machine whose times change")
+        .example("at_task = 100\nmachine = 1\nscale = 2.0"),
+    key("task_type", "integer", "every task type")
+        .unit("task type index")
+        .allowed("a task type of the PET")
+        .means("the task type whose times change")
+        .example("at_task = 100\ntask_type = 2\nscale = 2.0"),
+    key("scale", "number", "1")
+        .allowed("> 0")
+        .means("the times are multiplied by this")
+        .example("at_task = 100\nscale = 0.5"),
+    key("shift", "integer", "0")
+        .unit("ticks")
+        .means("then shifted by this many ticks (the result stays >= 0)")
+        .example("at_task = 100\nshift = 5"),
+];
+
+const MAPPER: &[Key] = &[
+    key("name", "string", "required")
+        .allowed("batch: MM, MSD, MMU, MOC, PAM, EDF, SJF; immediate: FCFS, MET, MCT, KPB, MR; variants: PAMF, PAMF-R, PUM, PAMND, MOCA, `<H>-D`, `<H>-Drop`, `<H>-P` (`prunesim list`); case-insensitive")
+        .paper("the heuristics' names (thesis 3.3, 4.3, 5.2; HCW 2019, V-D and VI-C; JPDC 2016, 6)")
+        .means("the mapping heuristic; a variant name also sets the pruner")
+        .example("name = \"MOC\""),
+    key("phase1", "string", "\"all_machines\"")
+        .allowed("\"all_machines\", \"free_machines\"")
+        .paper("phase 1 of the two-phase heuristics (JPDC 2016, 6.2.2; thesis Algorithm 2)")
+        .means("batch heuristics: may phase 1 choose a full machine (the task then waits for it) or only machines with a free slot")
+        .example("phase1 = \"free_machines\""),
+    key("alpha", "number", "0.2")
+        .allowed("[0, 1]")
+        .paper("MOC's culling threshold (JPDC 2016, 6.2.5: 0.2; the thesis' figures: 0.3)")
+        .means("MOC, MOCA: pending tasks below this chance are culled")
+        .example("name = \"MOC\"\nalpha = 0.3"),
+    key("epsilon", "number", "0.05")
+        .allowed("[0, 1]")
+        .paper("epsilon, the near-best width (JPDC 2016, 6.1.4 and 6.2.5)")
+        .means("MOC, MR: candidates within this of the best chance count as near-best")
+        .example("name = \"MR\"\nepsilon = 0.1"),
+    key("k", "number", "0.62 when the executing task may be dropped (`drop_model = \"all\"`), else 0.5")
+        .allowed("(0, 1]")
+        .paper("k, the share of machines (JPDC 2016, 6.1.3)")
+        .means("KPB, MR: the share of machines considered")
+        .example("name = \"KPB\"\nk = 0.5"),
+];
+
+const PRUNER: &[Key] = &[
+    key("preset", "string", "none: every mechanism off or neutral")
+        .allowed("\"paper\", \"thesis\"")
+        .paper("\"paper\": HCW 2019, VII (drop 50%, defer 90%, toggle 1, lambda 0.9, Schmitt trigger); \"thesis\": chapters 4-6 (75% for both, toggle 1)")
+        .means("a published setting to start from; the table's other keys override it")
+        .example("preset = \"paper\""),
+    key("drop_threshold", "number", "no preset: dropping off; \"paper\": 0.5; \"thesis\": 0.75")
+        .unit("probability")
+        .allowed("[0, 1]")
+        .paper("dropping (pruning) threshold (thesis Algorithm 1; HCW 2019, V-B)")
+        .means("while dropping is engaged, drop a queued (or, under `drop_model = \"all\"`, executing) task whose chance of meeting its deadline is at or below this; setting it turns dropping on")
+        .example("drop_threshold = 0.5"),
+    key("defer_threshold", "number or string", "no preset: deferring off; \"paper\": 0.9; \"thesis\": 0.75")
+        .unit("probability")
+        .allowed("[0, 1], or \"off\"")
+        .paper("deferring threshold (HCW 2019, V-B2; thesis 4.3)")
+        .means("leave a task in the batch queue when its best chance is at or below this")
+        .example("defer_threshold = 0.9"),
+    key("toggle", "number or string", "no preset: 0 (engaged at every event) when dropping is on; presets: 1")
+        .unit("deadline misses")
+        .allowed(">= 0, or \"never\"; needs dropping on")
+        .paper("the dropping toggle, compared with the oversubscription level d_t (HCW 2019, V-C)")
+        .means("dropping engages at mapping events where d_t >= toggle")
+        .example("drop_threshold = 0.5\ntoggle = 2"),
+    key("lambda", "number", "no preset: 1 (no history); \"paper\": 0.9; \"thesis\": 1")
+        .allowed("[0, 1]")
+        .paper("lambda, HCW 2019 eq. (8)")
+        .means("weight of the latest event in the oversubscription level d_t = lambda mu_t + (1 - lambda) d_{t-1}")
+        .example("lambda = 0.5"),
+    key("schmitt", "boolean", "no preset: false; \"paper\": true; \"thesis\": false")
+        .allowed("true, false")
+        .paper("Schmitt trigger (HCW 2019, V-C)")
+        .means("once engaged, dropping disengages only at d_t <= schmitt_off x toggle")
+        .example("schmitt = true"),
+    key("schmitt_off", "number", "0.8")
+        .unit("fraction of the toggle")
+        .allowed("[0, 1]")
+        .paper("the 20% separation of the Schmitt trigger (HCW 2019, V-C)")
+        .means("the Schmitt trigger's off level")
+        .example("schmitt = true\nschmitt_off = 0.7"),
+    key("dynamic_weight", "number", "0 (off)")
+        .allowed(">= 0")
+        .paper("p, HCW 2019 eq. (7): the per-task dynamic dropping threshold")
+        .means("moves each task's drop threshold by its completion-time PMF's bounded skewness and its queue position")
+        .example("drop_threshold = 0.5\ndynamic_weight = 0.1"),
+    key("fairness", "number", "0 (off)")
+        .allowed("[0, 1]")
+        .paper("fairness factor theta of PAMF (HCW 2019, V-D2; thesis 6.5)")
+        .means("the step by which a task type's sufferage (its relief off the thresholds) moves per task")
+        .example("drop_threshold = 0.5\nfairness = 0.05"),
+    key("fairness_mode", "string", "\"literal\"")
+        .allowed("\"literal\", \"relative\", \"lagging\"; needs fairness > 0")
+        .paper("\"literal\": PAMF's sufferage as HCW 2019, V-D2 states it")
+        .means("how a type's relief follows from its outcomes: the paper's sufferage, or steered by the type's on-time rate against the mean across types (both ways, or relief only)")
+        .example("drop_threshold = 0.5\nfairness = 0.05\nfairness_mode = \"relative\""),
+    key("fairness_cap", "number", "1 (no bound)")
+        .allowed("[0, 1]; needs fairness > 0")
+        .means("how far relief may move a type's thresholds from their base")
+        .example("drop_threshold = 0.5\nfairness = 0.05\nfairness_cap = 0.2"),
+    key("fairness_relief", "string", "\"both\"")
+        .allowed("\"both\", \"defer\"; needs fairness > 0 (and \"defer\" needs deferring)")
+        .paper("\"both\": the paper's PAMF")
+        .means("which thresholds relief moves: the drop and the defer threshold, or the defer threshold only")
+        .example("defer_threshold = 0.9\nfairness = 0.05\nfairness_relief = \"defer\""),
+];
+
+const STAGING: &[Key] = &[
+    key("mean_size_mb", "number", "64")
+        .unit("MB")
+        .allowed(">= 0")
+        .paper("mean input-data size (JPDC 2016, 7.2)")
+        .means("each task's input size is Gaussian with this mean")
+        .example("mean_size_mb = 128.0")
+        .default_toml("64.0"),
+    key("size_variance", "number", "0.1")
+        .unit("fraction of the mean")
+        .allowed(">= 0")
+        .paper("\"the variance is 10% of the mean\" (JPDC 2016, 7.2)")
+        .means("variance of the input sizes")
+        .example("size_variance = 0.2")
+        .default_toml("0.1"),
+    key("rate_gbps", "number", "0.68")
+        .unit("Gbps")
+        .allowed("> 0")
+        .paper("staging rate from shared storage (JPDC 2016, 7.2)")
+        .means(
+            "mean rate of each machine's link; each machine's rate is Gamma-distributed around it",
+        )
+        .example("rate_gbps = 1.0")
+        .default_toml("0.68"),
+    key("rate_cv", "number", "0.1")
+        .allowed("[0, 10]")
+        .means("coefficient of variation of the machines' rates")
+        .example("rate_cv = 0.2")
+        .default_toml("0.1"),
+    key("seconds_per_unit", "number", "1")
+        .unit("seconds per time unit")
+        .allowed("> 0")
+        .means("how many seconds one time unit of the PET is, to turn MB over Gbps into ticks")
+        .example("seconds_per_unit = 0.001")
+        .default_toml("1.0"),
+];
+
+const SWEEP: &[Key] = &[
+    key("kind", "string", "\"experiment\"")
+        .allowed("\"experiment\", \"cutting\", \"moldable\"")
+        .means("which kind of sweep file this is; the cutting and moldable kinds have tables of their own below")
+        .example("kind = \"experiment\"")
+        .default_toml("\"experiment\""),
+    key("id", "string", "required")
+        .means("identifier: the stem of the outputs `OUT/<id>.csv`, `.trials.csv`, `.svg`, `.png`, `.manifest.json`")
+        .example("id = \"my-sweep\""),
+    key("title", "string", "required")
+        .means("the plot's title")
+        .example("title = \"My sweep\""),
+    key("source", "string", "\"\"")
+        .means("where the figure comes from, for the manifest")
+        .example("source = \"thesis fig. 4.3\"")
+        .default_toml("\"\""),
+    key("chart", "string", "\"bars\"")
+        .allowed("\"bars\", \"lines\"")
+        .means("grouped bars (x values are categories) or lines over the x values, with 95% intervals")
+        .example("chart = \"lines\"")
+        .default_toml("\"bars\""),
+    key("metric", "string", "\"robustness\"")
+        .allowed("a measure's name (the measures chapter)")
+        .means("the y measure")
+        .example("metric = \"cost_per_robustness\"")
+        .default_toml("\"robustness\""),
+    key("label_metric", "string", "none")
+        .allowed("a measure's name")
+        .means("a second measure printed above each bar")
+        .example("label_metric = \"robustness\""),
+    key("extra_metrics", "array of strings", "[]")
+        .allowed("measures' names")
+        .means("further measures summarised per point: columns `<name>`, `<name>_ci95_low`, `<name>_ci95_high` of the CSV")
+        .example("extra_metrics = [\"type_variance\"]")
+        .default_toml("[]"),
+    key("y_label", "string", "the metric's name")
+        .means("the y axis' label")
+        .example("y_label = \"Tasks on time (%)\""),
+    key("trials", "integer", "30")
+        .unit("trials per point")
+        .allowed(">= 1")
+        .means("trials per point (`prunesim sweep --trials` overrides it)")
+        .example("trials = 10")
+        .default_toml("30"),
+    key("seed", "integer", "required")
+        .means("master seed of every point: the same arrivals and luck in every point (common random numbers)")
+        .example("seed = 43"),
+    key("bound", "boolean", "false")
+        .allowed("true, false")
+        .means("also draw the clairvoyant optimum's bracket as a grey band (costly: once per distinct set of trials)")
+        .example("bound = true")
+        .default_toml("false"),
+    key("notes", "array of strings", "[]")
+        .means("settings chosen where the source is silent, copied into the manifest")
+        .example("notes = [\"beta chosen by us\"]")
+        .default_toml("[]"),
+    key("base", "table", "required")
+        .means("the base experiment: an experiment file's tables (`workload`, `system`, `mapper`, `pruner`, `staging`) that every point starts from")
+        .example("[base]\nworkload = { rate = 19000 }\nmapper = { name = \"PAM\" }"),
+    key("x", "table", "required")
+        .means("the x axis: `[x]`")
+        .example("[x]\nlabel = \"Rate\"\nvalues = [9000]\nset = [\"workload.rate\"]"),
+    key("series", "array of tables", "required")
+        .means("the series: `[[series]]`, each a label and overrides")
+        .example("[[series]]\nlabel = \"PAM\""),
+    key("published", "array of tables", "[]")
+        .means("the values the paper reports, drawn as hollow markers beside the series' own (never written to the CSVs): `[[published]]`")
+        .example("[[published]]\nseries = \"MM\"\nx = \"9000\"\nvalue = 50.0")
+        .default_toml("[]"),
+];
+
+const PUBLISHED: &[Key] = &[
+    key("series", "string", "required")
+        .allowed("a `[[series]] label`")
+        .means("the series the value belongs to")
+        .example("series = \"MM\"\nx = \"9000\"\nvalue = 50.0"),
+    key("x", "string", "required")
+        .allowed("an x label as printed on the axis (`x.labels`, else the value)")
+        .means("the x value it is reported at")
+        .example("series = \"MM\"\nx = \"9000\"\nvalue = 50.0"),
+    key("value", "number", "required")
+        .unit("the figure's measure")
+        .means("the value reported")
+        .example("series = \"MM\"\nx = \"9000\"\nvalue = 70.0"),
+    key("note", "string", "none")
+        .means("where it comes from and how it was read, e.g. \"the text: near 70%\"")
+        .example("series = \"MM\"\nx = \"9000\"\nvalue = 70.0\nnote = \"the text\""),
+];
+
+const X_AXIS: &[Key] = &[
+    key("label", "string", "required")
+        .means("the x axis' label")
+        .example("label = \"Arrival rate\""),
+    key("values", "array", "required")
+        .allowed("numbers or strings (e.g. \"never\")")
+        .means("the x values; each point sets them at the paths of `set`")
+        .example("values = [9000, 19000]"),
+    key("labels", "array of strings", "the values themselves")
+        .means("display labels, one per value")
+        .example("labels = [\"9k\"]"),
+    key("set", "array of strings", "[]")
+        .allowed("dotted paths into the experiment, e.g. \"workload.rate\", \"pruner.toggle\"")
+        .means("where the x value goes")
+        .example("set = [\"workload.rate\"]")
+        .default_toml("[]"),
+    key("scale", "number", "1")
+        .means("numeric x values are multiplied by this before they are set (e.g. 1000 for values given in thousands)")
+        .example("scale = 1000.0")
+        .default_toml("1.0"),
+];
+
+const SERIES: &[Key] = &[
+    key("label", "string", "required")
+        .means("the legend's label")
+        .example("label = \"MM\""),
+    key("set", "inline table", "{}")
+        .allowed("dotted path = value")
+        .means("overrides of the base experiment for this series; applied after the x value, so a path both set wins here at every x")
+        .example("set = { \"mapper.name\" = \"MM\" }")
+        .default_toml("{}"),
+    key("x_values", "array", "all of `[x] values`")
+        .means("the x values this series runs at")
+        .example("x_values = [9000]"),
+];
+
+const CUTTING: &[Key] = &[
+    key("kind", "string", "required")
+        .allowed("\"cutting\"")
+        .means("a table of Gao, Robert, Vivien (cutting thresholds for stochastic tasks)")
+        .example("kind = \"cutting\""),
+    key("id", "string", "required")
+        .means("identifier: the stem of the outputs")
+        .example("id = \"my-table\""),
+    key("title", "string", "required")
+        .means("the title")
+        .example("title = \"My table\""),
+    key("source", "string", "\"\"")
+        .means("where the table comes from")
+        .example("source = \"Gao, Robert, Vivien, table 5\"")
+        .default_toml("\"\""),
+    key("table", "string", "required")
+        .allowed("\"table4\", \"table5\"")
+        .paper("Gao, Robert, Vivien, tables 4 (b = 1000, d = 100) and 5 (b = 50, d = 5)")
+        .means("which table")
+        .example("table = \"table4\""),
+    key("trials", "integer", "required")
+        .unit("instances per distribution")
+        .allowed(">= 1")
+        .means("instances per distribution")
+        .example("trials = 10"),
+    key("seed", "integer", "required")
+        .means("master seed")
+        .example("seed = 2020"),
+    key("notes", "array of strings", "[]")
+        .means("copied into the manifest")
+        .example("notes = [\"a note\"]")
+        .default_toml("[]"),
+];
+
+const MOLDABLE: &[Key] = &[
+    key("kind", "string", "required")
+        .allowed("\"moldable\"")
+        .means("a figure of Hansen et al. (robust allocation of moldable applications)")
+        .example("kind = \"moldable\""),
+    key("id", "string", "required")
+        .means("identifier: the stem of the outputs")
+        .example("id = \"my-figure\""),
+    key("title", "string", "required")
+        .means("the title")
+        .example("title = \"My figure\""),
+    key("source", "string", "\"\"")
+        .means("where the figure comes from")
+        .example("source = \"Hansen et al., fig. 4\"")
+        .default_toml("\"\""),
+    key("figure", "integer", "required")
+        .allowed("4, 5")
+        .paper("Hansen et al., figs. 4 and 5")
+        .means("which figure")
+        .example("figure = 4"),
+    key("trials", "integer", "required")
+        .unit("random scenarios per point")
+        .allowed(">= 1")
+        .means("random scenarios per point")
+        .example("trials = 3"),
+    key("seed", "integer", "required")
+        .means("master seed")
+        .example("seed = 2"),
+    key("notes", "array of strings", "[]")
+        .means("copied into the manifest")
+        .example("notes = [\"a note\"]")
+        .default_toml("[]"),
+];
+
+/// Every table of every file, in the reference's order.
+pub const TABLES: &[Table] = &[
+    Table {
+        file: FileKind::Experiment,
+        path: "",
+        intro: "An experiment file (`prunesim run FILE`) has two keys of its own and a table per part of the system. Unknown keys are errors that name the key.",
+        keys: EXPERIMENT,
+    },
+    Table {
+        file: FileKind::Experiment,
+        path: "workload",
+        intro: "The PET and the arrival trials. Trial k of an experiment is a function of `seed` and k alone.",
+        keys: WORKLOAD,
+    },
+    Table {
+        file: FileKind::Experiment,
+        path: "workload.pet",
+        intro: "Besides the words `\"default\"` and `\"homogeneous\"`, `pet` takes one of four inline tables: `{ homogeneous = M }`, `{ etc = PATH }`, `{ samples = PATH, bin_width = W [, bin_value = ...] }`, `{ means = [[...]] [, bin_width = W, type_names = [...], machine_names = [...]] }`. These are their keys.",
+        keys: PET,
+    },
+    Table {
+        file: FileKind::Experiment,
+        path: "workload.burst",
+        intro: "The bursty pattern (`pattern = \"bursty\"`) alternates baseline and burst intervals; each range is `[low, high]`, drawn uniformly.",
+        keys: BURST,
+    },
+    Table {
+        file: FileKind::Experiment,
+        path: "system",
+        intro: "The machines' queues, what happens at a deadline, which tasks the measures count, and prices.",
+        keys: SYSTEM,
+    },
+    Table {
+        file: FileKind::Experiment,
+        path: "mapper",
+        intro: "The mapping heuristic. A parameter the heuristic does not use is an error that names it; `prunesim list` shows which heuristic takes which.",
+        keys: MAPPER,
+    },
+    Table {
+        file: FileKind::Experiment,
+        path: "pruner",
+        intro: "The pruner. A table starts from nothing (every mechanism off or neutral) or from `preset`, and sets only the keys it names: a key left out never brings in a published value. A key without an effect (`toggle` without dropping, the fairness keys without `fairness`) is an error. Without a `[pruner]` table, PAM, its variants and the suffixed names (`MM-P`, ...) use the paper's pruner and a plain base heuristic runs unpruned.",
+        keys: PRUNER,
+    },
+    Table {
+        file: FileKind::Experiment,
+        path: "staging",
+        intro: "Input-data staging (Salehi et al., JPDC 2016, sec. 5): a task mapped to a machine starts only when its input has crossed the machine's link. Absent: data are always ready.",
+        keys: STAGING,
+    },
+    Table {
+        file: FileKind::Experiment,
+        path: "belief",
+        intro: "Truth and belief: the PET that draws the execution times (the truth, `[workload] pet`) and the PET the mapper, the pruner and the oracle read (the belief) are configured apart. A key that does not apply to the source or prior chosen is an error naming it.",
+        keys: BELIEF,
+    },
+    Table {
+        file: FileKind::Experiment,
+        path: "drift",
+        intro: "Each `[[drift]]` entry changes the truth during a trial: from a time or a task's arrival, the execution times of a machine, a task type, or both, are scaled and shifted. The belief follows only if it is the oracle or learns.",
+        keys: DRIFT,
+    },
+    Table {
+        file: FileKind::Sweep,
+        path: "",
+        intro: "A sweep file (`prunesim sweep FILE`) expands into points, x value times series, each an experiment run over the same trials. Overrides apply in the order base, x value, series.",
+        keys: SWEEP,
+    },
+    Table {
+        file: FileKind::Sweep,
+        path: "x",
+        intro: "The x axis.",
+        keys: X_AXIS,
+    },
+    Table {
+        file: FileKind::Sweep,
+        path: "series",
+        intro: "One series of the plot.",
+        keys: SERIES,
+    },
+    Table {
+        file: FileKind::Sweep,
+        path: "published",
+        intro: "A value the paper reports for one series at one x.",
+        keys: PUBLISHED,
+    },
+    Table {
+        file: FileKind::Cutting,
+        path: "",
+        intro: "A table of Gao, Robert, Vivien, \"cutting thresholds for stochastic tasks\" (`kind = \"cutting\"`).",
+        keys: CUTTING,
+    },
+    Table {
+        file: FileKind::Moldable,
+        path: "",
+        intro: "A figure of Hansen et al., \"robust allocation of moldable applications\" (`kind = \"moldable\"`).",
+        keys: MOLDABLE,
+    },
+];
+
+/// The table at `path` of a file kind.
+pub fn table(file: FileKind, path: &str) -> Option<&'static Table> {
+    TABLES.iter().find(|t| t.file == file && t.path == path)
+}
+
+fn cell(s: &str) -> String {
+    if s.is_empty() {
+        "-".into()
+    } else {
+        s.replace('|', "\\|")
+    }
+}
+
+/// The reference as Markdown: the guide's configuration chapter is exactly this text.
+pub fn markdown() -> String {
+    let mut out = String::new();
+    out.push_str("# Configuration reference\n\n");
+    out.push_str(
+        "Every key of an experiment file and of the three kinds of sweep file: its type, \
+         what a file without it gets, its unit, the values it accepts, the papers' name for \
+         it, and what it does. This page is generated from `runner::config_reference` \
+         (`prunesim config-reference` prints it); tests check that every table lists exactly \
+         the keys its parser accepts, that every example parses, and that writing a default \
+         changes nothing.\n",
+    );
+    for t in TABLES {
+        let _ = write!(out, "\n## {}\n\n{}\n\n", t.heading(), t.intro);
+        out.push_str(
+            "| key | type | default | unit | allowed | in the papers | meaning |\n|---|---|---|---|---|---|---|\n",
+        );
+        for k in t.keys {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} | {} | {} | {} |",
+                k.key,
+                cell(k.ty),
+                cell(k.default),
+                cell(k.unit),
+                cell(k.allowed),
+                cell(k.paper),
+                cell(k.meaning)
+            );
+        }
+    }
+    out
+}

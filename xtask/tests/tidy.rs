@@ -1,0 +1,191 @@
+//! Tidy checks run by `cargo test`: the docs and comments state how things are (no history of
+//! the work, papers named by their works), and the architecture's invariants hold (threads only
+//! in the binaries and the runner, no unseeded randomness anywhere). Each check names the file
+//! and line it objects to.
+
+use std::path::{Path, PathBuf};
+
+/// The repository's root (the parent of `xtask`).
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace root")
+        .to_path_buf()
+}
+
+/// Every text file of the repository with one of `extensions`, outside build output, VCS data,
+/// hidden folders and installed packages.
+fn files(dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if path.is_dir() {
+            let skipped = name.starts_with('.')
+                || matches!(
+                    name,
+                    "target" | "node_modules" | "results" | "venv" | "book" | "__pycache__"
+                );
+            if !skipped {
+                files(&path, extensions, out);
+            }
+        } else if extensions
+            .iter()
+            .any(|x| path.extension().is_some_and(|e| e == *x))
+        {
+            out.push(path);
+        }
+    }
+}
+
+/// The words after which a number narrates the history of the work rather than the product
+/// (a word of this list, then a number: what a diary of the work would say).
+const HISTORY_WORDS: [&str; 4] = ["session", "stop", "issue", "round"];
+
+/// Whether `line` narrates history: one of [`HISTORY_WORDS`] followed by a number (`#` allowed),
+/// or a paper named by its file number in the seeds folder ("seed 004").
+fn narrates_history(line: &str) -> Option<String> {
+    let lower = line.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '#'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    for pair in words.windows(2) {
+        let number = pair[1].trim_start_matches('#');
+        let numeric = !number.is_empty() && number.chars().all(|c| c.is_ascii_digit());
+        if numeric && HISTORY_WORDS.contains(&pair[0]) {
+            return Some(format!("\"{} {}\"", pair[0], pair[1]));
+        }
+        if numeric && pair[0].starts_with("seed") && pair[1].starts_with("00") {
+            return Some(format!(
+                "\"{} {}\" (name the work instead)",
+                pair[0], pair[1]
+            ));
+        }
+    }
+    None
+}
+
+#[test]
+fn history_check_recognises_what_it_must() {
+    // Built from parts, so that this file reads as no history to a plain text search.
+    let said = |word: &str, rest: &str| format!("as {word} {rest}");
+    assert!(narrates_history(&said("Session", "4 measured")).is_some());
+    assert!(narrates_history(&said("issue", "#12 asked")).is_some());
+    assert!(narrates_history(&format!("the cutting tables ({}-004)", "seed")).is_some());
+    assert!(narrates_history(&said("stop", "3 found")).is_some());
+    assert!(narrates_history("a session of 4 trials").is_none());
+    assert!(narrates_history("the seed 2019 of the paper").is_none());
+    assert!(narrates_history("stops at 30 trials").is_none());
+}
+
+#[test]
+fn docs_and_comments_state_how_things_are_not_their_history() {
+    let root = root();
+    let mut paths = Vec::new();
+    files(&root, &["md", "rs", "toml", "sh", "py", "pyi"], &mut paths);
+    paths.push(root.join(".ci/run"));
+    let this = Path::new(file!()).file_name().expect("a file name");
+    let mut found = Vec::new();
+    for path in paths {
+        if path.file_name() == Some(this) {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for (i, line) in text.lines().enumerate() {
+            if let Some(what) = narrates_history(line) {
+                let shown = path.strip_prefix(&root).unwrap_or(&path).display();
+                found.push(format!("{shown}:{}: {what}", i + 1));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "docs and comments state how things are, and history belongs in git; \
+         name papers by their works:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The crates that may start threads: the binaries, the runner that runs trials in parallel,
+/// and the examples.
+const THREADED: [&str; 2] = ["prunesim", "runner"];
+
+#[test]
+fn library_crates_are_single_threaded_and_take_their_randomness_as_arguments() {
+    let root = root();
+    let mut found = Vec::new();
+    let mut crates: Vec<PathBuf> = std::fs::read_dir(root.join("crates"))
+        .expect("crates/ is readable")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join("Cargo.toml").is_file())
+        .collect();
+    crates.sort();
+    assert!(crates.len() > 5, "found the library crates: {crates:?}");
+    for dir in &crates {
+        let name = dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .expect("a crate folder's name");
+        let mut sources = Vec::new();
+        files(&dir.join("src"), &["rs"], &mut sources);
+        if !THREADED.contains(&name) {
+            let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).expect("a manifest");
+            for (i, line) in manifest.lines().enumerate() {
+                if line.trim_start().starts_with("rayon") {
+                    found.push(format!(
+                        "crates/{name}/Cargo.toml:{}: a library crate depends on rayon",
+                        i + 1
+                    ));
+                }
+            }
+            for path in &sources {
+                let text = std::fs::read_to_string(path).expect("a source file");
+                for (i, line) in text.lines().enumerate() {
+                    for what in ["thread::spawn", "thread::scope", "rayon::"] {
+                        if line.contains(what) {
+                            found.push(format!(
+                                "{}:{}: {what} in a library crate",
+                                path.strip_prefix(&root).unwrap_or(path).display(),
+                                i + 1
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+        for path in &sources {
+            let text = std::fs::read_to_string(path).expect("a source file");
+            for (i, line) in text.lines().enumerate() {
+                for what in [
+                    "thread_rng",
+                    "rand::rng()",
+                    "from_entropy",
+                    "from_os_rng",
+                    "StdRng",
+                    "SmallRng",
+                ] {
+                    if line.contains(what) {
+                        found.push(format!(
+                            "{}:{}: {what}: results draw from a named, seeded stream",
+                            path.strip_prefix(&root).unwrap_or(path).display(),
+                            i + 1
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "threads live only in {THREADED:?} (and xtask); every stream is seeded and passed \
+         explicitly (docs/ARCHITECTURE.md, invariants):\n{}",
+        found.join("\n")
+    );
+}
