@@ -16,7 +16,7 @@
 
 use std::cell::{Cell, OnceCell, RefCell};
 
-use pmf::{DropModel, Pmf, TailCdf, Tick, executing_pct, next_pct_in};
+use pmf::{DropModel, Pmf, TailCdf, Tick, executing_pct_in, next_pct_in};
 use workload::Pet;
 
 use crate::machine::{Machine, Running};
@@ -373,6 +373,20 @@ impl Oracle {
         });
     }
 
+    /// The oracle's spare buffers ([`Spare`]), for a PCT computed on its PCTs
+    /// ([`crate::VirtualQueues::assign`]).
+    pub(crate) fn spare(&self) -> std::cell::RefMut<'_, Spare> {
+        self.spare.borrow_mut()
+    }
+
+    /// Gives the buffer of a PCT no longer needed to the oracle's spare buffers (a no-op while
+    /// they are in use).
+    pub(crate) fn give_back(&self, pct: Pmf) {
+        if let Ok(mut spare) = self.spare.try_borrow_mut() {
+            give_back(&mut spare, pct);
+        }
+    }
+
     /// True when a PMF of `task` on machine `m` was handed over at this tick and not taken yet.
     pub fn handed_over(&self, m: MachineId, task: TaskId) -> bool {
         self.handover
@@ -481,9 +495,13 @@ impl Oracle {
             None => {
                 let spec = &tasks[r.task];
                 let pet_pmf = pet.pmf(spec.task_type, machine.id());
-                let mut pct = executing_pct(pet_pmf, r.start, d.now, spec.deadline, model);
+                let mut spare = self.spare.borrow_mut();
+                let mut pct =
+                    executing_pct_in(pet_pmf, r.start, d.now, spec.deadline, model, &mut spare);
                 pct.trim_tv(self.pct_epsilon);
-                (pct.min(), pct.mean())
+                let min_mean = (pct.min(), pct.mean());
+                give_back(&mut spare, pct);
+                min_mean
             }
         };
         d.exec_mean.set(Some((min, mean)));
@@ -528,8 +546,9 @@ impl Oracle {
         let e1 = match d.first_mean.get() {
             Some(f) if f.task == t1 && f.ready == r1 && f.from > now => f.e1,
             _ => {
+                let mut spare = self.spare.borrow_mut();
                 let (from, e1) =
-                    first_mean_at_tick(machine.id(), now, tasks, pet, model, r, t1, r1);
+                    first_mean_at_tick(machine.id(), now, tasks, pet, model, r, t1, r1, &mut spare);
                 d.first_mean.set(Some(FirstMean {
                     task: t1,
                     ready: r1,
@@ -636,7 +655,7 @@ impl Oracle {
             let spec = &tasks[r.task];
             let pet_pmf = pet.pmf(spec.task_type, m);
             z = survival(pet_pmf, r.start, now);
-            let mut pct = executing_pct(pet_pmf, r.start, now, spec.deadline, model);
+            let mut pct = executing_pct_in(pet_pmf, r.start, now, spec.deadline, model, &mut spare);
             pct.trim_tv(self.pct_epsilon);
             slots.push(Slot::new(r.task, pct, spec.deadline));
         }
@@ -679,14 +698,16 @@ fn first_mean_at_tick(
     r: Running,
     t1: TaskId,
     r1: Tick,
+    spare: &mut Spare,
 ) -> (Tick, f64) {
     let spec = &tasks[r.task];
-    let c0 = executing_pct(
+    let c0 = executing_pct_in(
         pet.pmf(spec.task_type, m),
         r.start,
         now,
         spec.deadline,
         model,
+        spare,
     );
     let spec1 = &tasks[t1];
     let (pet1, d1) = (pet.pmf(spec1.task_type, m), spec1.deadline);
@@ -705,7 +726,9 @@ fn first_mean_at_tick(
         };
         e1 += p * (s as f64 + run);
     }
-    (c0.min(), e1)
+    let from = c0.min();
+    give_back(spare, c0);
+    (from, e1)
 }
 
 /// The slot of pending task `t` (data ready at `ready`) queued behind `prev` (`None`: first

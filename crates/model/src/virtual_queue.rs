@@ -4,7 +4,7 @@
 
 use std::cell::OnceCell;
 
-use pmf::{Pmf, TailCdf, Tick, next_pct};
+use pmf::{Pmf, TailCdf, Tick, next_pct_in};
 
 use crate::machine::Machine;
 use crate::oracle::{Cache, Oracle, Stale};
@@ -368,7 +368,13 @@ impl<'a> VirtualQueues<'a> {
             *k = NOT_IDLE;
         }
         let vm = &mut self.machines[m];
-        vm.own = Some(Box::new(OwnTail::new(tail_pct, false)));
+        if let Some(p) = vm
+            .own
+            .replace(Box::new(OwnTail::new(tail_pct, false)))
+            .and_then(|o| o.pct)
+        {
+            self.oracle.give_back(p);
+        }
         self.with_free = self.with_free + usize::from(free > 0) - usize::from(vm.free > 0);
         vm.free = free;
     }
@@ -385,31 +391,54 @@ impl<'a> VirtualQueues<'a> {
                 &point
             }
         };
-        let mut pct = next_pct(
+        // Built in, and copied into, the oracle's spare buffers.
+        let mut spare = self.oracle.spare();
+        let mut pct = next_pct_in(
             prev,
             view.pet.pmf(spec.task_type, m),
             spec.deadline,
             view.model,
+            &mut spare,
         )
         .unwrap_or_else(|e| crate::oracle::too_wide(&e));
         pct.trim_tv(self.oracle.pct_epsilon());
+        let vm = &self.machines[m];
+        let on_machine = vm.own.as_ref().is_none_or(|o| o.on_machine);
+        // The same convolution the oracle would compute when the engine appends the task.
+        let handover = on_machine.then(|| pct.clone_in(&mut spare));
+        drop(spare);
+        if let Some(copy) = handover {
+            self.oracle.hand_over(m, task, copy);
+        }
         if let Some(k) = self.idle.get_mut(m) {
             *k = NOT_IDLE;
         }
         let vm = &mut self.machines[m];
-        let on_machine = vm.own.as_ref().is_none_or(|o| o.on_machine);
-        if on_machine {
-            // The same convolution the oracle would compute when the engine appends the task.
-            self.oracle.hand_over(m, task, pct.clone());
-        }
         match &mut vm.own {
-            // The box is reused; the old tail's buffers go back to the pool.
-            Some(o) => **o = OwnTail::new(Some(pct), on_machine),
+            // The box is reused; the old tail's buffer goes back to the oracle.
+            Some(o) => {
+                let old = std::mem::replace(&mut **o, OwnTail::new(Some(pct), on_machine));
+                if let Some(p) = old.pct {
+                    self.oracle.give_back(p);
+                }
+            }
             None => vm.own = Some(Box::new(OwnTail::new(Some(pct), on_machine))),
         }
         if vm.free == 1 {
             self.with_free -= 1;
         }
         vm.free = vm.free.saturating_sub(1);
+    }
+}
+
+/// The tails the heuristic changed give their buffers back to the oracle, for the PCTs it
+/// computes next.
+impl Drop for VirtualQueues<'_> {
+    fn drop(&mut self) {
+        for vm in &mut self.machines {
+            if let Some(p) = vm.own.take().and_then(|o| o.pct) {
+                self.oracle.give_back(p);
+            }
+        }
     }
 }

@@ -81,7 +81,7 @@ pub mod transform;
 pub use cdf::TailCdf;
 pub use error::PmfError;
 pub use histogram::{AUTO_BINS, BinValue, auto_bin_width, from_samples};
-pub use pct::{DropModel, executing_pct, next_pct, next_pct_in};
+pub use pct::{DropModel, executing_pct, executing_pct_in, next_pct, next_pct_in};
 pub use pmf::{MAX_TICK, MIN_TICK, Normalised, Pmf, SEGMENTS, Tick};
 pub use robustness::{
     Executing, Pending, Position, drop_probability, evaluate_queue, evaluate_queue_trimmed,

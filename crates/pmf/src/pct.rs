@@ -165,17 +165,38 @@ pub fn next_pct_in(
     Ok(renormalised(start, out))
 }
 
-/// `n` zeros, in the memory of a spare buffer when there is one.
+/// `n` zeros, in the memory of a spare buffer when one has room ([`take_buffer`]).
 fn zeroed(spare: &mut Vec<Vec<f64>>, n: usize) -> Vec<f64> {
-    match spare.pop() {
-        Some(mut v) => {
+    let mut v = take_buffer(spare, n);
+    v.resize(n, 0.0);
+    v
+}
+
+/// An empty buffer with room for `n` values: among the [`TAKE_SCAN`] most recently given
+/// back spare buffers, the most recent one that has the room, else a new one. A buffer is
+/// never grown (growing copies it): when none has the room, the most recent one is freed,
+/// so that small buffers do not fill the spares.
+pub(crate) fn take_buffer(spare: &mut Vec<Vec<f64>>, n: usize) -> Vec<f64> {
+    let found = spare
+        .iter()
+        .rev()
+        .take(TAKE_SCAN)
+        .position(|v| v.capacity() >= n);
+    match found {
+        Some(k) => {
+            let mut v = spare.swap_remove(spare.len() - 1 - k);
             v.clear();
-            v.resize(n, 0.0);
             v
         }
-        None => vec![0.0; n],
+        None => {
+            spare.pop();
+            Vec::with_capacity(n)
+        }
     }
 }
+
+/// How many spare buffers [`take_buffer`] looks at.
+const TAKE_SCAN: usize = 8;
 
 /// The PCT of the task executing at `now`, started at `start`: the execution-time PMF shifted
 /// to the start, conditioned on not having completed by `now` (JPDC-2016 fig. 2), then, when
@@ -186,6 +207,20 @@ fn zeroed(spare: &mut Vec<Vec<f64>>, n: usize) -> Vec<f64> {
 /// then `.gather_at(deadline.max(now + 1))` under [`DropModel::All`] (the same sums in the
 /// same order; a property test compares the two bit for bit).
 pub fn executing_pct(pet: &Pmf, start: Tick, now: Tick, deadline: Tick, model: DropModel) -> Pmf {
+    executing_pct_in(pet, start, now, deadline, model, &mut Vec::new())
+}
+
+/// [`executing_pct`] building its result in the memory of a buffer from `spare` when it
+/// holds one (as [`next_pct_in`]): the same values, without an allocation once `spare` is
+/// warm.
+pub fn executing_pct_in(
+    pet: &Pmf,
+    start: Tick,
+    now: Tick,
+    deadline: Tick,
+    model: DropModel,
+    spare: &mut Vec<Vec<f64>>,
+) -> Pmf {
     use crate::pmf::arg;
     let (start, now, deadline) = (arg(start), arg(now), arg(deadline));
     let pm = pet.masses();
@@ -230,7 +265,7 @@ pub fn executing_pct(pet: &Pmf, start: Tick, now: Tick, deadline: Tick, model: D
         }
         _ => None,
     };
-    let mut masses = Vec::with_capacity(rest.len());
+    let mut masses = take_buffer(spare, rest.len());
     masses.extend(rest.iter().map(|&m| scale(m)));
     if let Some(k) = k {
         masses[k] = masses[k..]
@@ -387,5 +422,30 @@ mod renormalise_tests {
                 prop_assert!((total - 1.0).abs() <= RENORMALISE_DRIFT, "total {total}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{TAKE_SCAN, take_buffer};
+
+    #[test]
+    fn take_buffer_reuses_a_recent_buffer_with_room_and_never_grows_one() {
+        let mut spare = vec![Vec::with_capacity(100), Vec::with_capacity(3)];
+        // The most recent buffer with room for 50 is the first one.
+        let v = take_buffer(&mut spare, 50);
+        assert!(v.is_empty() && v.capacity() >= 100);
+        assert_eq!(spare.len(), 1);
+        // None has room for 10: the small one is freed and a new buffer made.
+        let w = take_buffer(&mut spare, 10);
+        assert!(w.is_empty() && w.capacity() >= 10);
+        assert!(spare.is_empty());
+        // Buffers beyond the most recent `TAKE_SCAN` are not looked at: the newest is freed.
+        let mut spare = vec![Vec::with_capacity(64)];
+        spare.extend((0..TAKE_SCAN).map(|_| Vec::with_capacity(1)));
+        let x = take_buffer(&mut spare, 64);
+        assert!(x.capacity() >= 64);
+        assert_eq!(spare.len(), TAKE_SCAN);
+        assert_eq!(spare[0].capacity(), 64);
     }
 }

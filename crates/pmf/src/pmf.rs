@@ -540,6 +540,20 @@ impl Pmf {
         self.masses
     }
 
+    /// A copy of this PMF in the memory of a buffer from `spare` when it holds one (the
+    /// buffers of PMFs no longer needed, [`Pmf::into_masses`]; as [`crate::next_pct_in`]).
+    /// Equal to [`Clone::clone`]; the derived tables are not copied but built again on
+    /// first use.
+    pub fn clone_in(&self, spare: &mut Vec<Vec<f64>>) -> Pmf {
+        let mut masses = crate::pct::take_buffer(spare, self.masses.len());
+        masses.extend_from_slice(&self.masses);
+        Pmf {
+            offset: self.offset,
+            masses,
+            caches: OnceLock::new(),
+        }
+    }
+
     /// The dense masses; `masses()[k]` is the probability of tick `offset() + k`.
     pub fn masses(&self) -> &[f64] {
         &self.masses

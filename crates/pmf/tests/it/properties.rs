@@ -3,7 +3,7 @@
 
 use pmf::{
     BinValue, DropModel, Executing, Pending, Pmf, TailCdf, auto_bin_width, evaluate_queue,
-    evaluate_queue_trimmed, executing_pct, from_samples, next_pct, next_pct_in,
+    evaluate_queue_trimmed, executing_pct, executing_pct_in, from_samples, next_pct, next_pct_in,
 };
 use proptest::prelude::*;
 
@@ -87,6 +87,25 @@ proptest! {
         let fresh = next_pct(&plain, &b, d + 7, model).unwrap();
         prop_assert_eq!(again.min(), fresh.min());
         prop_assert!(again.masses().iter().map(|m| m.to_bits()).eq(fresh.masses().iter().map(|m| m.to_bits())));
+    }
+
+    /// The executing PCT and a copy built in spare buffers are the plain ones bit for bit,
+    /// whatever the buffers held and however long they were.
+    #[test]
+    fn executing_pct_in_and_clone_in_spare_buffers_are_bit_for_bit(
+        pet in prop_oneof![arb_pmf(40), arb_grid_pmf(20)], start in -20i64..40,
+        now in -30i64..120, d in -30i64..200, model in arb_model(),
+        lens in prop::collection::vec(0usize..300, 0..10),
+    ) {
+        let mut spare: Vec<Vec<f64>> = lens.iter().map(|&n| vec![f64::NAN; n]).collect();
+        let plain = executing_pct(&pet, start, now, d, model);
+        let reused = executing_pct_in(&pet, start, now, d, model, &mut spare);
+        prop_assert_eq!(plain.min(), reused.min());
+        prop_assert!(plain.masses().iter().map(|m| m.to_bits()).eq(reused.masses().iter().map(|m| m.to_bits())));
+        let copy = plain.clone_in(&mut spare);
+        prop_assert_eq!(copy.min(), plain.min());
+        prop_assert!(copy.masses().iter().map(|m| m.to_bits()).eq(plain.masses().iter().map(|m| m.to_bits())));
+        prop_assert!(spare.len() <= lens.len());
     }
 
     #[test]
