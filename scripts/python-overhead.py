@@ -2,10 +2,11 @@
 """The Python package's overhead: `prunesim.run()` against `prunesim run`, both on the
 built-in default experiment (30 trials of PAM at 34k with the clairvoyant bracket).
 
-Alternates the two, each as a process of its own (the interpreter's start and the import
-count against Python), and prints each run's CPU seconds (user + system of the process and
-its threads) and wall seconds, then the medians and their ratio. Both must give the same
-robustness; the script checks it.
+Alternates the two, each as a process of its own, and prints each run's CPU seconds (user +
+system of the process and its threads) and wall seconds, then the medians and their ratios:
+of the whole processes (the interpreter's start and the import count against Python) and of
+the call `prunesim.run()` alone (timed inside the Python process) against the whole command
+line process. Both must give the same robustness; the script checks it.
 
     scripts/python-overhead.py --cli target/release/prunesim --python venv/bin/python --runs 5
 """
@@ -40,33 +41,37 @@ def main() -> None:
     args = parser.parse_args()
     cli = [args.cli, "run", "--json", "--jobs", str(args.jobs)]
     code = (
-        "import json, prunesim; "
+        "import json, time, prunesim; "
+        "c, w = time.process_time(), time.perf_counter(); "
         f"r = prunesim.run(jobs={args.jobs or None}); "
-        "print(json.dumps(r.robustness_mean))"
+        "c, w = time.process_time() - c, time.perf_counter() - w; "
+        "print(json.dumps([r.robustness_mean, c, w]))"
     )
     py = [args.python, "-c", code]
-    times: "dict[str, list[tuple[float, float]]]" = {"cli": [], "python": []}
+    times: "dict[str, list[tuple[float, float]]]" = {"cli": [], "python": [], "call": []}
     seen = set()
     for i in range(args.runs):
         for name, cmd in (("cli", cli), ("python", py)) if i % 2 == 0 else (("python", py), ("cli", cli)):
             cpu, wall, out = timed(cmd)
             value = json.loads(out)
-            robustness = value["robustness_mean"] if isinstance(value, dict) else value
+            if name == "cli":
+                robustness = value["robustness_mean"]
+            else:
+                robustness, call_cpu, call_wall = value
+                times["call"].append((call_cpu, call_wall))
             times[name].append((cpu, wall))
-            print(f"run {i + 1} {name:>6}: CPU {cpu:7.2f} s, wall {wall:7.2f} s, robustness {robustness}")
+            print(f"run {i + 1} {name:>6}: CPU {cpu:7.3f} s, wall {wall:7.3f} s, robustness {robustness}")
             seen.add(robustness)
     if len(seen) != 1:
         raise SystemExit(f"the runs disagree: robustness {sorted(seen)}")
     cpu = {k: statistics.median(c for c, _ in v) for k, v in times.items()}
     wall = {k: statistics.median(w for _, w in v) for k, v in times.items()}
-    print(
-        f"median CPU: cli {cpu['cli']:.2f} s, python {cpu['python']:.2f} s, "
-        f"python/cli {cpu['python'] / cpu['cli']:.3f}"
-    )
-    print(
-        f"median wall: cli {wall['cli']:.2f} s, python {wall['python']:.2f} s, "
-        f"python/cli {wall['python'] / wall['cli']:.3f}"
-    )
+    for what, m in (("CPU", cpu), ("wall", wall)):
+        print(
+            f"median {what}: cli {m['cli']:.3f} s, python process {m['python']:.3f} s "
+            f"({m['python'] / m['cli']:.3f} of the cli), prunesim.run() {m['call']:.3f} s "
+            f"({m['call'] / m['cli']:.3f} of the cli)"
+        )
     print(f"host: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}")
 
 
