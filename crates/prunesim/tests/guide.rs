@@ -20,7 +20,8 @@
 //! Every `toml` and `sh` block says one of these. A chapter's blocks run in order in one
 //! temporary folder, where `experiments/` is the repository's; shell commands that run
 //! experiments without `--trials` run with `--trials 1` (and `run` without the clairvoyant
-//! bound), so the whole guide runs in a few seconds. Python blocks are not run here.
+//! bound), so the whole guide runs in a few seconds. Python blocks run in the Python package's
+//! tests (`python/tests/test_guide.py`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

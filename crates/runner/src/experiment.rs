@@ -553,6 +553,35 @@ impl Prepared {
         })
     }
 
+    /// [`Prepared::new`] for an experiment of generated trials, as `prunesim run` prepares
+    /// one: the PET read or generated, the run's memory estimated for `jobs` threads and
+    /// checked against `budget` bytes ([`crate::resources::check`]) before the machines are
+    /// drawn, and the clairvoyant bracket computed when `with_bound`. What the Python package
+    /// runs.
+    pub fn generated(
+        config: ExperimentConfig,
+        trials: Option<u64>,
+        jobs: usize,
+        with_bound: bool,
+        budget: u64,
+    ) -> Result<Self, RunError> {
+        let source_pet = config.workload.source_pet()?;
+        let footprint = crate::resources::estimate(
+            &config.workload,
+            &source_pet,
+            None,
+            trials.unwrap_or(config.workload.trials),
+            crate::resources::worker_threads(jobs).0,
+            (config.system.skip_first + config.system.skip_last) as u64,
+            with_bound,
+        );
+        crate::resources::check(&footprint, budget)?;
+        let pet = config.workload.pet_from(source_pet)?;
+        let mut prepared = Prepared::new(config, Some(pet), TrialSource::Generated, trials, None)?;
+        prepared.with_bound = with_bound;
+        Ok(prepared)
+    }
+
     /// The tasks of trial `k` on the tick grid.
     pub fn trial_tasks(&self, k: u64) -> Vec<TaskSpec> {
         let trial = match &self.source {
@@ -828,6 +857,33 @@ impl Prepared {
                     sink.commit()?;
                     progress();
                     Ok(m)
+                })
+                .collect()
+        })
+    }
+}
+
+impl Prepared {
+    /// [`Prepared::run`] with every trial's trace kept in memory ([`MemoryTrace`]): the
+    /// measures and the rows of each trial, in trial order, identical for any `jobs`. The
+    /// measures are those of [`Prepared::run`].
+    pub fn run_in_memory(
+        &self,
+        jobs: usize,
+        progress: &(dyn Fn() + Sync),
+    ) -> Result<Vec<(TrialMetrics, MemoryTrace)>, RunError> {
+        let (jobs, _) = crate::resources::worker_threads(jobs);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .build()
+            .map_err(|e| RunError::Input(e.to_string()))?;
+        pool.install(|| {
+            (0..self.trials)
+                .into_par_iter()
+                .map(|k| {
+                    let (_, m, trace) = self.run_trial_traced(k, MemoryTrace::default())?;
+                    progress();
+                    Ok((m, trace))
                 })
                 .collect()
         })

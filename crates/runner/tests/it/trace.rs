@@ -231,3 +231,40 @@ fn an_experiment_that_asks_for_traces_is_not_run_without_them() {
     assert!(p.run(1, &|| {}).is_err());
     assert!(p.run_trial_traced(0, MemoryTrace::default()).is_ok());
 }
+
+#[test]
+fn a_run_in_memory_keeps_each_trials_trace_and_the_measures_of_a_plain_run() {
+    let p = prepared("PAM", "all");
+    let plain = p.run(1, &|| {}).unwrap();
+    for jobs in [1, 2] {
+        let kept = p.run_in_memory(jobs, &|| {}).unwrap();
+        assert_eq!(kept.len(), plain.len());
+        for (k, (m, trace)) in kept.iter().enumerate() {
+            assert_eq!(
+                m, &plain[k],
+                "trial {k} with {jobs} threads: measures differ"
+            );
+            let (_, _, alone) = p
+                .run_trial_traced(k as u64, MemoryTrace::default())
+                .unwrap();
+            assert_eq!(
+                trace, &alone,
+                "trial {k} with {jobs} threads: traces differ"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_generated_run_is_prepared_as_the_command_line_prepares_it() {
+    let config = experiment("PAM", "all");
+    let direct = prepared("PAM", "all");
+    let p = Prepared::generated(config.clone(), Some(1), 1, true, u64::MAX).unwrap();
+    assert_eq!(p.trials, 1);
+    assert!(p.with_bound);
+    assert_eq!(p.pet, direct.pet);
+    assert_eq!(p.trial_tasks(0), direct.trial_tasks(0));
+    // A budget below the estimate refuses the run before anything is drawn.
+    let e = Prepared::generated(config, None, 1, true, 1).unwrap_err();
+    assert!(e.to_string().contains("memory budget"), "{e}");
+}

@@ -1,0 +1,923 @@
+//! The native half of the Python package `prunesim` (`prunesim._prunesim`): a thin layer over
+//! the workspace's crates. Experiments and sweeps run through `runner` exactly as
+//! `prunesim run` and `prunesim sweep` run them (the same parser, preparation, trials and
+//! summary, so the same seed gives the same bits); PMFs, PETs, the live scheduler and the
+//! online estimator are the `pmf`, `workload`, `live` and `learn` types behind Python
+//! classes. The GIL is released while anything runs. The Python half (`python/prunesim/`)
+//! turns the results into column dicts and actions into named tuples.
+
+// PyO3 extracts arguments as owned values (`Vec`, `PathBuf`, `PyRef`), and `map_err` hands
+// the error converters their errors by value.
+#![allow(clippy::needless_pass_by_value)]
+
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyIndexError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use runner::{ExperimentConfig, Prepared, RunError, Summary};
+use serde::Serialize;
+
+create_exception!(
+    prunesim,
+    PrunesimError,
+    PyException,
+    "Any error of prunesim; its message names the file, line and field when it has them."
+);
+create_exception!(
+    prunesim,
+    ConfigError,
+    PrunesimError,
+    "An experiment, sweep, PET or scheduler configuration that does not parse or validate."
+);
+create_exception!(
+    prunesim,
+    SchedulerError,
+    PrunesimError,
+    "Misuse of the live scheduler: an unknown task, a time going backwards, a second end..."
+);
+
+fn run_error(e: RunError) -> PyErr {
+    match e {
+        RunError::Config { .. } | RunError::Workload(_) => ConfigError::new_err(e.to_string()),
+        _ => PrunesimError::new_err(e.to_string()),
+    }
+}
+
+fn config_error(e: impl std::fmt::Display) -> PyErr {
+    ConfigError::new_err(e.to_string())
+}
+
+/// A Python dict (or any mapping of TOML values) as TOML text: the experiment, mapper and
+/// pruner tables go through the parser their files go through.
+fn toml_table(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<toml::Table> {
+    pythonize::depythonize::<toml::Table>(obj)
+        .map_err(|e| ConfigError::new_err(format!("{what}: {e}")))
+}
+
+/// Rows as columns: a dict of lists, one per field of `T` in declaration order, with the
+/// trial of each row in a first column `trial`.
+fn columns<'py, 'a, T: Serialize + 'a>(
+    py: Python<'py>,
+    rows: impl Iterator<Item = (usize, &'a T)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    let trial = PyList::empty(py);
+    out.set_item("trial", &trial)?;
+    let mut lists: Vec<Bound<'py, PyList>> = Vec::new();
+    for (k, row) in rows {
+        trial.append(k)?;
+        let dict = pythonize::pythonize(py, row)?;
+        let dict = dict.cast_into::<PyDict>()?;
+        if lists.is_empty() {
+            for key in dict.keys() {
+                let list = PyList::empty(py);
+                out.set_item(key, &list)?;
+                lists.push(list);
+            }
+        }
+        for (list, (_, value)) in lists.iter().zip(dict.iter()) {
+            list.append(value)?;
+        }
+    }
+    Ok(out)
+}
+
+/// Where an experiment comes from.
+/// Returns the experiment and how errors name it.
+fn experiment(
+    kind: &str,
+    value: Option<&Bound<'_, PyAny>>,
+) -> PyResult<(ExperimentConfig, String)> {
+    let text = |v: Option<&Bound<'_, PyAny>>| -> PyResult<String> {
+        v.ok_or_else(|| ConfigError::new_err("no experiment given"))?
+            .extract::<String>()
+    };
+    match kind {
+        "default" => Ok((
+            ExperimentConfig::paper_default(),
+            "the built-in experiment".to_owned(),
+        )),
+        "path" => {
+            let path = PathBuf::from(text(value)?);
+            let config = ExperimentConfig::load(&path).map_err(run_error)?;
+            Ok((config, path.display().to_string()))
+        }
+        "toml" => {
+            let config = ExperimentConfig::from_toml_str(&text(value)?, "<string>", None)
+                .map_err(run_error)?;
+            Ok((config, "<string>".to_owned()))
+        }
+        "dict" => {
+            let value = value.ok_or_else(|| ConfigError::new_err("no experiment given"))?;
+            let table = toml_table(value, "<dict>")?;
+            let text = toml::to_string(&table).map_err(config_error)?;
+            let config =
+                ExperimentConfig::from_toml_str(&text, "<dict>", None).map_err(run_error)?;
+            Ok((config, "<dict>".to_owned()))
+        }
+        other => Err(ConfigError::new_err(format!(
+            "unknown experiment source '{other}'"
+        ))),
+    }
+}
+
+/// Runs an experiment as `prunesim run` does (generated trials, the clairvoyant bracket
+/// unless `bound` is false) and returns `(summary, trials, tasks, events)`: the summary
+/// document as a dict, every trial's measures as columns, and with `trace` every trial's
+/// task and event rows as columns (else `None`).
+#[pyfunction]
+#[pyo3(signature = (kind, value=None, *, trials=None, seed=None, jobs=0, trace=false, bound=true, budget=None))]
+#[allow(clippy::type_complexity)]
+fn run_experiment<'py>(
+    py: Python<'py>,
+    kind: &str,
+    value: Option<&Bound<'py, PyAny>>,
+    trials: Option<u64>,
+    seed: Option<u64>,
+    jobs: usize,
+    trace: bool,
+    bound: bool,
+    budget: Option<u64>,
+) -> PyResult<(
+    Bound<'py, PyAny>,
+    Bound<'py, PyDict>,
+    Option<Bound<'py, PyDict>>,
+    Option<Bound<'py, PyDict>>,
+)> {
+    let (mut config, what) = experiment(kind, value)?;
+    if let Some(s) = seed {
+        config.workload.seed = s;
+    }
+    let trace = trace || config.trace;
+    let budget = budget.unwrap_or_else(runner::resources::default_budget);
+    let (summary, metrics, traces) = py
+        .detach(move || {
+            let prepared = Prepared::generated(config, trials, jobs, bound, budget)
+                .map_err(|e| prefixed(&what, e))?;
+            let (metrics, traces) = if trace {
+                let (m, t): (Vec<_>, Vec<_>) =
+                    prepared.run_in_memory(jobs, &|| {})?.into_iter().unzip();
+                (m, Some(t))
+            } else {
+                (prepared.run(jobs, &|| {})?, None)
+            };
+            let summary = Summary::new(&prepared, &metrics);
+            Ok::<_, RunError>((summary, metrics, traces))
+        })
+        .map_err(run_error)?;
+    let summary = pythonize::pythonize(py, &summary)?;
+    let table = PyDict::new(py);
+    let trial = PyList::empty(py);
+    table.set_item("trial", &trial)?;
+    for (k, m) in metrics.iter().enumerate() {
+        trial.append(k)?;
+        for (name, v) in m.scalars() {
+            match table.get_item(name)? {
+                Some(list) => list.cast_into::<PyList>()?.append(v)?,
+                None => table.set_item(name, PyList::new(py, [v])?)?,
+            }
+        }
+    }
+    let (tasks, events) = match &traces {
+        Some(t) => (
+            Some(columns(
+                py,
+                t.iter()
+                    .enumerate()
+                    .flat_map(|(k, t)| t.tasks.iter().map(move |r| (k, r))),
+            )?),
+            Some(columns(
+                py,
+                t.iter()
+                    .enumerate()
+                    .flat_map(|(k, t)| t.events.iter().map(move |r| (k, r))),
+            )?),
+        ),
+        None => (None, None),
+    };
+    Ok((summary, table, tasks, events))
+}
+
+/// A preparation error of a named experiment file, with the file named when the error does
+/// not name it already.
+fn prefixed(what: &str, e: RunError) -> RunError {
+    match e {
+        RunError::Input(m) => RunError::Input(format!("{what}: {m}")),
+        other => other,
+    }
+}
+
+/// What a sweep run printed, per sweep, collected instead of printed.
+#[derive(Default)]
+struct Collect(Mutex<Vec<(String, String, f64)>>);
+
+impl runner::sweep::Monitor for Collect {
+    fn finished(&self, id: &str, text: &str, seconds: f64) {
+        if let Ok(mut v) = self.0.lock() {
+            v.push((id.to_owned(), text.to_owned(), seconds));
+        }
+    }
+}
+
+/// Runs sweep files as `prunesim sweep` does, writing into `out`; returns each sweep's id and
+/// printed table, in the order of the files.
+#[pyfunction]
+#[pyo3(signature = (paths, out, *, trials=None, jobs=0, fresh=false))]
+fn run_sweeps(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    out: PathBuf,
+    trials: Option<u64>,
+    jobs: usize,
+    fresh: bool,
+) -> PyResult<Vec<(String, String)>> {
+    py.detach(move || {
+        let mut sweeps = Vec::new();
+        let mut seen = std::collections::HashMap::new();
+        for p in &paths {
+            let s = runner::SweepFile::load(p)?;
+            if let Some(other) = seen.insert(s.id().to_owned(), p.clone()) {
+                return Err(RunError::Input(format!(
+                    "{} and {} are both sweep '{}': their outputs would overwrite each other",
+                    other.display(),
+                    p.display(),
+                    s.id()
+                )));
+            }
+            sweeps.push(s);
+        }
+        let options = runner::sweep::Options {
+            out,
+            jobs,
+            trials,
+            fresh,
+            ..runner::sweep::Options::default()
+        };
+        let collect = Collect::default();
+        runner::sweep::run(&sweeps, &options, &collect)?;
+        let texts = collect.0.into_inner().unwrap_or_default();
+        Ok(sweeps
+            .iter()
+            .map(|s| {
+                let text = texts
+                    .iter()
+                    .find(|(id, _, _)| id == s.id())
+                    .map(|(_, t, _)| t.clone())
+                    .unwrap_or_default();
+                (s.id().to_owned(), text)
+            })
+            .collect())
+    })
+    .map_err(run_error)
+}
+
+/// A discrete probability mass function on integer ticks (an execution-time or
+/// completion-time distribution).
+#[pyclass(module = "prunesim", frozen, skip_from_py_object, name = "Pmf")]
+#[derive(Clone)]
+struct PyPmf(pmf::Pmf);
+
+#[pymethods]
+impl PyPmf {
+    /// `Pmf(masses, offset=0)`: masses of ticks `offset, offset + 1, ...`, summing to 1.
+    #[new]
+    #[pyo3(signature = (masses, offset=0))]
+    fn new(masses: Vec<f64>, offset: i64) -> PyResult<Self> {
+        pmf::Pmf::new(offset, masses)
+            .map(PyPmf)
+            .map_err(config_error)
+    }
+
+    /// Non-negative weights of any positive total, normalised.
+    #[staticmethod]
+    #[pyo3(signature = (weights, offset=0))]
+    fn from_weights(weights: Vec<f64>, offset: i64) -> PyResult<Self> {
+        pmf::Pmf::from_weights(offset, weights)
+            .map(PyPmf)
+            .map_err(config_error)
+    }
+
+    /// All mass on tick `t`.
+    #[staticmethod]
+    fn point(t: i64) -> Self {
+        PyPmf(pmf::Pmf::point(t))
+    }
+
+    /// The histogram of samples (ticks), `bin_width` ticks a bin, each bin standing for its
+    /// upper edge.
+    #[staticmethod]
+    #[pyo3(signature = (samples, bin_width=1))]
+    fn from_samples(samples: Vec<f64>, bin_width: i64) -> PyResult<Self> {
+        pmf::from_samples(&samples, bin_width, pmf::BinValue::Upper)
+            .map(PyPmf)
+            .map_err(config_error)
+    }
+
+    /// The first tick.
+    #[getter]
+    fn offset(&self) -> i64 {
+        self.0.offset()
+    }
+
+    /// The first tick with mass.
+    #[getter]
+    fn min(&self) -> i64 {
+        self.0.min()
+    }
+
+    /// The last tick with mass.
+    #[getter]
+    fn max(&self) -> i64 {
+        self.0.max()
+    }
+
+    /// The masses of ticks `offset, offset + 1, ...`.
+    #[getter]
+    fn masses(&self) -> Vec<f64> {
+        self.0.masses().to_vec()
+    }
+
+    /// `(tick, mass)` for every tick with mass.
+    fn items(&self) -> Vec<(i64, f64)> {
+        self.0.iter().filter(|&(_, m)| m > 0.0).collect()
+    }
+
+    /// The mean.
+    fn mean(&self) -> f64 {
+        self.0.mean()
+    }
+
+    /// The variance.
+    fn variance(&self) -> f64 {
+        self.0.variance()
+    }
+
+    /// The standard deviation.
+    fn std(&self) -> f64 {
+        self.0.std_dev()
+    }
+
+    /// `P(X <= t)`.
+    fn cdf(&self, t: f64) -> f64 {
+        self.0.cdf(t)
+    }
+
+    /// `P(X > t)`.
+    fn sf(&self, t: f64) -> f64 {
+        self.0.sf(t)
+    }
+
+    /// `P(X < d)`: the chance of completing before a deadline tick `d` (paper eq. 1).
+    fn prob_before(&self, d: i64) -> f64 {
+        self.0.prob_before(d)
+    }
+
+    /// The smallest tick whose CDF reaches `u` (in [0, 1]).
+    fn quantile(&self, u: f64) -> PyResult<i64> {
+        self.0.quantile(u).map_err(config_error)
+    }
+
+    /// The distribution of the sum of two independent times.
+    fn convolve(&self, other: &PyPmf) -> PyPmf {
+        PyPmf(self.0.convolve(&other.0))
+    }
+
+    /// Shifted by `dt` ticks.
+    fn shift(&self, dt: i64) -> PyPmf {
+        PyPmf(self.0.shift(dt))
+    }
+
+    fn __len__(&self) -> usize {
+        self.0.len()
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<PyPmf>().is_ok_and(|o| o.get().0 == self.0)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Pmf(ticks {}..={}, mean {:.3})",
+            self.0.min(),
+            self.0.max(),
+            self.0.mean()
+        )
+    }
+}
+
+/// A PET: the execution-time PMF of every (task type, machine) pair.
+#[pyclass(module = "prunesim", frozen, skip_from_py_object, name = "Pet")]
+#[derive(Clone)]
+struct PyPet(workload::Pet);
+
+fn bin_value(name: &str) -> PyResult<pmf::BinValue> {
+    match name {
+        "upper" => Ok(pmf::BinValue::Upper),
+        "centre" | "center" => Ok(pmf::BinValue::Centre),
+        "lower" => Ok(pmf::BinValue::Lower),
+        other => Err(ConfigError::new_err(format!(
+            "bin_value: expected \"upper\", \"centre\" or \"lower\", found \"{other}\""
+        ))),
+    }
+}
+
+#[pymethods]
+impl PyPet {
+    /// `Pet(pmfs, type_names=None, machine_names=None)`: a matrix of execution-time PMFs,
+    /// a row per task type and a column per machine (names default to t0, t1, ... and m0,
+    /// m1, ...).
+    #[new]
+    #[pyo3(signature = (pmfs, type_names=None, machine_names=None))]
+    fn new(
+        pmfs: Vec<Vec<PyRef<'_, PyPmf>>>,
+        type_names: Option<Vec<String>>,
+        machine_names: Option<Vec<String>>,
+    ) -> PyResult<Self> {
+        let rows = pmfs.len();
+        let cols = pmfs.first().map_or(0, Vec::len);
+        if let Some(r) = pmfs.iter().position(|r| r.len() != cols) {
+            return Err(ConfigError::new_err(format!(
+                "row {r} of the PET has {} PMFs, row 0 has {cols}",
+                pmfs[r].len()
+            )));
+        }
+        let cells: Vec<pmf::Pmf> = pmfs.iter().flatten().map(|p| p.0.clone()).collect();
+        let matrix = ndarray::Array2::from_shape_vec((rows, cols), cells).map_err(config_error)?;
+        let names = |given: Option<Vec<String>>, n: usize, prefix: &str| {
+            given.unwrap_or_else(|| (0..n).map(|i| format!("{prefix}{i}")).collect())
+        };
+        workload::Pet::new(
+            matrix,
+            names(type_names, rows, "t"),
+            names(machine_names, cols, "m"),
+        )
+        .map(PyPet)
+        .map_err(config_error)
+    }
+
+    /// The generated default PET (12 task types x 8 machines) of `seed`.
+    #[staticmethod]
+    #[pyo3(signature = (seed=2019))]
+    fn default(py: Python<'_>, seed: u64) -> Self {
+        py.detach(|| PyPet(workload::Pet::default_pet(seed)))
+    }
+
+    /// Reads an `.etc` file.
+    #[staticmethod]
+    fn read_etc(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        py.detach(|| workload::io::read_etc(&path))
+            .map(|(p, _)| PyPet(p))
+            .map_err(config_error)
+    }
+
+    /// Reads a CSV of measured execution times (columns task_type, machine,
+    /// execution_time): a histogram per pair, `bin_width` ticks a bin (`None`: automatic,
+    /// at most 200 bins over each pair's range), one tick being `tick` units of the file's
+    /// times, each bin standing for its `bin_value` edge.
+    #[staticmethod]
+    #[pyo3(signature = (path, *, bin_width=None, tick=1.0, bin_value="upper"))]
+    fn read_samples(
+        py: Python<'_>,
+        path: PathBuf,
+        bin_width: Option<i64>,
+        tick: f64,
+        bin_value: &str,
+    ) -> PyResult<Self> {
+        let options = workload::io::SamplesOptions {
+            bin_width: match bin_width {
+                None => workload::io::BinWidth::Auto,
+                Some(w) if w > 0 => workload::io::BinWidth::Ticks(w),
+                Some(w) => {
+                    return Err(ConfigError::new_err(format!(
+                        "bin_width: expected a positive number of ticks, found {w}"
+                    )));
+                }
+            },
+            bin_value: self::bin_value(bin_value)?,
+            tick,
+        };
+        py.detach(|| workload::io::read_samples_csv_options(&path, &options))
+            .map(PyPet)
+            .map_err(config_error)
+    }
+
+    /// The number of task types (rows).
+    #[getter]
+    fn task_types(&self) -> usize {
+        self.0.n_types()
+    }
+
+    /// The number of machines (columns).
+    #[getter]
+    fn machines(&self) -> usize {
+        self.0.n_machines()
+    }
+
+    /// The task types' names.
+    #[getter]
+    fn type_names(&self) -> Vec<String> {
+        self.0.type_names().to_vec()
+    }
+
+    /// The machines' names.
+    #[getter]
+    fn machine_names(&self) -> Vec<String> {
+        self.0.machine_names().to_vec()
+    }
+
+    /// The PMF of `task_type` on `machine`.
+    fn pmf(&self, task_type: usize, machine: usize) -> PyResult<PyPmf> {
+        self.check(task_type, machine)?;
+        Ok(PyPmf(self.0.pmf(task_type, machine).clone()))
+    }
+
+    /// The mean execution times (rows: task types), the ETC matrix.
+    fn means(&self) -> Vec<Vec<f64>> {
+        (0..self.0.n_types())
+            .map(|t| {
+                (0..self.0.n_machines())
+                    .map(|m| self.0.mean(t, m))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// A copy with the PMF of (`task_type`, `machine`) replaced.
+    fn with_pmf(&self, task_type: usize, machine: usize, pmf: &PyPmf) -> PyResult<PyPet> {
+        let mut pet = self.0.clone();
+        pet.set_pmf(task_type, machine, pmf.0.clone())
+            .map_err(config_error)?;
+        Ok(PyPet(pet))
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<PyPet>().is_ok_and(|o| o.get().0 == self.0)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Pet({} task types x {} machines)",
+            self.0.n_types(),
+            self.0.n_machines()
+        )
+    }
+}
+
+impl PyPet {
+    fn check(&self, task_type: usize, machine: usize) -> PyResult<()> {
+        if task_type >= self.0.n_types() || machine >= self.0.n_machines() {
+            return Err(PyIndexError::new_err(format!(
+                "cell (task type {task_type}, machine {machine}) outside the {} x {} PET",
+                self.0.n_types(),
+                self.0.n_machines()
+            )));
+        }
+        Ok(())
+    }
+}
+
+fn live_error(e: live::LiveError) -> PyErr {
+    match e {
+        live::LiveError::Config(_) => ConfigError::new_err(e.to_string()),
+        _ => SchedulerError::new_err(e.to_string()),
+    }
+}
+
+/// An action as a tuple: `(kind, task, machine, executing, reason)`.
+type ActionTuple = (
+    &'static str,
+    usize,
+    Option<usize>,
+    bool,
+    Option<&'static str>,
+);
+
+fn action(a: live::Action) -> ActionTuple {
+    match a {
+        live::Action::Assign { task, machine } => ("assign", task, Some(machine), false, None),
+        live::Action::Start { task, machine } => ("start", task, Some(machine), false, None),
+        live::Action::Drop {
+            task,
+            machine,
+            executing,
+            reason,
+        } => ("drop", task, machine, executing, Some(reason.name())),
+        live::Action::Defer { task } => ("defer", task, None, false, None),
+    }
+}
+
+/// The live scheduler a dispatcher owns (`live::Scheduler`, docs/live.md). The Python class
+/// `prunesim.Scheduler` wraps its actions in named tuples.
+#[pyclass(module = "prunesim", subclass, name = "_Scheduler")]
+struct PyScheduler(Mutex<live::Scheduler>);
+
+impl PyScheduler {
+    fn with<R>(&self, f: impl FnOnce(&mut live::Scheduler) -> R) -> PyResult<R> {
+        let mut s = self
+            .0
+            .lock()
+            .map_err(|_| SchedulerError::new_err("the scheduler was poisoned by a panic"))?;
+        Ok(f(&mut s))
+    }
+}
+
+#[pymethods]
+impl PyScheduler {
+    #[new]
+    #[pyo3(signature = (pet, *, heuristic=None, pruner=None, queue_size=6, drop_model="all", pct_epsilon=0.0, resolution=1.0))]
+    fn new(
+        pet: &PyPet,
+        heuristic: Option<&Bound<'_, PyAny>>,
+        pruner: Option<&Bound<'_, PyAny>>,
+        queue_size: usize,
+        drop_model: &str,
+        pct_epsilon: f64,
+        resolution: f64,
+    ) -> PyResult<Self> {
+        let mapper = match heuristic {
+            None => heuristics::HeuristicConfig::named("PAM"),
+            Some(h) => match h.extract::<String>() {
+                Ok(name) => heuristics::HeuristicConfig::named(&name),
+                Err(_) => toml::Value::Table(toml_table(h, "heuristic")?)
+                    .try_into()
+                    .map_err(|e| ConfigError::new_err(format!("heuristic: {e}")))?,
+            },
+        };
+        let table: Option<pruner::PrunerTable> = pruner
+            .map(|p| {
+                toml::Value::Table(toml_table(p, "pruner")?)
+                    .try_into()
+                    .map_err(|e| ConfigError::new_err(format!("pruner: {e}")))
+            })
+            .transpose()?;
+        let (heuristic, pruner) =
+            runner::variants::resolve(&mapper, table.as_ref()).map_err(ConfigError::new_err)?;
+        let drop_model: pmf::DropModel = toml::Value::String(drop_model.to_owned())
+            .try_into()
+            .map_err(|e| ConfigError::new_err(format!("drop_model: {e}")))?;
+        let config = live::SchedulerConfig {
+            heuristic,
+            pruner,
+            queue_size,
+            drop_model,
+            pct_epsilon,
+            resolution,
+        };
+        live::Scheduler::new(pet.0.clone(), config)
+            .map(|s| PyScheduler(Mutex::new(s)))
+            .map_err(live_error)
+    }
+
+    /// A task of type `task_type` arrives at `now`, due at `deadline` (seconds); its id.
+    fn submit(&self, now: f64, task_type: usize, deadline: f64) -> PyResult<usize> {
+        self.with(|s| s.submit(now, task_type, deadline))?
+            .map_err(live_error)
+    }
+
+    /// Task `task`, which a start action started, actually started at `at` (seconds).
+    fn started(&self, task: usize, at: f64) -> PyResult<()> {
+        self.with(|s| s.started(task, at))?.map_err(live_error)
+    }
+
+    /// Task `task` completed at `at` (seconds); applied at the next `decide`.
+    fn completed(&self, task: usize, at: f64) -> PyResult<()> {
+        self.with(|s| s.completed(task, at))?.map_err(live_error)
+    }
+
+    /// Task `task` failed at `at` (seconds); applied at the next `decide`.
+    fn failed(&self, task: usize, at: f64) -> PyResult<()> {
+        self.with(|s| s.failed(task, at))?.map_err(live_error)
+    }
+
+    /// What to do at `now` (seconds), as `(kind, task, machine, executing, reason)` tuples.
+    fn _decide(&self, py: Python<'_>, now: f64) -> PyResult<Vec<ActionTuple>> {
+        py.detach(|| self.with(|s| s.decide(now)))?
+            .map(|v| v.into_iter().map(action).collect())
+            .map_err(live_error)
+    }
+
+    /// The dispatcher stops at `now`: the batch queue's tasks end unmapped.
+    fn _close(&self, py: Python<'_>, now: f64) -> PyResult<Vec<ActionTuple>> {
+        py.detach(|| self.with(|s| s.close(now)))?
+            .map(|v| v.into_iter().map(action).collect())
+            .map_err(live_error)
+    }
+
+    /// The earliest deadline (seconds) of an executing task the drop model drops: call
+    /// `decide` then. `None` when there is none.
+    fn next_wakeup(&self) -> PyResult<Option<f64>> {
+        self.with(|s| s.next_wakeup())
+    }
+
+    /// Replaces the PET (same shape) the scheduler decides on.
+    fn set_pet(&self, pet: &PyPet) -> PyResult<()> {
+        self.with(|s| s.set_pet(pet.0.clone()))?.map_err(live_error)
+    }
+
+    /// The PET the scheduler decides on.
+    #[getter]
+    fn pet(&self) -> PyResult<PyPet> {
+        self.with(|s| PyPet(s.pet().clone()))
+    }
+
+    /// Keep every observed execution time for `drain_samples` (off by default).
+    fn record_samples(&self, on: bool) -> PyResult<()> {
+        self.with(|s| s.record_samples(on))
+    }
+
+    /// The execution times observed since the last call, as `(task_type, machine, seconds,
+    /// censored)` tuples.
+    fn _drain_samples(&self) -> PyResult<Vec<(usize, usize, f64, bool)>> {
+        self.with(|s| {
+            s.drain_samples()
+                .into_iter()
+                .map(|x| (x.task_type, x.machine, x.seconds, x.censored))
+                .collect()
+        })
+    }
+
+    /// How task `task` stands: "open", "reported", "failed" or its outcome ("on_time",
+    /// "late", "pruned_pending", ...).
+    fn fate(&self, task: usize) -> PyResult<&'static str> {
+        let fate = self.with(|s| s.fate(task))?.map_err(live_error)?;
+        Ok(match fate {
+            live::Fate::Open => "open",
+            live::Fate::Reported => "reported",
+            live::Fate::Failed => "failed",
+            live::Fate::Ended(o) => o.name(),
+        })
+    }
+
+    /// Seconds per tick.
+    #[getter]
+    fn resolution(&self) -> PyResult<f64> {
+        self.with(|s| s.resolution())
+    }
+
+    /// The number of machines.
+    #[getter]
+    fn machines(&self) -> PyResult<usize> {
+        self.with(|s| s.machines())
+    }
+
+    /// The number of tasks submitted.
+    #[getter]
+    fn tasks(&self) -> PyResult<usize> {
+        self.with(|s| s.tasks())
+    }
+
+    /// The tasks in the batch queue.
+    fn batch(&self) -> PyResult<Vec<usize>> {
+        self.with(|s| s.batch().to_vec())
+    }
+
+    /// The tasks in machine `machine`'s queue, the executing one first.
+    fn queue(&self, machine: usize) -> PyResult<Vec<usize>> {
+        let n = self.with(|s| s.machines())?;
+        if machine >= n {
+            return Err(PyIndexError::new_err(format!(
+                "machine {machine} outside the scheduler's {n} machines"
+            )));
+        }
+        self.with(|s| s.queue(machine))
+    }
+
+    /// Mapping events so far.
+    #[getter]
+    fn mapping_events(&self) -> PyResult<u64> {
+        self.with(|s| s.mapping_events())
+    }
+
+    /// The pruner's oversubscription level (paper eq. 8) after the last mapping event.
+    #[getter]
+    fn level(&self) -> PyResult<Option<f64>> {
+        self.with(|s| s.level())
+    }
+}
+
+/// The online estimator of a PET (`learn::Estimator`): Kaplan-Meier per (task type,
+/// machine) over observed execution times, right-censored ones included, blended with a
+/// prior PET.
+#[pyclass(module = "prunesim", name = "Estimator")]
+struct PyEstimator(Mutex<learn::Estimator>);
+
+#[pymethods]
+impl PyEstimator {
+    /// `Estimator(prior, **options)`: `prior` a `Pet`; options as the `[belief]` table's
+    /// (`censoring`, `tail`, `prior_weight`, `window`, `cadence`).
+    #[new]
+    #[pyo3(signature = (prior, **options))]
+    fn new(prior: &PyPet, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let options: learn::Options = match options {
+            None => learn::Options::default(),
+            Some(o) => toml::Value::Table(toml_table(o.as_any(), "options")?)
+                .try_into()
+                .map_err(|e| ConfigError::new_err(format!("estimator options: {e}")))?,
+        };
+        let pet = &prior.0;
+        let priors = (0..pet.n_types())
+            .flat_map(|t| (0..pet.n_machines()).map(move |m| (t, m)))
+            .map(|(t, m)| pet.pmf(t, m).clone())
+            .collect();
+        learn::Estimator::new(pet.n_types(), pet.n_machines(), priors, options)
+            .map(|e| PyEstimator(Mutex::new(e)))
+            .map_err(config_error)
+    }
+
+    /// An execution of `task_type` on `machine` took `time` ticks (`censored`: it was
+    /// stopped then, its time is at least that); returns the cell's current PMF.
+    #[pyo3(signature = (task_type, machine, time, censored=false))]
+    fn observe(
+        &self,
+        task_type: usize,
+        machine: usize,
+        time: f64,
+        censored: bool,
+    ) -> PyResult<PyPmf> {
+        let mut e = self
+            .0
+            .lock()
+            .map_err(|_| PrunesimError::new_err("the estimator was poisoned by a panic"))?;
+        e.observe(task_type, machine, time, censored)
+            .map_err(config_error)?;
+        Ok(PyPmf(e.pmf(task_type, machine).clone()))
+    }
+
+    /// The current PMF of (`task_type`, `machine`).
+    fn pmf(&self, task_type: usize, machine: usize) -> PyResult<PyPmf> {
+        let e = self
+            .0
+            .lock()
+            .map_err(|_| PrunesimError::new_err("the estimator was poisoned by a panic"))?;
+        if task_type >= e.types() || machine >= e.machines() {
+            return Err(PyIndexError::new_err(format!(
+                "cell (task type {task_type}, machine {machine}) outside the {} x {} estimator",
+                e.types(),
+                e.machines()
+            )));
+        }
+        Ok(PyPmf(e.pmf(task_type, machine).clone()))
+    }
+
+    /// Observations of (`task_type`, `machine`) so far.
+    fn observations(&self, task_type: usize, machine: usize) -> PyResult<usize> {
+        let e = self
+            .0
+            .lock()
+            .map_err(|_| PrunesimError::new_err("the estimator was poisoned by a panic"))?;
+        Ok(e.observations(task_type, machine))
+    }
+
+    /// The current estimate of every cell as a PET with `names`'s type and machine names.
+    fn pet(&self, names: &PyPet) -> PyResult<PyPet> {
+        let e = self
+            .0
+            .lock()
+            .map_err(|_| PrunesimError::new_err("the estimator was poisoned by a panic"))?;
+        let mut pet = names.0.clone();
+        if (pet.n_types(), pet.n_machines()) != (e.types(), e.machines()) {
+            return Err(ConfigError::new_err(format!(
+                "the PET is {} x {}, the estimator's {} x {}",
+                pet.n_types(),
+                pet.n_machines(),
+                e.types(),
+                e.machines()
+            )));
+        }
+        for t in 0..e.types() {
+            for m in 0..e.machines() {
+                pet.set_pmf(t, m, e.pmf(t, m).clone())
+                    .map_err(config_error)?;
+            }
+        }
+        Ok(PyPet(pet))
+    }
+}
+
+/// The version of the crates this module was built from.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+/// The measures' glossary: name to (unit, definition).
+#[pyfunction]
+fn metrics() -> Vec<(&'static str, &'static str, &'static str)> {
+    runner::METRICS
+        .iter()
+        .map(|d| (d.name, d.unit.symbol(), d.definition))
+        .collect()
+}
+
+/// The native part of prunesim (`prunesim._prunesim`).
+#[pymodule]
+mod _prunesim {
+    #[pymodule_export]
+    use super::{
+        ConfigError, PrunesimError, PyEstimator, PyPet, PyPmf, PyScheduler, SchedulerError,
+        metrics, run_experiment, run_sweeps, version,
+    };
+}
