@@ -110,7 +110,13 @@ impl SuccessCache {
                 reset(&mut values, size, (u32::MAX, 0.0));
                 Table::Dense { machines, values }
             }
-            _ => Table::Sparse(FxHashMap::default()),
+            _ => {
+                // The previous event's table, emptied: its memory saves the table's growth
+                // (rehashing every entry) at every event.
+                let mut map = std::mem::take(&mut bufs.succ_map);
+                map.clear();
+                Table::Sparse(map)
+            }
         };
         let mut epoch = std::mem::take(&mut bufs.succ_epoch);
         reset(&mut epoch, machines, 0);
@@ -132,8 +138,9 @@ impl SuccessCache {
     /// Gives the cache's memory back to `bufs`, and the memo of kept chances back.
     fn release(self, bufs: &mut Buffers) -> ScoreMemo {
         bufs.succ_epoch = self.epoch;
-        if let Table::Dense { values, .. } = self.table {
-            bufs.succ_values = values;
+        match self.table {
+            Table::Dense { values, .. } => bufs.succ_values = values,
+            Table::Sparse(map) => bufs.succ_map = map,
         }
         self.memo
     }
@@ -237,6 +244,7 @@ struct Buffers {
     live: Vec<usize>,
     all_machines: Vec<MachineId>,
     succ_values: Vec<(u32, f64)>,
+    succ_map: FxHashMap<(u32, u32), (u32, f64)>,
     succ_epoch: Vec<u32>,
     defer: DeferScratch,
     /// [`run_by_type`]'s candidates per type (indices into the candidates) and the position

@@ -34,15 +34,20 @@
 //! assert_eq!(started, 8); // one task starts on each of the 8 idle machines
 //! ```
 //!
-//! The PET can be replaced as an online estimate improves ([`Scheduler::set_pet`]); the
-//! execution times a dispatcher observed are kept for it with
-//! [`Scheduler::record_samples`] and taken with [`Scheduler::drain_samples`].
+//! The PET can be learned online ([`Scheduler::learn_online`]: Kaplan-Meier per cell over
+//! the completions and the executions drops cut short, [`learn::Estimator`]), or replaced
+//! as an estimate of one's own improves ([`Scheduler::set_pet`]); the execution times a
+//! dispatcher observed are kept for it with [`Scheduler::record_samples`] and taken with
+//! [`Scheduler::drain_samples`].
 
 mod scheduler;
 pub mod system;
 
 pub use heuristics::HeuristicConfig;
+pub use learn::Options as LearnOptions;
 pub use model::Outcome;
 pub use pmf::DropModel;
 pub use pruner::PrunerConfig;
-pub use scheduler::{Action, Fate, LiveError, Sample, Scheduler, SchedulerConfig, TaskId};
+pub use scheduler::{
+    Action, Fate, LearnConfig, LiveError, Sample, Scheduler, SchedulerConfig, TaskId,
+};

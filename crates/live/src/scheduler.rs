@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 
 use heuristics::{HeuristicConfig, Mapper};
+use learn::Estimator;
 use model::{MachineId, Outcome, Pruner, TaskSpec};
 use pmf::{DropModel, Tick};
 use pruner::{ProbabilisticPruner, PrunerConfig};
@@ -185,6 +186,40 @@ pub struct Sample {
     pub censored: bool,
 }
 
+/// How the scheduler learns its PET online ([`Scheduler::learn_online`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LearnConfig {
+    /// The estimator's options ([`learn::Options`]: censoring, the censored tail, the prior's
+    /// weight, a window, the per-cell cadence of its estimates).
+    pub options: learn::Options,
+    /// The PET decided on takes the estimator's changed cells after every this many
+    /// observations (>= 1; 1: before the next mapping event that can read them).
+    pub refresh_every: usize,
+}
+
+impl Default for LearnConfig {
+    /// The estimator's defaults (Kaplan-Meier, the prior's tail, a prior weighing 10
+    /// observations), the PET refreshed after every observation.
+    fn default() -> Self {
+        LearnConfig {
+            options: learn::Options::default(),
+            refresh_every: 1,
+        }
+    }
+}
+
+/// The online estimator of [`Scheduler::learn_online`] and what it has not yet handed to the
+/// PET.
+#[derive(Debug)]
+struct Learner {
+    estimator: Estimator,
+    refresh_every: usize,
+    /// Observations since the last refresh.
+    since: usize,
+    /// Per cell (type-major), true when its estimate changed since the last refresh.
+    changed: Vec<bool>,
+}
+
 /// The scheduler a dispatcher owns. It is told what happened ([`Scheduler::submit`],
 /// [`Scheduler::started`], [`Scheduler::completed`], [`Scheduler::failed`]) and asked what
 /// to do ([`Scheduler::decide`]); times are seconds on the dispatcher's clock, never
@@ -243,6 +278,9 @@ pub struct Scheduler {
     dirty: bool,
     actions: Vec<Action>,
     samples: Option<Vec<Sample>>,
+    /// The executions observed and not yet given to the samples and the learner.
+    fresh: Vec<Sample>,
+    learner: Option<Learner>,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -369,6 +407,8 @@ impl Scheduler {
             dirty: false,
             actions: Vec::new(),
             samples: None,
+            fresh: Vec::new(),
+            learner: None,
         })
     }
 
@@ -412,6 +452,97 @@ impl Scheduler {
             .as_mut()
             .map(std::mem::take)
             .unwrap_or_default()
+    }
+
+    /// Learns the PET online from the executions the scheduler is told of or decides
+    /// ([`learn::Estimator`], its prior the PET decided on now): a completion is an exact
+    /// observation of the time it ran, an executing task stopped (dropped, killed at its
+    /// deadline, failed) after running `e` seconds is right-censored at `e`, and a task
+    /// dropped before it started is not observed. Times are the [`Sample`]s'
+    /// (seconds, observed by the estimator in ticks of [`SchedulerConfig::resolution`]).
+    /// After every [`LearnConfig::refresh_every`] observations, the cells whose estimate
+    /// changed replace the PET's ([`System::set_pmf`], as the simulator's learned belief:
+    /// the completion-time PMFs that read a changed cell are recomputed at the next
+    /// decision). Calling it again starts afresh from the current PET.
+    ///
+    /// Errors: options out of range ([`learn::Options::validate`]), a `refresh_every` of 0.
+    pub fn learn_online(&mut self, config: LearnConfig) -> Result<(), LiveError> {
+        if config.refresh_every == 0 {
+            return Err(LiveError::Config(
+                "refresh_every must be at least 1 observation".into(),
+            ));
+        }
+        let pet = self.sys.pet();
+        let (types, machines) = (pet.n_types(), pet.n_machines());
+        let prior = (0..types)
+            .flat_map(|t| (0..machines).map(move |m| (t, m)))
+            .map(|(t, m)| pet.pmf(t, m).clone())
+            .collect();
+        let estimator = Estimator::new(types, machines, prior, config.options)
+            .map_err(|e| LiveError::Config(e.to_string()))?;
+        self.learner = Some(Learner {
+            estimator,
+            refresh_every: config.refresh_every,
+            since: 0,
+            changed: vec![false; types * machines],
+        });
+        Ok(())
+    }
+
+    /// Stops learning; the PET stays as it is.
+    pub fn stop_learning(&mut self) {
+        self.learner = None;
+    }
+
+    /// The online estimator ([`Scheduler::learn_online`]), if learning.
+    pub fn estimator(&self) -> Option<&Estimator> {
+        self.learner.as_ref().map(|l| &l.estimator)
+    }
+
+    /// Hands the executions observed since the last call to the recorded samples and the
+    /// learner; refreshes the PET at the learner's cadence.
+    fn absorb(&mut self) {
+        if self.fresh.is_empty() {
+            return;
+        }
+        if let Some(l) = self.learner.as_mut() {
+            let machines = l.estimator.machines();
+            for s in &self.fresh {
+                let ticks = s.seconds / self.resolution;
+                match l
+                    .estimator
+                    .observe(s.task_type, s.machine, ticks, s.censored)
+                {
+                    Ok(changed) => {
+                        l.since += 1;
+                        if changed {
+                            l.changed[s.task_type * machines + s.machine] = true;
+                        }
+                    }
+                    Err(e) => tracing::warn!(
+                        task_type = s.task_type,
+                        machine = s.machine,
+                        "observation ignored: {e}"
+                    ),
+                }
+            }
+            if l.since >= l.refresh_every {
+                l.since = 0;
+                for (i, c) in l.changed.iter_mut().enumerate() {
+                    if std::mem::take(c) {
+                        let (t, m) = (i / machines, i % machines);
+                        let p = l.estimator.pmf(t, m).clone();
+                        if let Err(e) = self.sys.set_pmf(t, m, p) {
+                            tracing::error!(task_type = t, machine = m, "PET not updated: {e}");
+                        }
+                    }
+                }
+            }
+        }
+        match self.samples.as_mut() {
+            Some(samples) => samples.append(&mut self.fresh),
+            None => self.fresh.clear(),
+        }
     }
 
     /// Seconds per tick.
@@ -639,11 +770,12 @@ impl Scheduler {
         }
         ends.sort_by_key(|e| (e.tick, e.seq));
         let env = Env::plain();
+        let observing = self.samples.is_some() || self.learner.is_some();
         let mut hooks = LiveHooks {
             actions: &mut self.actions,
             start_seq: &mut self.start_seq,
             next_seq: &mut self.next_seq,
-            samples: self.samples.as_mut(),
+            samples: observing.then_some(&mut self.fresh),
             resolution: self.resolution,
         };
         let mut dirty = self.dirty || !ends.is_empty();
@@ -682,6 +814,8 @@ impl Scheduler {
             }
         }
         self.ends = ends;
+        // The ends reported reach the learner before the mapping event reads the PET.
+        self.absorb();
         // A task waiting past its deadline is an event too: it expires now.
         if !dirty {
             let tasks = self.sys.tasks();
@@ -694,8 +828,17 @@ impl Scheduler {
                         .any(|mc| mc.pending().iter().any(|&t| tasks[t].deadline <= tick)));
         }
         if dirty {
+            let mut hooks = LiveHooks {
+                actions: &mut self.actions,
+                start_seq: &mut self.start_seq,
+                next_seq: &mut self.next_seq,
+                samples: observing.then_some(&mut self.fresh),
+                resolution: self.resolution,
+            };
             self.sys
                 .mapping_event(tick, &env, &mut self.mapper, &mut self.pruner, &mut hooks);
+            // The executions its drops stopped (censored).
+            self.absorb();
         }
         self.dirty = false;
         out.append(&mut self.actions);

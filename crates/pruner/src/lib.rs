@@ -7,8 +7,9 @@
 //! per task (paper eq. (7)) and relaxed per task type by PAMF's sufferage (paper V-D2). It also
 //! hands the mapper a defer threshold per task type.
 //!
-//! The [`ProbabilisticPruner`] implements the simulator's [`model::Pruner`] plug point, and
-//! is also usable on its own by any scheduler:
+//! The [`ProbabilisticPruner`] implements the simulator's [`model::Pruner`] plug point.
+//! A scheduler of one's own uses [`standalone::Pruner`]: one queue type, a verdict per task
+//! (map, defer or drop) and the engagement kept inside. The parts are usable alone too:
 //!
 //! ```
 //! use pmf::{DropModel, Pmf};
@@ -36,6 +37,7 @@ mod config;
 mod drop;
 mod engage;
 mod fairness;
+pub mod standalone;
 mod thresholds;
 
 pub use config::{ConfigError, MAX_TASK_TYPES, Never, Preset, PrunerConfig, PrunerTable, Toggle};

@@ -8,10 +8,12 @@ use pmf::PmfError;
 use thiserror::Error;
 
 /// The longest excerpt of offending input quoted in an error message.
+#[cfg(feature = "files")]
 const MAX_QUOTE: usize = 40;
 
 /// Quotes at most [`MAX_QUOTE`] characters of `s` (a hostile input must not make a huge
 /// message).
+#[cfg(feature = "files")]
 pub(crate) fn quote(s: &str) -> String {
     if s.chars().count() <= MAX_QUOTE {
         s.to_owned()
@@ -197,6 +199,7 @@ pub enum WorkloadError {
 
 impl WorkloadError {
     /// Shorthand for a [`WorkloadError::Field`] error.
+    #[cfg(feature = "files")]
     pub(crate) fn field(
         file: &str,
         line: usize,
@@ -214,6 +217,7 @@ impl WorkloadError {
     }
 
     /// Shorthand for a [`WorkloadError::Syntax`] error.
+    #[cfg(feature = "files")]
     pub(crate) fn syntax(file: &str, line: usize, message: impl Into<String>) -> Self {
         WorkloadError::Syntax {
             file: file.to_owned(),

@@ -13,6 +13,9 @@
 //! * [`io`]: the paper's `.etc` and `.dat` files, a CSV of measured execution times turned into
 //!   a PET, and a CSV workload; readers report what they had to repair.
 //! * [`WorkloadConfig`]: the `[workload]` table of a TOML experiment description.
+//!
+//! [`io`] and [`WorkloadConfig`] need the default feature `files` (the `csv` and `toml`
+//! crates); without it, the PET, the trials and the streams remain.
 //! * [`rng`]: one ChaCha12 stream per (seed, trial, purpose).
 //!
 //! # Time
@@ -58,8 +61,10 @@
 //! ```
 
 mod arrivals;
+#[cfg(feature = "files")]
 mod config;
 mod error;
+#[cfg(feature = "files")]
 pub mod io;
 mod pet;
 pub mod rng;
@@ -69,6 +74,7 @@ pub use arrivals::{
     ArrivalSpec, BurstParams, MAX_BURST_INTERVALS, PAPER_HORIZON, PAPER_TASKS, Pattern, Task,
     Trial, generate_trial, try_generate_trial, type_counts,
 };
+#[cfg(feature = "files")]
 pub use config::{PET_KEYS, PatternName, PetSource, WorkloadConfig};
 pub use error::WorkloadError;
 pub use pet::{PAPER_MACHINES, PUBLISHED_MEANS, Pet, defaults};

@@ -2,4 +2,5 @@
 //! reference loop on random systems.
 
 mod reference;
+mod standalone;
 mod system;

@@ -1,0 +1,151 @@
+//! Learning the PET online through the live API: completions are exact observations,
+//! executions a drop cut short are right-censored at the time they ran, tasks dropped before
+//! they started are not observed, and the PET decided on takes the estimate at the cadence.
+
+use live::{Action, LearnConfig, LearnOptions, Scheduler, SchedulerConfig};
+use ndarray::Array2;
+use pmf::Pmf;
+use workload::Pet;
+
+/// One task type on one machine: 2 or 20 ticks (1 s each), half and half.
+fn pet() -> Pet {
+    Pet::new(
+        Array2::from_elem((1, 1), Pmf::new(2, two_or_twenty()).unwrap()),
+        vec!["a".into()],
+        vec!["x".into()],
+    )
+    .unwrap()
+}
+
+fn two_or_twenty() -> Vec<f64> {
+    let mut w = vec![0.0; 19];
+    w[0] = 0.5;
+    w[18] = 0.5;
+    w
+}
+
+/// No deferring (every task starts when its machine is free), queues of 2, learning with
+/// the prior weighing as one observation.
+fn scheduler(refresh_every: usize) -> Scheduler {
+    let config = SchedulerConfig {
+        pruner: live::PrunerConfig {
+            defer_threshold: None,
+            ..live::PrunerConfig::default()
+        },
+        queue_size: 2,
+        ..SchedulerConfig::default()
+    };
+    let mut s = Scheduler::new(pet(), config).unwrap();
+    let options = LearnOptions {
+        prior_weight: 1.0,
+        ..LearnOptions::default()
+    };
+    s.learn_online(LearnConfig {
+        options,
+        refresh_every,
+    })
+    .unwrap();
+    s
+}
+
+fn started(actions: &[Action]) -> Vec<usize> {
+    actions
+        .iter()
+        .filter_map(|a| match *a {
+            Action::Start { task, .. } => Some(task),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_completion_is_an_exact_observation_and_reaches_the_pet() {
+    let mut s = scheduler(1);
+    let t = s.submit(0.0, 0, 100.0).unwrap();
+    assert_eq!(started(&s.decide(0.0).unwrap()), vec![t]);
+    s.started(t, 0.0).unwrap();
+    s.completed(t, 2.0).unwrap();
+    s.decide(2.0).unwrap();
+    let est = s.estimator().unwrap();
+    assert_eq!(est.observations(0, 0), 1);
+    // Kaplan-Meier: all at 2; blended 1:1 with the prior: 0.75 at 2, 0.25 at 20.
+    let p = est.pmf(0, 0);
+    assert!((p.mass_at(2) - 0.75).abs() < 1e-12);
+    assert!((p.mass_at(20) - 0.25).abs() < 1e-12);
+    assert_eq!(s.pet().pmf(0, 0), p);
+}
+
+#[test]
+fn an_executing_task_killed_at_its_deadline_is_censored_and_a_pending_drop_is_not_seen() {
+    let mut s = scheduler(1);
+    // Due at 6 s: it starts at 0 and is still executing at 6 s, when it is dropped.
+    let a = s.submit(0.0, 0, 6.0).unwrap();
+    // Behind it, due at 3 s: it expires while pending (never observed).
+    let b = s.submit(0.0, 0, 3.0).unwrap();
+    assert_eq!(started(&s.decide(0.0).unwrap()), vec![a]);
+    s.started(a, 0.0).unwrap();
+    let actions = s.decide(6.0).unwrap();
+    for t in [a, b] {
+        assert!(
+            actions
+                .iter()
+                .any(|x| matches!(*x, Action::Drop { task, .. } if task == t)),
+            "{t} dropped: {actions:?}"
+        );
+    }
+    let est = s.estimator().unwrap();
+    assert_eq!(est.observations(0, 0), 1);
+    // Censored at 6: all mass lies beyond 6, on the prior after 6 (tick 20); blended 1:1
+    // with the prior: 0.25 at 2, 0.75 at 20, nothing at 6 (an exact observation would put
+    // mass there).
+    let p = est.pmf(0, 0);
+    assert_eq!(p.mass_at(6), 0.0);
+    assert!((p.mass_at(2) - 0.25).abs() < 1e-12);
+    assert!((p.mass_at(20) - 0.75).abs() < 1e-12);
+    assert_eq!(s.pet().pmf(0, 0), p);
+}
+
+#[test]
+fn the_pet_changes_after_the_cadence() {
+    let mut s = scheduler(2);
+    let prior = s.pet().pmf(0, 0).clone();
+    let mut now = 0.0;
+    for k in 0..2 {
+        let t = s.submit(now, 0, now + 100.0).unwrap();
+        assert_eq!(started(&s.decide(now).unwrap()), vec![t]);
+        s.started(t, now).unwrap();
+        now += 2.0;
+        s.completed(t, now).unwrap();
+        s.decide(now).unwrap();
+        let est = s.estimator().unwrap();
+        assert_eq!(est.observations(0, 0), k + 1);
+        assert_ne!(est.pmf(0, 0), &prior);
+        if k == 0 {
+            // One observation of two: the PET decided on is still the prior.
+            assert_eq!(s.pet().pmf(0, 0), &prior);
+        } else {
+            assert_eq!(s.pet().pmf(0, 0), est.pmf(0, 0));
+        }
+    }
+}
+
+#[test]
+fn learning_keeps_the_samples_recorded_and_rejects_a_zero_cadence() {
+    let mut s = scheduler(1);
+    s.record_samples(true);
+    let t = s.submit(0.0, 0, 100.0).unwrap();
+    s.decide(0.0).unwrap();
+    s.started(t, 0.0).unwrap();
+    s.completed(t, 2.0).unwrap();
+    s.decide(2.0).unwrap();
+    assert_eq!(s.drain_samples().len(), 1);
+    assert!(
+        s.learn_online(LearnConfig {
+            refresh_every: 0,
+            ..LearnConfig::default()
+        })
+        .is_err()
+    );
+    s.stop_learning();
+    assert!(s.estimator().is_none());
+}
