@@ -692,6 +692,42 @@ impl PyScheduler {
         self.with(|s| s.failed(task, at))?.map_err(live_error)
     }
 
+    /// Learns the PET online from the ends it is told about (`live::Scheduler::learn_online`):
+    /// a completion is an exact observation, an executing task stopped by a drop, its
+    /// deadline or a failure is censored at the time it ran, a task dropped before it
+    /// started is not observed. The PET decided on takes the estimator's changed cells after
+    /// every `refresh_every` observations. `options` as the `Estimator`'s (`censoring`,
+    /// `tail`, `prior_weight`, `window`, `cadence`); the prior is the current PET.
+    #[pyo3(signature = (refresh_every=1, **options))]
+    fn learn_online(
+        &self,
+        refresh_every: usize,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<()> {
+        let options: learn::Options = match options {
+            None => learn::Options::default(),
+            Some(o) => toml::Value::Table(toml_table(o.as_any(), "options")?)
+                .try_into()
+                .map_err(|e| ConfigError::new_err(format!("estimator options: {e}")))?,
+        };
+        let config = live::LearnConfig {
+            options,
+            refresh_every,
+        };
+        self.with(|s| s.learn_online(config))?.map_err(live_error)
+    }
+
+    /// Stops learning; the PET stays as learned.
+    fn stop_learning(&self) -> PyResult<()> {
+        self.with(|s| s.stop_learning())
+    }
+
+    /// True while the scheduler learns its PET online.
+    #[getter]
+    fn learning(&self) -> PyResult<bool> {
+        self.with(|s| s.estimator().is_some())
+    }
+
     /// What to do at `now` (seconds), as `(kind, task, machine, executing, reason)` tuples.
     fn _decide(&self, py: Python<'_>, now: f64) -> PyResult<Vec<ActionTuple>> {
         py.detach(|| self.with(|s| s.decide(now)))?

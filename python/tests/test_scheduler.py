@@ -106,3 +106,22 @@ def test_a_censored_time_moves_mass_beyond_it() -> None:
     prior = pet.pmf(0, 0)
     after = e.observe(0, 0, float(prior.quantile(0.5)), censored=True)
     assert after.mean() > prior.mean()
+
+
+def test_the_scheduler_learns_its_pet_from_the_completions_it_is_told_about() -> None:
+    s = prunesim.Scheduler(prunesim.Pet.default(1), heuristic="MM", drop_model="none")
+    assert not s.learning
+    with pytest.raises(prunesim.ConfigError, match="refresh_every"):
+        s.learn_online(refresh_every=0)
+    s.learn_online(refresh_every=1, prior_weight=0.0)
+    assert s.learning
+    t = s.submit(0.0, 0, 1_000.0)
+    start = next(a for a in s.decide(0.0) if a.kind == "start")
+    s.started(t, 0.0)
+    s.completed(t, 7.0)
+    s.decide(7.0)
+    # With no weight on the prior, the one completion is the cell's whole PMF.
+    learned = s.pet.pmf(0, start.machine)
+    assert learned.offset == 7 and list(learned.masses) == [1.0]
+    s.stop_learning()
+    assert not s.learning
