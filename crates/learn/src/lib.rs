@@ -30,10 +30,46 @@
 //!    observation, and weighing as much as `n0` observations after. A convex combination of
 //!    two PMFs, so a PMF.
 //!
+//! 4. **The machine factor** (optional, [`Options::machine_scale`]): the model `T = s_m Z`,
+//!    every execution time on machine `m` a base time `Z` of its cell times one factor
+//!    `s_m` that all the machine's cells share (a machine-wide slowdown or speedup). Each
+//!    observation `x` of cell `(t, m)` gives the ratio `r = x / med(t, m)`, `med` the
+//!    median of the cell's prior (its 1/2-quantile, at least one tick), censored when `x`
+//!    is. The estimate of `s_m` is the **Kaplan-Meier median** of the machine's last
+//!    [`Options::machine_window`] ratios ([`median_ratio`]: the smallest ratio at which
+//!    the Kaplan-Meier CDF reaches 1/2; the largest ratio when more than half of the mass
+//!    survives it, a lower bound), once at least [`MIN_MACHINE_OBSERVATIONS`] are in,
+//!    clamped to `[1/MAX_SCALE, MAX_SCALE]`, and re-estimated after every
+//!    [`Options::cadence`]-th observation of the machine. With a prior equal to the truth the ratios'
+//!    median is exactly 1 (each cell's `Z / med` has median 1, so has any mixture of
+//!    cells); when the machine slows down by `c`, it is `c`. A censored run at `e` counts
+//!    as `r > e / med`, as in the cells. The window is the factor's forgetting. The
+//!    factor applied moves to the estimate only when they differ by more than
+//!    [`SCALE_STEP`] (relative): each move rebuilds every cell of the machine, which
+//!    costs a scheduler the PCTs of the machine's queue. A cell then learns its base
+//!    distribution: its observations are kept divided by the factor applied when they are
+//!    made (steps 1-3 on those), and its PMF is that base stretched by the factor
+//!    applied ([`pmf::transform::scale_time`]). With the factor off (the default) every
+//!    factor is 1 and nothing is scaled.
+//!
 //! [`Options`] choose ignoring censoring (the naive estimator, for comparison), a sliding
-//! window over the last observations of each cell (for drift), and the update cadence: a
-//! cell's PMF is rebuilt after every `k`-th observation of that cell, so the cost per
-//! observation is bounded by `O(window log window) / k`.
+//! window over the last observations of each cell (for drift), the machine factor, and the
+//! update cadence: a cell's PMF is rebuilt after every `k`-th observation of that cell, so
+//! the cost per observation is bounded by `O(window log window) / k` (the machine factor,
+//! re-estimated at the same cadence per machine, adds `O(machine_window log
+//! machine_window) / k`, and a rebuild of the machine's cells when the factor applied
+//! moves).
+//!
+//! **The geometric tail** (step 2, when the prior has no mass beyond the last, censored,
+//! observation `w`) is `P(floor(w) + k) = q (1 - q)^(k - 1)`, `q = 1 / theta`, `k >= 1`:
+//! its mean excess over `floor(w)` is `theta`, the cell's total observed time over its
+//! completions (the exponential maximum-likelihood mean of right-censored data). It is a
+//! model, not an estimate: it assumes an execution that outlived `w` has as much to go
+//! as the cell's mean, so when the cell's completions are short and its censorings long
+//! (a prior that is too short, an overloaded machine) it places the remainder a mean's
+//! length beyond `w`; when nothing completed, `theta = w`, doubling the expected time of
+//! a task that already ran `w`. Both are the memoryless reading of "longer than `w`"; the
+//! prior's own tail, when it reaches beyond `w`, takes precedence.
 //!
 //! Times are in the ticks of the prior's PMFs. A completion at time `x` counts at tick
 //! `ceil(x)`; a censoring at `e` means the execution time exceeds `e`.
@@ -49,7 +85,7 @@
 //! // Two completions at 4 and 6, one task dropped after running 8 ticks.
 //! est.observe(0, 0, 4.0, false).unwrap();
 //! est.observe(0, 0, 6.0, false).unwrap();
-//! assert!(est.observe(0, 0, 8.0, true).unwrap()); // the cell's PMF changed
+//! assert!(est.observe(0, 0, 8.0, true).unwrap().changed()); // the cell's PMF changed
 //! // Kaplan-Meier: 1/3 at 4, 1/3 at 6, 1/3 beyond 8 (on the prior beyond 8: tick 10);
 //! // blended with the prior as 3 observations to 1.
 //! let p = est.pmf(0, 0);
@@ -71,6 +107,35 @@ pub const MAX_TAIL_TICKS: usize = 4096;
 
 /// The mass left beyond the geometric tail's last tick, which is put on that tick.
 const TAIL_CUT: f64 = 1e-6;
+
+/// The machine factor is estimated once a machine has this many observations in its window
+/// (or its whole window, when [`Options::machine_window`] is smaller); until then it is 1.
+pub const MIN_MACHINE_OBSERVATIONS: usize = 10;
+
+/// The factor applied to a machine's cells moves to the estimate only when
+/// `|ln(estimate / applied)| > ln(1 + SCALE_STEP)`.
+pub const SCALE_STEP: f64 = 0.05;
+
+/// The machine factor lies in `[1 / MAX_SCALE, MAX_SCALE]`.
+pub const MAX_SCALE: f64 = 16.0;
+
+/// What an observation changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Update {
+    /// No PMF.
+    Unchanged,
+    /// The PMF of the observed cell.
+    Cell,
+    /// Every cell of the observed machine (its factor moved, [`Options::machine_scale`]).
+    Machine,
+}
+
+impl Update {
+    /// True when some PMF changed.
+    pub fn changed(self) -> bool {
+        self != Update::Unchanged
+    }
+}
 
 /// What censored observations count for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -112,6 +177,12 @@ pub struct Options {
     pub window: Option<usize>,
     /// A cell's PMF is rebuilt after every `cadence`-th observation of the cell (>= 1).
     pub cadence: usize,
+    /// One time-scale factor per machine shared by all its cells, fitted to the ratios of
+    /// the machine's observations to their cells' prior medians (the crate docs, step 4).
+    pub machine_scale: bool,
+    /// The machine factor's window: only the last this many observations of the machine
+    /// count (>= 1; its forgetting).
+    pub machine_window: usize,
 }
 
 impl Default for Options {
@@ -122,6 +193,8 @@ impl Default for Options {
             prior_weight: 10.0,
             window: None,
             cadence: 1,
+            machine_scale: false,
+            machine_window: 50,
         }
     }
 }
@@ -138,6 +211,12 @@ impl Options {
         if self.window == Some(0) {
             return Err(LearnError::InvalidOption {
                 field: "window",
+                reason: "expected at least 1 observation".into(),
+            });
+        }
+        if self.machine_window == 0 {
+            return Err(LearnError::InvalidOption {
+                field: "machine_window",
                 reason: "expected at least 1 observation".into(),
             });
         }
@@ -199,10 +278,23 @@ struct Cell {
     samples: VecDeque<Sample>,
     /// Observations since the PMF was last rebuilt.
     since: usize,
-    /// The current PMF.
+    /// The current PMF: `base` stretched by the machine's factor.
     current: Pmf,
+    /// The blend of the prior and the estimate, on the scale of the prior.
+    base: Pmf,
     /// Observations in the current PMF's estimate (`n` of the blend).
     used: usize,
+}
+
+/// A machine's factor ([`Options::machine_scale`]).
+#[derive(Debug, Clone)]
+struct Factor {
+    /// The last observations' ratios to their cells' prior medians.
+    ratios: VecDeque<Sample>,
+    /// The factor applied to the machine's cells.
+    applied: f64,
+    /// Observations of the machine since the factor was last estimated.
+    since: usize,
 }
 
 /// Per (task type, machine), the execution-time PMF learned so far (see the crate docs).
@@ -211,7 +303,10 @@ pub struct Estimator {
     types: usize,
     machines: usize,
     prior: Vec<Pmf>,
+    /// The prior's median of each cell (at least 1 tick), the machine factor's reference.
+    medians: Vec<f64>,
     cells: Vec<Cell>,
+    factors: Vec<Factor>,
     options: Options,
 }
 
@@ -239,14 +334,28 @@ impl Estimator {
                 samples: VecDeque::new(),
                 since: 0,
                 current: p.clone(),
+                base: p.clone(),
                 used: 0,
+            })
+            .collect();
+        let medians = prior
+            .iter()
+            .map(|p| p.quantile(0.5).map(|q| (q as f64).max(1.0)))
+            .collect::<Result<_, _>>()?;
+        let factors = (0..machines)
+            .map(|_| Factor {
+                ratios: VecDeque::new(),
+                applied: 1.0,
+                since: 0,
             })
             .collect();
         Ok(Estimator {
             types,
             machines,
             prior,
+            medians,
             cells,
+            factors,
             options,
         })
     }
@@ -280,45 +389,122 @@ impl Estimator {
 
     /// Records an execution of `task_type` on `machine` that ran `time` ticks: completed
     /// (`censored = false`) or ended by a drop before completing (`censored = true`: the
-    /// execution time exceeds `time`). Returns true when the cell's PMF changed (it is
-    /// rebuilt at the cadence, [`Options::cadence`]).
+    /// execution time exceeds `time`). Returns what changed: the cell's PMF (rebuilt at the
+    /// cadence, [`Options::cadence`]), every PMF of the machine (its factor moved,
+    /// [`Options::machine_scale`]), or nothing.
+    ///
+    /// Errors: a cell outside the shape or a time that is not finite and `>= 0` (nothing
+    /// is recorded); a PMF that cannot be built (the observation is recorded, the PMFs are
+    /// unchanged).
     pub fn observe(
         &mut self,
         task_type: usize,
         machine: usize,
         time: f64,
         censored: bool,
-    ) -> Result<bool, LearnError> {
+    ) -> Result<Update, LearnError> {
         let i = self.index(task_type, machine)?;
         if !(time.is_finite() && time >= 0.0) {
             return Err(LearnError::InvalidTime(time));
         }
         let options = self.options;
+        let mut update = Update::Unchanged;
+        let mut failed = None;
+        if options.machine_scale {
+            match self.update_factor(machine, time / self.medians[i], censored) {
+                Ok(Some(pmfs)) => {
+                    for (t, p) in pmfs.into_iter().enumerate() {
+                        self.cells[t * self.machines + machine].current = p;
+                    }
+                    update = Update::Machine;
+                }
+                Ok(None) => {}
+                Err(e) => failed = Some(e),
+            }
+        }
+        let factor = self.factors[machine].applied;
         let cell = &mut self.cells[i];
-        cell.samples.push_back(Sample { time, censored });
+        cell.samples.push_back(Sample {
+            time: time / factor,
+            censored,
+        });
         if let Some(w) = options.window {
             while cell.samples.len() > w {
                 cell.samples.pop_front();
             }
         }
         cell.since += 1;
-        if cell.since < options.cadence {
-            return Ok(false);
+        if let Some(e) = failed {
+            return Err(e);
         }
-        cell.since = 0;
-        let samples = cell.samples.make_contiguous();
-        let (estimate, used) = match estimate(samples, &self.prior[i], &options)? {
-            Some((p, n)) => (Some(p), n),
-            None => (None, 0),
+        if cell.since >= options.cadence {
+            cell.since = 0;
+            let samples = cell.samples.make_contiguous();
+            let (estimate, used) = match estimate(samples, &self.prior[i], &options)? {
+                Some((p, n)) => (Some(p), n),
+                None => (None, 0),
+            };
+            let next = match estimate {
+                Some(e) => blend(&self.prior[i], options.prior_weight, &e, used)?,
+                None => self.prior[i].clone(),
+            };
+            let current = stretch(&next, factor)?;
+            if current != cell.current && update == Update::Unchanged {
+                update = Update::Cell;
+            }
+            cell.current = current;
+            cell.base = next;
+            cell.used = used;
+        }
+        Ok(update)
+    }
+
+    /// Adds a ratio to `machine`'s window and re-estimates its factor; when the factor
+    /// applied moves, the machine's cells' PMFs at the new factor (by task type), the
+    /// factor already applied.
+    fn update_factor(
+        &mut self,
+        machine: usize,
+        ratio: f64,
+        censored: bool,
+    ) -> Result<Option<Vec<Pmf>>, LearnError> {
+        let w = self.options.machine_window;
+        let f = &mut self.factors[machine];
+        f.ratios.push_back(Sample {
+            time: ratio,
+            censored,
+        });
+        while f.ratios.len() > w {
+            f.ratios.pop_front();
+        }
+        f.since += 1;
+        if f.ratios.len() < MIN_MACHINE_OBSERVATIONS.min(w) || f.since < self.options.cadence {
+            return Ok(None);
+        }
+        f.since = 0;
+        let Some(est) = median_ratio(f.ratios.make_contiguous())? else {
+            return Ok(None);
         };
-        let next = match estimate {
-            Some(e) => blend(&self.prior[i], options.prior_weight, &e, used)?,
-            None => self.prior[i].clone(),
-        };
-        let changed = next != cell.current;
-        cell.current = next;
-        cell.used = used;
-        Ok(changed)
+        let est = est.clamp(1.0 / MAX_SCALE, MAX_SCALE);
+        if (est / f.applied).ln().abs() <= SCALE_STEP.ln_1p() {
+            return Ok(None);
+        }
+        let pmfs = (0..self.types)
+            .map(|t| stretch(&self.cells[t * self.machines + machine].base, est))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.factors[machine].applied = est;
+        Ok(Some(pmfs))
+    }
+
+    /// The factor applied to `machine`'s cells (1 without [`Options::machine_scale`]).
+    ///
+    /// # Panics
+    /// On a machine outside the estimator's shape.
+    pub fn scale(&self, machine: usize) -> f64 {
+        match self.factors.get(machine) {
+            Some(f) => f.applied,
+            None => panic!("machine {machine} outside {} machines", self.machines),
+        }
     }
 
     /// The current PMF of `task_type` on `machine`.
@@ -417,6 +603,35 @@ pub fn estimate(
         }
     }
     Ok(Some((Pmf::from_weighted_pairs(pairs)?, samples.len())))
+}
+
+/// The Kaplan-Meier median of `samples`: the smallest time at which the Kaplan-Meier CDF
+/// reaches 1/2; the largest time when more than half of the mass survives every time (its
+/// last observation is censored: a lower bound on the median); `None` without samples.
+/// The machine factor's estimate ([`Options::machine_scale`]) on ratios.
+pub fn median_ratio(samples: &[Sample]) -> Result<Option<f64>, LearnError> {
+    if samples.is_empty() {
+        return Ok(None);
+    }
+    let km = KaplanMeier::new(samples)?;
+    let mut cdf = 0.0;
+    for (t, p) in km.completions() {
+        cdf += p;
+        // The masses of a distribution summing to one, to within rounding.
+        if cdf >= 0.5 - 1e-12 {
+            return Ok(Some(t));
+        }
+    }
+    Ok(Some(km.last_time()))
+}
+
+/// `p` stretched by `factor` ([`pmf::transform::scale_time`]); `p` itself at factor 1.
+fn stretch(p: &Pmf, factor: f64) -> Result<Pmf, PmfError> {
+    if factor == 1.0 {
+        Ok(p.clone())
+    } else {
+        pmf::transform::scale_time(p, factor)
+    }
 }
 
 /// `(n0 prior + n estimate) / (n0 + n)`; the estimate alone when `n0 = 0`.

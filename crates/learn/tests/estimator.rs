@@ -1,7 +1,10 @@
 //! The estimator against hand-computed examples and plain references.
 
-use learn::{Censoring, Estimator, LearnError, Options, Tail};
+use learn::{
+    Censoring, Estimator, LearnError, MIN_MACHINE_OBSERVATIONS, Options, Tail, Update, median_ratio,
+};
 use pmf::Pmf;
+use pmf::kaplan_meier::Sample;
 use proptest::prelude::*;
 
 const EPS: f64 = 1e-12;
@@ -95,7 +98,7 @@ fn ignoring_censoring_learns_from_completions_only() {
     };
     let mut est = Estimator::new(1, 1, vec![Pmf::point(50)], o).unwrap();
     // A censored observation alone changes nothing.
-    assert!(!est.observe(0, 0, 30.0, true).unwrap());
+    assert!(!est.observe(0, 0, 30.0, true).unwrap().changed());
     assert_eq!(est.pmf(0, 0), &Pmf::point(50));
     est.observe(0, 0, 4.0, false).unwrap();
     est.observe(0, 0, 30.0, true).unwrap();
@@ -136,11 +139,11 @@ fn the_cadence_rebuilds_every_kth_observation_of_a_cell() {
         ..options(0.0)
     };
     let mut est = Estimator::new(1, 2, vec![Pmf::point(10), Pmf::point(10)], o).unwrap();
-    assert!(!est.observe(0, 0, 1.0, false).unwrap());
-    assert!(!est.observe(0, 1, 1.0, false).unwrap());
-    assert!(!est.observe(0, 0, 2.0, false).unwrap());
+    assert!(!est.observe(0, 0, 1.0, false).unwrap().changed());
+    assert!(!est.observe(0, 1, 1.0, false).unwrap().changed());
+    assert!(!est.observe(0, 0, 2.0, false).unwrap().changed());
     assert_eq!(est.pmf(0, 0), &Pmf::point(10));
-    assert!(est.observe(0, 0, 3.0, false).unwrap());
+    assert!(est.observe(0, 0, 3.0, false).unwrap().changed());
     assert!((est.pmf(0, 0).mean() - 2.0).abs() < EPS);
     assert_eq!(est.pmf(0, 1), &Pmf::point(10));
 }
@@ -167,6 +170,226 @@ fn bad_input_is_an_error_naming_what_is_wrong() {
         Err(LearnError::Pmf(_))
     ));
     assert_eq!(est.observations(0, 0), 1, "kept: the time is valid");
+}
+
+fn scaled(prior_weight: f64) -> Options {
+    Options {
+        prior_weight,
+        machine_scale: true,
+        ..Options::default()
+    }
+}
+
+fn ratios(xs: &[(f64, bool)]) -> Vec<Sample> {
+    xs.iter()
+        .map(|&(time, censored)| Sample { time, censored })
+        .collect()
+}
+
+#[test]
+fn the_kaplan_meier_median_of_ratios_by_hand() {
+    // Without censoring: the smallest ratio where the empirical CDF reaches 1/2.
+    let m = median_ratio(&ratios(&[
+        (3.0, false),
+        (1.0, false),
+        (2.0, false),
+        (4.0, false),
+    ]));
+    assert_eq!(m.unwrap(), Some(2.0));
+    // 1, 1, 2 (censored), 2 (censored), 3, 5: S(1) = 4/6; at 3 two are at risk, S(3) =
+    // 4/6 x 1/2 = 1/3, so the CDF is 1/3 at 1 and 2/3 at 3: the median is 3. Ignoring
+    // the censored ones it would be 1, counting them as completions 2.
+    let m = median_ratio(&ratios(&[
+        (1.0, false),
+        (1.0, false),
+        (2.0, true),
+        (2.0, true),
+        (3.0, false),
+        (5.0, false),
+    ]));
+    assert_eq!(m.unwrap(), Some(3.0));
+    // 1, 2 (censored), 3 (censored): S(1) = 2/3 and 2/3 survives the last ratio: the
+    // median is at least 3, the largest ratio.
+    let m = median_ratio(&ratios(&[(1.0, false), (2.0, true), (3.0, true)]));
+    assert_eq!(m.unwrap(), Some(3.0));
+    assert_eq!(median_ratio(&[]).unwrap(), None);
+}
+
+#[test]
+fn the_machine_factor_is_the_ratio_of_observed_to_prior_times() {
+    // Two task types on two machines, priors 10 and 20 ticks (medians 10 and 20). Machine
+    // 1 runs everything twice as long: 20 and 40. Machine 0 as the prior.
+    let prior = vec![
+        Pmf::point(10),
+        Pmf::point(10),
+        Pmf::point(20),
+        Pmf::point(20),
+    ];
+    let mut est = Estimator::new(2, 2, prior, scaled(10.0)).unwrap();
+    for k in 0..MIN_MACHINE_OBSERVATIONS - 1 {
+        let t = k % 2;
+        let x = [20.0, 40.0][t];
+        assert_ne!(est.observe(t, 1, x, false).unwrap(), Update::Machine);
+        est.observe(t, 0, x / 2.0, false).unwrap();
+    }
+    assert_eq!(est.scale(1), 1.0, "fewer than the minimum: no factor yet");
+    // The tenth ratio: all ten are 2, the median is 2; every cell of machine 1 moves.
+    assert_eq!(est.observe(1, 1, 40.0, false).unwrap(), Update::Machine);
+    assert_eq!(est.scale(1), 2.0);
+    assert_eq!(est.scale(0), 1.0);
+    // Type 0 on machine 1: its observations were 20 ticks while the factor was 1, so its
+    // base is (10 x point(10) + 5 x point(20)) / 15, stretched by 2: 2/3 at 20, 1/3 at 40.
+    let p = est.pmf(0, 1);
+    assert!((p.mass_at(20) - 2.0 / 3.0).abs() < EPS, "{p:?}");
+    assert!((p.mass_at(40) - 1.0 / 3.0).abs() < EPS, "{p:?}");
+    // From now on an observation of 20 counts as 10 on the base: the base learns the
+    // prior's shape, the factor the slowdown.
+    for _ in 0..5 {
+        est.observe(0, 1, 20.0, false).unwrap();
+    }
+    // Base: the prior at 10 weighing 10, five runs at 20 (factor 1) and five at 10 (20 / 2):
+    // 15/20 at 10, 5/20 at 20; stretched by 2.
+    let p = est.pmf(0, 1);
+    assert!((p.mass_at(20) - 0.75).abs() < EPS, "{p:?}");
+    assert!((p.mass_at(40) - 0.25).abs() < EPS, "{p:?}");
+    assert_eq!(est.pmf(0, 0), &Pmf::point(10), "machine 0 as the prior");
+}
+
+#[test]
+fn a_censored_run_counts_as_a_lower_bound_on_the_factor() {
+    // One type, one machine, prior point(10). Ten runs: five completed at 10 (ratio 1),
+    // five dropped after 30 ticks (ratio > 3). Kaplan-Meier: S(1) = 1/2, so the CDF
+    // reaches 1/2 at ratio 1: factor 1. With six dropped of ten the CDF stays at
+    // 4/10 < 1/2 through the last completion, so more than half of the mass survives:
+    // the factor is the largest ratio, 3 (ignoring censoring it would be 1).
+    let mut est = Estimator::new(1, 1, vec![Pmf::point(10)], scaled(1.0)).unwrap();
+    for k in 0..10 {
+        est.observe(0, 0, if k % 2 == 0 { 10.0 } else { 30.0 }, k % 2 == 1)
+            .unwrap();
+    }
+    assert_eq!(est.scale(0), 1.0);
+    let mut est = Estimator::new(1, 1, vec![Pmf::point(10)], scaled(1.0)).unwrap();
+    for k in 0..10 {
+        est.observe(0, 0, if k < 4 { 10.0 } else { 30.0 }, k >= 4)
+            .unwrap();
+    }
+    assert_eq!(est.scale(0), 3.0);
+}
+
+#[test]
+fn the_machine_factor_forgets_outside_its_window() {
+    // Window 10: ten runs at the prior's 10, then ten at 20. After the second ten every
+    // ratio in the window is 2.
+    let o = Options {
+        machine_window: 10,
+        ..scaled(1.0)
+    };
+    let mut est = Estimator::new(1, 1, vec![Pmf::point(10)], o).unwrap();
+    for _ in 0..10 {
+        est.observe(0, 0, 10.0, false).unwrap();
+    }
+    assert_eq!(est.scale(0), 1.0);
+    // After the sixth run at 20, six of the ten ratios are 2: the median is 2.
+    for k in 0..6 {
+        assert_eq!(est.scale(0), 1.0, "run {k}");
+        est.observe(0, 0, 20.0, false).unwrap();
+    }
+    assert_eq!(est.scale(0), 2.0);
+}
+
+#[test]
+fn the_machine_factor_is_re_estimated_at_the_cadence() {
+    // As above with cadence 4: estimated at the 10th run (the minimum), then at the 14th
+    // (six ratios 1, four 2: still 1) and the 18th (two 1, eight 2): the factor moves at
+    // the eighth run at 20, not the sixth.
+    let o = Options {
+        machine_window: 10,
+        cadence: 4,
+        ..scaled(1.0)
+    };
+    let mut est = Estimator::new(1, 1, vec![Pmf::point(10)], o).unwrap();
+    for _ in 0..10 {
+        est.observe(0, 0, 10.0, false).unwrap();
+    }
+    for k in 0..8 {
+        assert_eq!(est.scale(0), 1.0, "run {k}");
+        est.observe(0, 0, 20.0, false).unwrap();
+    }
+    assert_eq!(est.scale(0), 2.0);
+}
+
+#[test]
+fn without_the_machine_factor_nothing_is_scaled() {
+    let mut est = Estimator::new(1, 2, vec![Pmf::point(10); 2], options(1.0)).unwrap();
+    for _ in 0..50 {
+        est.observe(0, 1, 40.0, false).unwrap();
+    }
+    assert_eq!(est.scale(1), 1.0);
+    // (1 x 10 + 50 x 40) / 51.
+    assert!((est.pmf(0, 1).mass_at(40) - 50.0 / 51.0).abs() < EPS);
+}
+
+#[test]
+fn when_nothing_completed_the_geometric_tail_has_the_censoring_time_as_mean_excess() {
+    // Censored at 8 only, the prior point(5) has nothing beyond: theta = w = 8, so the
+    // whole mass lies on a geometric tail from 9, P(9) = 1/8, P(10) = 7/64; its mean is
+    // 8 + 8 = 16 (cut where 1e-6 is left): a task that ran 8 is expected to run as long
+    // again.
+    let mut est = Estimator::new(1, 1, vec![Pmf::point(5)], options(0.0)).unwrap();
+    est.observe(0, 0, 8.0, true).unwrap();
+    let p = est.pmf(0, 0);
+    assert!((p.mass_at(9) - 1.0 / 8.0).abs() < EPS);
+    assert!((p.mass_at(10) - 7.0 / 64.0).abs() < EPS);
+    assert!((p.mean() - 16.0).abs() < 1e-3, "{}", p.mean());
+}
+
+proptest! {
+    #[test]
+    fn the_median_ratio_scales_with_the_ratios_and_censoring_only_raises_it(
+        obs in proptest::collection::vec((1u32..1000, any::<bool>()), 1..60),
+        c in 0.1f64..10.0,
+        k in 0usize..60,
+    ) {
+        let r: Vec<Sample> = obs.iter().map(|&(t, cen)| Sample { time: f64::from(t), censored: cen }).collect();
+        let m = median_ratio(&r).unwrap().unwrap();
+        let lo = r.iter().map(|s| s.time).fold(f64::INFINITY, f64::min);
+        let hi = r.iter().map(|s| s.time).fold(0.0, f64::max);
+        prop_assert!(lo <= m && m <= hi);
+        // Equivariant: ratios times c, median times c.
+        let rc: Vec<Sample> = r.iter().map(|s| Sample { time: s.time * c, ..*s }).collect();
+        let mc = median_ratio(&rc).unwrap().unwrap();
+        prop_assert!((mc - c * m).abs() <= 1e-9 * mc.max(1.0), "{} vs {}", mc, c * m);
+        // Censoring one more ratio moves mass to later ratios: the median never falls.
+        let mut more = r;
+        let j = k % more.len();
+        more[j].censored = true;
+        prop_assert!(median_ratio(&more).unwrap().unwrap() >= m);
+    }
+
+    #[test]
+    fn a_uniform_slowdown_is_learned_as_the_machine_factor(
+        weights in proptest::collection::vec(1u32..10, 2..12),
+        at in 1i64..50,
+        slow in 1u32..5,
+    ) {
+        // Runs at the prior's quantiles of a regular grid, times `slow`: the factor applied
+        // is within SCALE_STEP of `slow` and every PMF stays a PMF.
+        let prior = Pmf::from_weights(at, weights.iter().map(|&w| f64::from(w)).collect()).unwrap();
+        let mut est = Estimator::new(1, 1, vec![prior.clone()], scaled(10.0)).unwrap();
+        let n = 49u32;
+        for k in 0..n {
+            let u = (f64::from(k * 29 % n) + 0.5) / f64::from(n);
+            let x = prior.quantile(u).unwrap() * i64::from(slow);
+            est.observe(0, 0, x as f64, false).unwrap();
+            prop_assert!(est.pmf(0, 0).check_invariants().is_ok());
+        }
+        let f = est.scale(0);
+        let s = f64::from(slow);
+        // The ratios x / median sorted: the 25th of 49 is at u = 1/2, the median itself
+        // times `slow`; the factor applied is within SCALE_STEP of that estimate.
+        prop_assert!((f / s).ln().abs() <= learn::SCALE_STEP.ln_1p() + 1e-12,
+            "factor {} for slowdown {}", f, slow);
+    }
 }
 
 proptest! {
@@ -203,6 +426,7 @@ proptest! {
             tail: if at_last { Tail::AtLast } else { Tail::Prior },
             window,
             cadence: 1,
+            ..Options::default()
         };
         let mut est = Estimator::new(1, 1, vec![prior], o).unwrap();
         for &(t, c) in &obs {

@@ -513,10 +513,20 @@ impl Scheduler {
                     .estimator
                     .observe(s.task_type, s.machine, ticks, s.censored)
                 {
-                    Ok(changed) => {
+                    Ok(update) => {
                         l.since += 1;
-                        if changed {
-                            l.changed[s.task_type * machines + s.machine] = true;
+                        match update {
+                            learn::Update::Unchanged => {}
+                            learn::Update::Cell => {
+                                l.changed[s.task_type * machines + s.machine] = true;
+                            }
+                            // The machine's factor moved: every cell of the machine changed.
+                            learn::Update::Machine => {
+                                let types = l.changed.len() / machines;
+                                for t in 0..types {
+                                    l.changed[t * machines + s.machine] = true;
+                                }
+                            }
                         }
                     }
                     Err(e) => tracing::warn!(

@@ -356,21 +356,35 @@ impl<'p> System<'p> {
     }
 
     /// The estimator, if any, observes an execution of `t` on `m` that ran `ran` ticks,
-    /// complete or not (`censored`); a cell whose estimate changed replaces the belief's PMF.
+    /// complete or not (`censored`); every PMF it changed (the cell's, or all of the
+    /// machine's when its factor moved, `learn::Options::machine_scale`) replaces the
+    /// belief's.
     fn observe(&mut self, t: TaskId, m: MachineId, ran: Tick, censored: bool) {
         let Some(est) = self.estimator.as_mut() else {
             return;
         };
         let ty = self.tasks[t].task_type;
-        match est.observe(ty, m, ran as f64, censored) {
-            Ok(true) => {
-                let p = est.pmf(ty, m).clone();
-                if let Err(e) = self.set_pmf(ty, m, p) {
-                    tracing::error!(task_type = ty, machine = m, "belief not updated: {e}");
-                }
+        let changed: Vec<(usize, pmf::Pmf)> = match est.observe(ty, m, ran as f64, censored) {
+            Ok(learn::Update::Unchanged) => return,
+            Ok(learn::Update::Cell) => vec![(ty, est.pmf(ty, m).clone())],
+            Ok(learn::Update::Machine) => {
+                tracing::debug!(machine = m, scale = est.scale(m), "machine factor moved");
+                (0..est.types())
+                    .map(|t| (t, est.pmf(t, m).clone()))
+                    .collect()
             }
-            Ok(false) => {}
-            Err(e) => tracing::warn!(task_type = ty, machine = m, "observation ignored: {e}"),
+            Err(e) => {
+                tracing::warn!(task_type = ty, machine = m, "observation ignored: {e}");
+                return;
+            }
+        };
+        for (t, p) in changed {
+            if self.belief.pmf(t, m) == &p {
+                continue;
+            }
+            if let Err(e) = self.set_pmf(t, m, p) {
+                tracing::error!(task_type = t, machine = m, "belief not updated: {e}");
+            }
         }
     }
 

@@ -149,3 +149,47 @@ fn learning_keeps_the_samples_recorded_and_rejects_a_zero_cadence() {
     s.stop_learning();
     assert!(s.estimator().is_none());
 }
+
+#[test]
+fn a_machine_factor_that_moves_refreshes_every_cell_of_the_machine_in_the_pet() {
+    // Two task types on one machine: 10 and 4 ticks. Only type 0 runs, each time 2x slower.
+    let pet = Pet::new(
+        Array2::from_shape_vec((2, 1), vec![Pmf::point(10), Pmf::point(4)]).unwrap(),
+        vec!["a".into(), "b".into()],
+        vec!["x".into()],
+    )
+    .unwrap();
+    let config = SchedulerConfig {
+        pruner: live::PrunerConfig {
+            defer_threshold: None,
+            ..live::PrunerConfig::default()
+        },
+        ..SchedulerConfig::default()
+    };
+    let mut s = Scheduler::new(pet, config).unwrap();
+    let options = LearnOptions {
+        prior_weight: 1.0,
+        machine_scale: true,
+        ..LearnOptions::default()
+    };
+    s.learn_online(LearnConfig {
+        options,
+        refresh_every: 1,
+    })
+    .unwrap();
+    let mut now = 0.0;
+    for _ in 0..12 {
+        let t = s.submit(now, 0, now + 1_000.0).unwrap();
+        assert_eq!(started(&s.decide(now).unwrap()), vec![t]);
+        s.started(t, now).unwrap();
+        now += 20.0;
+        s.completed(t, now).unwrap();
+        s.decide(now).unwrap();
+    }
+    let est = s.estimator().unwrap();
+    assert!((est.scale(0) - 2.0).abs() < 1e-9, "factor {}", est.scale(0));
+    // Type 1 never ran, yet its cell follows the machine's factor, in the PET decided on too.
+    assert_eq!(est.observations(1, 0), 0);
+    assert!((est.pmf(1, 0).mean() - 8.0).abs() < 1e-9);
+    assert_eq!(s.pet().pmf(1, 0), est.pmf(1, 0));
+}

@@ -33,6 +33,11 @@ pub struct SweepOptions {
     /// instead of generated ones.
     #[arg(long)]
     pub workloads: Option<PathBuf>,
+    /// The length of one tick in the unit of the measured times of samples CSVs and workload
+    /// CSVs, for every point of the simulator sweeps (replacing `workload.tick`), as
+    /// `prunesim run --tick`.
+    #[arg(long, value_name = "LENGTH")]
+    pub tick: Option<f64>,
     /// Recompute every point, ignoring the saved point files of an earlier run.
     #[arg(long, conflicts_with = "collect")]
     pub fresh: bool,
@@ -86,6 +91,7 @@ impl SweepOptions {
             trials: self.trials,
             pet: self.pet.clone(),
             workloads: self.workloads.clone(),
+            tick: self.tick,
             fresh: self.fresh,
             mode,
         })

@@ -24,6 +24,8 @@
 //! prior_weight = 10         # the prior weighs as this many observations
 //! window = 200              # only the last 200 observations of each cell (forgetting)
 //! cadence = 1               # rebuild a cell's PMF after every k-th observation
+//! machine_scale = true      # one time-scale factor per machine, shared by its cells
+//! machine_window = 50       # the factor from the machine's last 50 observations
 //!
 //! [[drift]]                 # from `at` (time units) or the arrival of task `at_task`,
 //! at_task = 2500            # the truth of `machine` (or of `task_type`, or both) has its
@@ -119,6 +121,12 @@ pub struct BeliefConfig {
     /// Learned: the update cadence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cadence: Option<usize>,
+    /// Learned: one time-scale factor per machine, shared by its cells.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_scale: Option<bool>,
+    /// Learned, with the machine factor: its window (observations per machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_window: Option<usize>,
 }
 
 impl BeliefConfig {
@@ -131,6 +139,8 @@ impl BeliefConfig {
             prior_weight: self.prior_weight.unwrap_or(d.prior_weight),
             window: self.window.or(d.window),
             cadence: self.cadence.unwrap_or(d.cadence),
+            machine_scale: self.machine_scale.unwrap_or(d.machine_scale),
+            machine_window: self.machine_window.unwrap_or(d.machine_window),
         }
     }
 
@@ -159,6 +169,8 @@ impl BeliefConfig {
                 set("prior_weight", self.prior_weight.is_some()),
                 set("window", self.window.is_some()),
                 set("cadence", self.cadence.is_some()),
+                set("machine_scale", self.machine_scale.is_some()),
+                set("machine_window", self.machine_window.is_some()),
             ];
             if let Some(k) = given.into_iter().flatten().next() {
                 return Err(format!("belief.{k} applies only to source = \"learned\""));
@@ -190,6 +202,9 @@ impl BeliefConfig {
             prior == PriorKind::Scaled,
         )?;
         only("path", "etc", self.path.is_some(), prior == PriorKind::Etc)?;
+        if self.machine_window.is_some() && self.machine_scale != Some(true) {
+            return Err("belief.machine_window applies only to machine_scale = true".into());
+        }
         match prior {
             PriorKind::Samples => match self.samples {
                 Some(n) if n >= 1 => {}
@@ -434,6 +449,18 @@ mod tests {
                 "belief.scale",
             ),
             ("source = \"learned\"\ncadence = 0", "belief.cadence"),
+            (
+                "source = \"fixed\"\nmachine_scale = true",
+                "belief.machine_scale",
+            ),
+            (
+                "source = \"learned\"\nmachine_window = 20",
+                "belief.machine_window",
+            ),
+            (
+                "source = \"learned\"\nmachine_scale = true\nmachine_window = 0",
+                "belief.machine_window",
+            ),
             (
                 "source = \"learned\"\nprior_weight = -2.0",
                 "belief.prior_weight",

@@ -414,6 +414,15 @@ const BELIEF: &[Key] = &[
         .allowed(">= 1; only with source = \"learned\"")
         .means("rebuild a cell's PMF after every k-th observation")
         .example("source = \"learned\"\ncadence = 5"),
+    key("machine_scale", "boolean", "false")
+        .allowed("only with source = \"learned\"")
+        .means("one time-scale factor per machine shared by all its cells (a machine-wide slowdown): the Kaplan-Meier median of the ratios of the machine's observed times to their cells' prior medians, censored runs as lower bounds; a cell learns its times divided by the factor and its PMF is that stretched by the factor, which moves when the estimate differs by more than 5%")
+        .example("source = \"learned\"\nmachine_scale = true"),
+    key("machine_window", "integer", "50")
+        .unit("observations")
+        .allowed(">= 1; only with machine_scale = true")
+        .means("the machine factor from only the last this many observations of the machine (its forgetting; estimated from 10 observations on)")
+        .example("source = \"learned\"\nmachine_scale = true\nmachine_window = 30"),
 ];
 
 const DRIFT: &[Key] = &[

@@ -74,6 +74,10 @@ pub struct Options {
     pub pet: Option<PathBuf>,
     /// A folder of arrival trials (`arr<R>k_<T>.dat`) replacing the generated ones.
     pub workloads: Option<PathBuf>,
+    /// The length of one tick in the unit of the measured times (`workload.tick`) of every
+    /// point of the simulator sweeps, replacing the sweep files' (part of each point's
+    /// configuration, so of its key).
+    pub tick: Option<f64>,
     /// Recompute every point, ignoring the point files.
     pub fresh: bool,
     /// Full, shard or collect.

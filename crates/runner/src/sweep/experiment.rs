@@ -211,7 +211,11 @@ impl<'a> ExperimentSweep<'a> {
                 TrialSource::Given(v) => n.min(v.len() as u64),
                 TrialSource::Generated => n,
             };
-            let mut prep = Prepared::new(p.config.clone(), pet, source, Some(n), None)?;
+            let mut config = p.config.clone();
+            if let Some(t) = options.tick {
+                config.workload.tick = t;
+            }
+            let mut prep = Prepared::new(config, pet, source, Some(n), None)?;
             // The bracket depends on the trials, not on the series or on what the x axis
             // varies besides the trials (a pruner setting): computed once per distinct set of
             // trials.

@@ -62,8 +62,8 @@ pub fn quote(word: &str) -> Result<String, RunError> {
 /// (a `prunesim`): task `S` computes shard `S` of every sweep and saves its point files;
 /// `collect` is the command that renders them once the array is done. `options` gives the
 /// output folder, the threads per task (`--jobs`, at least 1) and what every task passes on
-/// as given (`--trials`, `--pet`, `--workloads`, `--fresh`: the paths verbatim, since they
-/// are part of each point's key).
+/// as given (`--trials`, `--pet`, `--workloads`, `--tick`, `--fresh`: the paths verbatim,
+/// since they are part of each point's key).
 pub fn script(
     name: &str,
     files: &[PathBuf],
@@ -139,8 +139,8 @@ pub fn script(
     Ok(s)
 }
 
-/// The options every task and the collect pass on as given: `--trials`, `--pet` and
-/// `--workloads` (the paths verbatim: they are part of each point's key).
+/// The options every task and the collect pass on as given: `--trials`, `--pet`,
+/// `--workloads` (the paths verbatim: they are part of each point's key) and `--tick`.
 pub fn pass_on(options: &Options) -> Vec<String> {
     let mut v = Vec::new();
     if let Some(t) = options.trials {
@@ -151,6 +151,9 @@ pub fn pass_on(options: &Options) -> Vec<String> {
     }
     if let Some(w) = &options.workloads {
         v.extend(["--workloads".into(), w.display().to_string()]);
+    }
+    if let Some(t) = options.tick {
+        v.extend(["--tick".into(), t.to_string()]);
     }
     v
 }
@@ -208,6 +211,15 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn the_tick_is_passed_on() {
+        let options = Options {
+            tick: Some(0.001),
+            ..Options::default()
+        };
+        assert_eq!(pass_on(&options), ["--tick", "0.001"]);
     }
 
     #[test]

@@ -23,6 +23,10 @@
 //! applies to the arrivals and deadlines of a workload CSV
 //! ([`parse_workload_csv_with_tick`]), so measured times and the workload share one clock.
 //! The paper's `.etc` and `.dat` files are on the tick grid already and are read as they are.
+//! With the default tick of 1, a file whose times look like seconds is read as asked but
+//! logged with `tracing::warn!` ([`looks_like_seconds`]: every execution time, or every
+//! task's deadline minus arrival, below [`SECONDS_HINT_TICKS`] ticks, and some not a whole
+//! number): on a grid of whole ticks such times lose most of their resolution.
 //!
 //! The bin width is in ticks. [`BinWidth::Auto`] (the default when none is given) chooses it
 //! per (task type, machine) pair from its samples ([`pmf::auto_bin_width`]): the smallest
@@ -210,6 +214,35 @@ impl Default for SamplesOptions {
     }
 }
 
+/// With a tick of 1, times all below this many ticks, some of them fractions, look like
+/// seconds ([`looks_like_seconds`]).
+pub const SECONDS_HINT_TICKS: f64 = 100.0;
+
+/// True when `tick` is 1 and `times` (execution times, or deadlines minus arrivals) are all
+/// below [`SECONDS_HINT_TICKS`] with at least one not a whole number: times in seconds read
+/// as ticks, most likely (`tick = 0.001` reads them in milliseconds). False without times.
+pub fn looks_like_seconds(tick: f64, times: impl IntoIterator<Item = f64>) -> bool {
+    if tick != 1.0 {
+        return false;
+    }
+    let (mut any, mut fraction) = (false, false);
+    for x in times {
+        if x.is_nan() || x >= SECONDS_HINT_TICKS {
+            return false;
+        }
+        any = true;
+        fraction |= x.fract() != 0.0;
+    }
+    any && fraction
+}
+
+fn warn_seconds(name: &str, what: &str) {
+    tracing::warn!(
+        file = name,
+        "every {what} is below {SECONDS_HINT_TICKS} ticks and some are fractions: times in seconds read as ticks? (set workload.tick or --tick, e.g. 0.001 for milliseconds)"
+    );
+}
+
 /// Checks a tick length: positive and finite.
 pub(crate) fn check_tick(tick: f64) -> Result<(), WorkloadError> {
     if tick.is_finite() && tick > 0.0 {
@@ -302,6 +335,9 @@ pub fn parse_samples_csv_options(
             1,
             "no execution times after the header",
         ));
+    }
+    if looks_like_seconds(tick, rows.iter().map(|r| r.2)) {
+        warn_seconds(name, "execution time");
     }
     let types = Ids::resolve(rows.iter().map(|r| r.0.as_str()));
     let machines = Ids::resolve(rows.iter().map(|r| r.1.as_str()));
@@ -512,6 +548,9 @@ fn parse_workload(
             deadline,
         });
     }
+    if looks_like_seconds(tick, tasks.iter().map(|t| t.deadline - t.arrival)) {
+        warn_seconds(name, "deadline minus arrival");
+    }
     Ok(Trial::new(tasks))
 }
 
@@ -554,4 +593,22 @@ pub fn format_workload_csv(trial: &Trial) -> String {
 /// Writes a workload as CSV.
 pub fn write_workload_csv(path: impl AsRef<Path>, trial: &Trial) -> Result<(), WorkloadError> {
     write_text(path.as_ref(), &format_workload_csv(trial))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_in_seconds_read_as_ticks_are_recognised() {
+        assert!(looks_like_seconds(1.0, [0.25, 1.0, 3.5]));
+        assert!(
+            !looks_like_seconds(1.0, [0.25, 1.0, 350.5]),
+            "one time of 350"
+        );
+        assert!(!looks_like_seconds(1.0, [2.0, 5.0, 7.0]), "whole ticks");
+        assert!(!looks_like_seconds(0.001, [0.25, 1.0, 3.5]), "a tick given");
+        assert!(!looks_like_seconds(1.0, []));
+        assert!(!looks_like_seconds(1.0, [0.5, f64::NAN]));
+    }
 }
