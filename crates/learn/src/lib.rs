@@ -55,7 +55,10 @@
 //! [`Options`] choose ignoring censoring (the naive estimator, for comparison), a sliding
 //! window over the last observations of each cell (for drift), the machine factor, and the
 //! update cadence: a cell's PMF is rebuilt after every `k`-th observation of that cell, so
-//! the cost per observation is bounded by `O(window log window) / k` (the machine factor,
+//! the cost per observation is bounded by `O(window log window) / k`, and optionally only
+//! once the observations since the last rebuild reach a share of those the cell holds
+//! ([`Options::cadence_share`]: about `ln(n) / share` rebuilds for `n` observations; the
+//! machine factor,
 //! re-estimated at the same cadence per machine, adds `O(machine_window log
 //! machine_window) / k`, and a rebuild of the machine's cells when the factor applied
 //! moves).
@@ -177,12 +180,25 @@ pub struct Options {
     pub window: Option<usize>,
     /// A cell's PMF is rebuilt after every `cadence`-th observation of the cell (>= 1).
     pub cadence: usize,
+    /// And only once the observations since its last rebuild reach this share of the
+    /// observations it holds (0 to 1; 0 = off): `max(cadence, ceil(share * n))`. Early
+    /// observations, which move the estimate most, each rebuild it; later ones, which move
+    /// it by about `1 / n` each, rebuild it in proportion, so `n` observations cost about
+    /// `ln(n) / share` rebuilds instead of `n / cadence`.
+    pub cadence_share: f64,
     /// One time-scale factor per machine shared by all its cells, fitted to the ratios of
     /// the machine's observations to their cells' prior medians (the crate docs, step 4).
     pub machine_scale: bool,
     /// The machine factor's window: only the last this many observations of the machine
     /// count (>= 1; its forgetting).
     pub machine_window: usize,
+}
+
+/// The observations since a cell's last rebuild after which it is rebuilt, for a cell
+/// holding `n` ([`Options::cadence`], [`Options::cadence_share`]).
+fn rebuild_after(options: &Options, n: usize) -> usize {
+    let share = (options.cadence_share * n as f64).ceil() as usize;
+    options.cadence.max(share)
 }
 
 impl Default for Options {
@@ -193,6 +209,7 @@ impl Default for Options {
             prior_weight: 10.0,
             window: None,
             cadence: 1,
+            cadence_share: 0.0,
             machine_scale: false,
             machine_window: 50,
         }
@@ -218,6 +235,15 @@ impl Options {
             return Err(LearnError::InvalidOption {
                 field: "machine_window",
                 reason: "expected at least 1 observation".into(),
+            });
+        }
+        if !(0.0..=1.0).contains(&self.cadence_share) {
+            return Err(LearnError::InvalidOption {
+                field: "cadence_share",
+                reason: format!(
+                    "expected a number from 0 to 1, found {}",
+                    self.cadence_share
+                ),
             });
         }
         if self.cadence == 0 {
@@ -437,7 +463,7 @@ impl Estimator {
         if let Some(e) = failed {
             return Err(e);
         }
-        if cell.since >= options.cadence {
+        if cell.since >= rebuild_after(&options, cell.samples.len()) {
             cell.since = 0;
             let samples = cell.samples.make_contiguous();
             let (estimate, used) = match estimate(samples, &self.prior[i], &options)? {

@@ -149,6 +149,38 @@ fn the_cadence_rebuilds_every_kth_observation_of_a_cell() {
 }
 
 #[test]
+fn a_cadence_share_rebuilds_in_proportion_to_the_observations_held() {
+    // Share 0.5: holding n observations, a rebuild needs ceil(n / 2) new ones since the
+    // last: at the 1st (1 of 1 needed), 2nd (1 of 1), 4th (2 of 2) and 8th (4 of 4), not at
+    // the 7th (3 of ceil(3.5) = 4).
+    let o = Options {
+        cadence_share: 0.5,
+        ..options(0.0)
+    };
+    let mut est = Estimator::new(1, 1, vec![Pmf::point(100)], o).unwrap();
+    let rebuilt: Vec<usize> = (1..=8)
+        .filter(|&k| est.observe(0, 0, k as f64, false).unwrap().changed())
+        .collect();
+    assert_eq!(rebuilt, vec![1, 2, 4, 8]);
+    // The estimate is that of the 8 observations: the mean of 1..=8.
+    assert!((est.pmf(0, 0).mean() - 4.5).abs() < EPS);
+    // Share 0 is every `cadence`-th observation, as without it.
+    let mut plain = Estimator::new(1, 1, vec![Pmf::point(100)], options(0.0)).unwrap();
+    assert!((1..=8).all(|k| plain.observe(0, 0, f64::from(k), false).unwrap().changed()));
+    let bad = Options {
+        cadence_share: 1.5,
+        ..Options::default()
+    };
+    assert!(matches!(
+        Estimator::new(1, 1, vec![Pmf::point(1)], bad),
+        Err(LearnError::InvalidOption {
+            field: "cadence_share",
+            ..
+        })
+    ));
+}
+
+#[test]
 fn bad_input_is_an_error_naming_what_is_wrong() {
     assert!(matches!(
         Estimator::new(2, 2, vec![Pmf::point(1)], Options::default()),

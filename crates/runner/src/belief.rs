@@ -24,6 +24,7 @@
 //! prior_weight = 10         # the prior weighs as this many observations
 //! window = 200              # only the last 200 observations of each cell (forgetting)
 //! cadence = 1               # rebuild a cell's PMF after every k-th observation
+//! cadence_share = 0.1       # and once the new ones are 10% of those the cell holds
 //! machine_scale = true      # one time-scale factor per machine, shared by its cells
 //! machine_window = 50       # the factor from the machine's last 50 observations
 //!
@@ -121,6 +122,10 @@ pub struct BeliefConfig {
     /// Learned: the update cadence.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cadence: Option<usize>,
+    /// Learned: rebuild a cell only once the observations since its last rebuild reach this
+    /// share of those it holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cadence_share: Option<f64>,
     /// Learned: one time-scale factor per machine, shared by its cells.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine_scale: Option<bool>,
@@ -139,6 +144,7 @@ impl BeliefConfig {
             prior_weight: self.prior_weight.unwrap_or(d.prior_weight),
             window: self.window.or(d.window),
             cadence: self.cadence.unwrap_or(d.cadence),
+            cadence_share: self.cadence_share.unwrap_or(d.cadence_share),
             machine_scale: self.machine_scale.unwrap_or(d.machine_scale),
             machine_window: self.machine_window.unwrap_or(d.machine_window),
         }
@@ -169,6 +175,7 @@ impl BeliefConfig {
                 set("prior_weight", self.prior_weight.is_some()),
                 set("window", self.window.is_some()),
                 set("cadence", self.cadence.is_some()),
+                set("cadence_share", self.cadence_share.is_some()),
                 set("machine_scale", self.machine_scale.is_some()),
                 set("machine_window", self.machine_window.is_some()),
             ];
@@ -449,6 +456,10 @@ mod tests {
                 "belief.scale",
             ),
             ("source = \"learned\"\ncadence = 0", "belief.cadence"),
+            (
+                "source = \"learned\"\ncadence_share = 2.0",
+                "belief.cadence_share",
+            ),
             (
                 "source = \"fixed\"\nmachine_scale = true",
                 "belief.machine_scale",

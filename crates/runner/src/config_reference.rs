@@ -414,6 +414,10 @@ const BELIEF: &[Key] = &[
         .allowed(">= 1; only with source = \"learned\"")
         .means("rebuild a cell's PMF after every k-th observation")
         .example("source = \"learned\"\ncadence = 5"),
+    key("cadence_share", "number", "0: off")
+        .allowed("0 to 1; only with source = \"learned\"")
+        .means("rebuild a cell's PMF only once the observations since its last rebuild reach this share of those it holds, and at least `cadence`: every early observation rebuilds it, later ones in proportion (about ln(n) / share rebuilds for n observations instead of n / cadence)")
+        .example("source = \"learned\"\ncadence_share = 0.1"),
     key("machine_scale", "boolean", "false")
         .allowed("only with source = \"learned\"")
         .means("one time-scale factor per machine shared by all its cells (a machine-wide slowdown): the Kaplan-Meier median of the ratios of the machine's observed times to their cells' prior medians, censored runs as lower bounds; a cell learns its times divided by the factor and its PMF is that stretched by the factor, which moves when the estimate differs by more than 5%")
