@@ -494,8 +494,11 @@ fn run_in(
             Phase1::MaxSuccess if m_count >= NARROW_MIN_MACHINES => Memo::new(n),
             Phase1::MaxSuccess | Phase1::MinCompletion => Memo::default(),
         },
-        classes: (plan.phase1 == Phase1::MaxSuccess && m_count >= NARROW_MIN_MACHINES && !plain())
-            .then(FxHashMap::default),
+        classes: (plan.phase1 == Phase1::MaxSuccess
+            && (m_count >= NARROW_MIN_MACHINES
+                || (m_count >= INDEX_MIN_MACHINES && n >= CLASS_MIN_CANDIDATES))
+            && !plain())
+        .then(FxHashMap::default),
     };
     let phase1 = |i: usize, vq: &VirtualQueues, st: &mut Phase1State| -> Verdict {
         let Phase1State {
@@ -959,6 +962,13 @@ const MEAN_SLACK: f64 = pmf::prec::DECISION_SLACK;
 /// 1.46 G instructions at 64 machines, 1.31 G -> 1.42 G at 128, 1.98 G -> 1.61 G at 256,
 /// 18.2 G -> 5.4 G at 1,024).
 const NARROW_MIN_MACHINES: usize = 256;
+
+/// Candidate count from which MaxSuccess shares one search per class
+/// ([`Phase1State::classes`]) from [`INDEX_MIN_MACHINES`] machines on (from
+/// [`NARROW_MIN_MACHINES`] it always does): a dispatcher's batch of a thousand waiting tasks
+/// on 64 machines falls into a few classes, and one search each instead of one per task cuts
+/// its mapping event about tenfold.
+const CLASS_MIN_CANDIDATES: usize = 64;
 
 /// Machine count from which [`max_success_indexed`] narrows its scan with a
 /// [`MachineIndex`] (below it, building the index costs more than the scan it saves).

@@ -7,7 +7,7 @@ use heuristics::{Moc, Phase1Scope, TwoPhase};
 use model::{BatchHeuristic, Decision};
 use proptest::prelude::*;
 
-use crate::system::{System, many_machines_strategy, system_strategy};
+use crate::system::{System, large_batch_strategy, many_machines_strategy, system_strategy};
 
 fn sorted(mut v: Vec<usize>) -> Vec<usize> {
     v.sort_unstable();
@@ -88,6 +88,26 @@ proptest! {
             let r = h.clone();
             same_decisions(&system, h, |v| r.map_reference(v))?;
         }
+        let moc = Moc::new(alpha, 0.05, scope);
+        let r = moc.clone();
+        same_decisions(&system, moc, |v| r.map_reference(v))?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    /// With 64 machines or more and a large batch, PAM and MOC share one search per (task
+    /// type, deadline) class, as from 256 machines on.
+    #[test]
+    fn with_a_large_batch_the_class_searches_decide_as_the_reference_loop(
+        system in large_batch_strategy(),
+        alpha in 0.0f64..0.6,
+    ) {
+        let scope = Phase1Scope::AllMachines;
+        let pam = TwoPhase::pam(scope);
+        let r = pam.clone();
+        same_decisions(&system, pam, |v| r.map_reference(v))?;
         let moc = Moc::new(alpha, 0.05, scope);
         let r = moc.clone();
         same_decisions(&system, moc, |v| r.map_reference(v))?;

@@ -81,18 +81,28 @@ fn machine_strategy() -> impl Strategy<Value = MachinePlan> {
 
 /// Random systems of 1-6 machines, 1-3 task types and up to 20 batch tasks.
 pub fn system_strategy() -> impl Strategy<Value = System> {
-    systems(1..7, 1)
+    systems(1..7, 1, 0..20)
 }
 
 /// Random systems of 64-320 machines (copies of 1-4 random PET columns, as `machines = N`
 /// builds them), where the searches index and narrow the machines.
 pub fn many_machines_strategy() -> impl Strategy<Value = System> {
-    systems(64..321, 4)
+    systems(64..321, 4, 0..20)
+}
+
+/// Random systems of 64-128 machines with 64-96 batch tasks: a dispatcher's large batch on a
+/// mid-sized system, where MaxSuccess shares one search per (task type, deadline) class.
+pub fn large_batch_strategy() -> impl Strategy<Value = System> {
+    systems(64..129, 4, 64..97)
 }
 
 /// Random systems with `machines` machines whose PET columns are drawn from `columns` random
 /// ones (1: every machine its own column).
-fn systems(machines: std::ops::Range<usize>, columns: usize) -> impl Strategy<Value = System> {
+fn systems(
+    machines: std::ops::Range<usize>,
+    columns: usize,
+    batch: std::ops::Range<usize>,
+) -> impl Strategy<Value = System> {
     (1usize..4, machines).prop_flat_map(move |(types, machines)| {
         let distinct = if columns == 1 {
             machines
@@ -106,7 +116,7 @@ fn systems(machines: std::ops::Range<usize>, columns: usize) -> impl Strategy<Va
                     .collect::<Vec<_>>()
             }),
             prop::collection::vec(machine_strategy(), machines),
-            prop::collection::vec((0..types, 5i64..120), 0..20),
+            prop::collection::vec((0..types, 5i64..120), batch.clone()),
             prop::collection::vec((0..types, 1i64..150), 1..16),
             prop_oneof![
                 Just(DropModel::None),
