@@ -125,12 +125,16 @@ fn pet() -> Result<String> {
 /// Two tasks queued on one idle machine at tick 0: the PCT of the second under each dropping
 /// scenario, with its deadline and its chance of success.
 fn pct() -> Result<String> {
-    let first = Pmf::from_pairs([(4, 0.2), (6, 0.4), (8, 0.2), (15, 0.2)])
-        .map_err(err)?
-        .pmf;
-    let second = Pmf::from_pairs([(3, 0.3), (5, 0.5), (7, 0.2)])
-        .map_err(err)?
-        .pmf;
+    let first = pmf::ExecPmf::from(
+        Pmf::from_pairs([(4, 0.2), (6, 0.4), (8, 0.2), (15, 0.2)])
+            .map_err(err)?
+            .pmf,
+    );
+    let second = pmf::ExecPmf::from(
+        Pmf::from_pairs([(3, 0.3), (5, 0.5), (7, 0.2)])
+            .map_err(err)?
+            .pmf,
+    );
     let (deadline_first, deadline_second): (Tick, Tick) = (9, 13);
     let start = Pmf::point(0);
     let scenarios = [

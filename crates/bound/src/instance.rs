@@ -136,7 +136,7 @@ pub fn instance_from(
     }
     let m = pet.n_machines();
     let exec = Array2::from_shape_fn((tasks.len(), m), |(k, j)| {
-        let pmf = pet.pmf(tasks[k].task_type, j);
+        let pmf = pet.exec_pmf(tasks[k].task_type, j);
         pmf.quantile(luck[k].clamp(0.0, 1.0))
             .unwrap_or(pmf.max())
             .max(0)

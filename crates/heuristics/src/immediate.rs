@@ -146,7 +146,7 @@ impl ImmediateHeuristic for Kpb {
 /// The completion-time PMF of `spec` appended to machine `m`'s queue, with dropping taken into
 /// account (paper eqs. 2-5 under the view's drop model).
 fn appended_pct(view: &View<'_>, m: MachineId, spec: &model::TaskSpec) -> pmf::Pmf {
-    let pet = view.pet.pmf(spec.task_type, m);
+    let pet = view.pet.exec_pmf(spec.task_type, m);
     match view.tail_pct(m) {
         Some(tail) => pmf::next_pct(tail, pet, spec.deadline, view.model),
         None => pmf::next_pct(&pmf::Pmf::point(view.now), pet, spec.deadline, view.model),
@@ -181,7 +181,7 @@ impl ImmediateHeuristic for MaxRobust {
     fn choose(&mut self, view: &View<'_>, task: TaskId) -> MachineId {
         let spec = view.task(task);
         let cands = k_best(view, task, self.k);
-        let pet = |m: MachineId| view.pet.pmf(spec.task_type, m);
+        let pet = |m: MachineId| view.pet.exec_pmf(spec.task_type, m);
         let exact = |m: MachineId| view.tail(m).append_success(pet(m), spec.deadline);
         // Per candidate: its chance when read, else an upper bound on it.
         let mut succ: Vec<(f64, bool)> = cands
@@ -327,7 +327,7 @@ pub mod reference {
         let cands = k_best(view, t, mr.k);
         let chance = |m: MachineId| {
             view.tail(m)
-                .append_success(view.pet.pmf(spec.task_type, m), spec.deadline)
+                .append_success(view.pet.exec_pmf(spec.task_type, m), spec.deadline)
         };
         let best = cands
             .iter()

@@ -134,7 +134,7 @@ pub(crate) fn moc_cull_and_discard(
             };
             let mut pct = pmf::next_pct(
                 &start,
-                view.pet.pmf(spec.task_type, m),
+                view.pet.exec_pmf(spec.task_type, m),
                 spec.deadline,
                 view.model,
             )

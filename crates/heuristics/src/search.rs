@@ -209,7 +209,7 @@ const BOUND_SLACK: f64 = pmf::prec::DECISION_SLACK;
 /// ([`VirtualQueues::bound_tail`]) bounds it without computing them.
 fn tail_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: MachineId) -> f64 {
     let spec = view.task(t);
-    let pet = view.pet.pmf(spec.task_type, m);
+    let pet = view.pet.exec_pmf(spec.task_type, m);
     let (tail, f) = vq.bound_tail(view, m);
     f * tail.at(spec.deadline - 1 - pet.min())
 }
@@ -219,7 +219,7 @@ fn tail_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: MachineId) -> f
 /// starts no later than the current one's, so its `min T` keeps the second term a bound.
 fn success_upper_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: MachineId) -> f64 {
     let spec = view.task(t);
-    let pet = view.pet.pmf(spec.task_type, m);
+    let pet = view.pet.exec_pmf(spec.task_type, m);
     let (tail, f) = vq.bound_tail(view, m);
     let a = f * tail.at(spec.deadline - 1 - pet.min());
     a.min(exec_bound(pet, tail, spec.deadline))
@@ -227,7 +227,7 @@ fn success_upper_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: Machin
 
 /// The execution half of [`success_upper_bound`]: `P(E < d - min T)`. An earlier tail's
 /// support starts no later than the current one's, so its `min T` keeps it a bound.
-fn exec_bound(pet: &pmf::Pmf, tail: &pmf::TailCdf, deadline: Tick) -> f64 {
+fn exec_bound(pet: &pmf::ExecPmf, tail: &pmf::TailCdf, deadline: Tick) -> f64 {
     pet.mass_below_bin((deadline - tail.min() - pet.offset()).max(0) as usize)
 }
 
@@ -1052,7 +1052,7 @@ fn narrow_group(
     out: &mut Vec<MachineId>,
 ) {
     let (c, starts) = &by_start.groups[group];
-    let pet = view.pet.pmf(k, *c);
+    let pet = view.pet.exec_pmf(k, *c);
     let y = deadline - 1 - pet.min();
     let x = match first_bin_reaching(pet, floor - BOUND_SLACK) {
         Some(bin) => (deadline - pet.offset() - bin as Tick).min(y),
@@ -1095,7 +1095,7 @@ fn narrow_group(
 }
 
 /// The largest `k` with `P(E < offset + k) = mass_below_bin(k) <= p` (0 when `p < 0`).
-fn last_bin_below(pet: &pmf::Pmf, p: f64) -> usize {
+fn last_bin_below(pet: &pmf::ExecPmf, p: f64) -> usize {
     let (mut lo, mut hi) = (0, pet.len());
     // Invariant: mass_below_bin(lo) <= p (or lo = 0), mass_below_bin(hi + 1) > p.
     while lo < hi {
@@ -1111,7 +1111,7 @@ fn last_bin_below(pet: &pmf::Pmf, p: f64) -> usize {
 
 /// The smallest `k` with `P(E < offset + k) = mass_below_bin(k) >= p` (0 when `p <= 0`),
 /// `None` when no bin reaches it.
-fn first_bin_reaching(pet: &pmf::Pmf, p: f64) -> Option<usize> {
+fn first_bin_reaching(pet: &pmf::ExecPmf, p: f64) -> Option<usize> {
     if p <= 0.0 {
         return Some(0);
     }
@@ -1463,7 +1463,7 @@ fn staged_bound(
     a: f64,
     floor: f64,
 ) -> f64 {
-    let pet = view.pet.pmf(ty, m);
+    let pet = view.pet.exec_pmf(ty, m);
     let (tail, f) = vq.bound_tail(view, m);
     let b = a.min(exec_bound(pet, tail, d));
     if b + BOUND_SLACK < floor {
@@ -1478,7 +1478,7 @@ fn staged_bound(
 /// `a` is the tail half, [`tail_bound`], already read.
 fn full_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: MachineId, a: f64) -> f64 {
     let spec = view.task(t);
-    let pet = view.pet.pmf(spec.task_type, m);
+    let pet = view.pet.exec_pmf(spec.task_type, m);
     let (tail, f) = vq.bound_tail(view, m);
     let seg = f * tail.append_success_bound(pet, spec.deadline);
     a.min(exec_bound(pet, tail, spec.deadline)).min(seg)
@@ -1734,7 +1734,7 @@ pub(crate) fn cull_below(
                 };
                 let mut pct = next_pct(
                     &start,
-                    view.pet.pmf(spec.task_type, m),
+                    view.pet.exec_pmf(spec.task_type, m),
                     spec.deadline,
                     view.model,
                 )
@@ -1865,7 +1865,7 @@ mod tests {
     #[test]
     fn pet_quantile_cuts_by_hand() {
         // P(E < 10 + k): k = 0 -> 0, 1 -> 0.1, 2 -> 0.1 (zero bin), 3 -> 0.5, 4 -> 1.
-        let pet = pmf::Pmf::new(10, vec![0.1, 0.0, 0.4, 0.5]).unwrap();
+        let pet = pmf::ExecPmf::from(pmf::Pmf::new(10, vec![0.1, 0.0, 0.4, 0.5]).unwrap());
         assert_eq!(last_bin_below(&pet, 0.0), 0);
         assert_eq!(last_bin_below(&pet, 0.1), 2);
         assert_eq!(last_bin_below(&pet, 0.45), 2);

@@ -728,9 +728,10 @@ impl<'p> System<'p> {
                         let m = h.choose(&view, t).min(self.machines.len() - 1);
                         let deferred = defer.is_some() && {
                             let spec = view.task(t);
-                            let chance = view
-                                .tail(m)
-                                .append_success(view.pet.pmf(spec.task_type, m), spec.deadline);
+                            let chance = view.tail(m).append_success(
+                                view.pet.exec_pmf(spec.task_type, m),
+                                spec.deadline,
+                            );
                             view.should_defer(t, chance)
                         };
                         (m, deferred)

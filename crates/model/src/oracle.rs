@@ -16,7 +16,7 @@
 
 use std::cell::{Cell, OnceCell, RefCell};
 
-use pmf::{DropModel, Pmf, TailCdf, Tick, executing_pct_in, next_pct_in};
+use pmf::{DropModel, ExecPmf, Pmf, TailCdf, Tick, executing_pct_in, next_pct_in};
 use workload::Pet;
 
 use crate::machine::{Machine, Running};
@@ -494,7 +494,7 @@ impl Oracle {
             Some(s) => (s.pct.min(), s.pct.mean()),
             None => {
                 let spec = &tasks[r.task];
-                let pet_pmf = pet.pmf(spec.task_type, machine.id());
+                let pet_pmf = pet.exec_pmf(spec.task_type, machine.id());
                 let mut spare = self.spare.borrow_mut();
                 let mut pct =
                     executing_pct_in(pet_pmf, r.start, d.now, spec.deadline, model, &mut spare);
@@ -519,7 +519,7 @@ impl Oracle {
     /// completion) and `E` its execution time, the first pending task ends at `S + E`
     /// (nothing dropped), at `S` when `S` is at or after its deadline `d` and else at
     /// `S + E` (`pending`) or `min(S + E, d)` (`all`). So `E[C1] = E[S] + sum_{s < d}
-    /// P(S = s) E[min(E, d - s)]` under `all` ([`Pmf::expected_min`]), `E[S] + P(S < d)
+    /// P(S = s) E[min(E, d - s)]` under `all` ([`pmf::ExecPmf::expected_min`]), `E[S] + P(S < d)
     /// E[E]` under `pending` and `E[S] + E[E]` under `none`: one pass over `C0`. Every
     /// later task ends no earlier than its predecessor and at most `E[E_k]` plus its data's
     /// wait after `now` later, so `E[C1] <= E[tail] <= E[C1] + sum_k (E[E_k] + max(0,
@@ -625,7 +625,7 @@ impl Oracle {
         if model == DropModel::All && spec.deadline <= d.now {
             return None;
         }
-        let z1 = survival(pet.pmf(spec.task_type, machine.id()), r.start, d.now);
+        let z1 = survival(pet.exec_pmf(spec.task_type, machine.id()), r.start, d.now);
         if !(z1 >= MIN_SURVIVAL && c.z.is_finite() && c.z > 0.0) {
             return None;
         }
@@ -653,7 +653,7 @@ impl Oracle {
         let mut spare = self.spare.borrow_mut();
         if let Some(r) = machine.running() {
             let spec = &tasks[r.task];
-            let pet_pmf = pet.pmf(spec.task_type, m);
+            let pet_pmf = pet.exec_pmf(spec.task_type, m);
             z = survival(pet_pmf, r.start, now);
             let mut pct = executing_pct_in(pet_pmf, r.start, now, spec.deadline, model, &mut spare);
             pct.trim_tv(self.pct_epsilon);
@@ -702,7 +702,7 @@ fn first_mean_at_tick(
 ) -> (Tick, f64) {
     let spec = &tasks[r.task];
     let c0 = executing_pct_in(
-        pet.pmf(spec.task_type, m),
+        pet.exec_pmf(spec.task_type, m),
         r.start,
         now,
         spec.deadline,
@@ -710,7 +710,7 @@ fn first_mean_at_tick(
         spare,
     );
     let spec1 = &tasks[t1];
-    let (pet1, d1) = (pet.pmf(spec1.task_type, m), spec1.deadline);
+    let (pet1, d1) = (pet.exec_pmf(spec1.task_type, m), spec1.deadline);
     let mu1 = pet.mean(spec1.task_type, m);
     let mut e1 = 0.0;
     for (s, &p) in (c0.min()..).zip(c0.masses()) {
@@ -747,7 +747,7 @@ fn pending_slot(
     spare: &mut Spare,
 ) -> Slot {
     let spec = &tasks[t];
-    let pet_pmf = pet.pmf(spec.task_type, machine);
+    let pet_pmf = pet.exec_pmf(spec.task_type, machine);
     // --- staging (JPDC-2016): the task starts no earlier than its data-ready tick ---
     // (data ready by `now` change nothing: every PCT here lies after `now`)
     let staged = (ready > now).then(|| match prev {
@@ -786,7 +786,7 @@ const MIN_SURVIVAL: f64 = 1e-6;
 
 /// `Z(now) = P(start + E > now)`, the unconditioned mass of the executing task's completion
 /// after `now`, from the PET's cached cumulative sums (O(1)).
-fn survival(pet: &Pmf, start: Tick, now: Tick) -> f64 {
+fn survival(pet: &ExecPmf, start: Tick, now: Tick) -> f64 {
     let total = pet.mass_below_bin(pet.len());
     let k = (now + 1 - start - pet.offset()).max(0);
     let k = usize::try_from(k).unwrap_or(usize::MAX);

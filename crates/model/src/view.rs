@@ -98,7 +98,7 @@ impl<'a> View<'a> {
     pub fn append_success(&self, t: TaskId, m: MachineId) -> f64 {
         let spec = self.task(t);
         self.tail(m)
-            .append_success(self.pet.pmf(spec.task_type, m), spec.deadline)
+            .append_success(self.pet.exec_pmf(spec.task_type, m), spec.deadline)
     }
 
     /// What is known of the expected tail of machine `m` without computing: exact when
@@ -127,7 +127,7 @@ impl<'a> View<'a> {
                 st.upper_factor()
                     * st.cache
                         .tail()
-                        .append_success(self.pet.pmf(spec.task_type, m), spec.deadline),
+                        .append_success(self.pet.exec_pmf(spec.task_type, m), spec.deadline),
             ),
             None => Known::Unknown,
         }

@@ -346,7 +346,7 @@ impl<'a> VirtualQueues<'a> {
     pub fn success(&self, view: &View<'_>, m: MachineId, task: TaskId) -> f64 {
         let spec = view.task(task);
         self.tail(view, m)
-            .append_success(view.pet.pmf(spec.task_type, m), spec.deadline)
+            .append_success(view.pet.exec_pmf(spec.task_type, m), spec.deadline)
     }
 
     /// Expected completion time of appending `task` to machine `m`: `E[tail] + E[PET]`
@@ -395,7 +395,7 @@ impl<'a> VirtualQueues<'a> {
         let mut spare = self.oracle.spare();
         let mut pct = next_pct_in(
             prev,
-            view.pet.pmf(spec.task_type, m),
+            view.pet.exec_pmf(spec.task_type, m),
             spec.deadline,
             view.model,
             &mut spare,

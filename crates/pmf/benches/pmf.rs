@@ -4,7 +4,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use pmf::{DropModel, Pending, Pmf, TailCdf, evaluate_queue, next_pct};
+use pmf::{DropModel, ExecPmf, Pending, Pmf, TailCdf, evaluate_queue, next_pct};
 
 /// A smooth, skewed PMF of `n` bins starting at `offset`.
 fn bell(offset: i64, n: usize) -> Pmf {
@@ -32,7 +32,7 @@ fn append_query(c: &mut Criterion) {
     let mut g = c.benchmark_group("append_success");
     for n in [100usize, 1000] {
         let tail = TailCdf::new(&bell(200, n * 3));
-        let pet = bell(10, n);
+        let pet = ExecPmf::from(bell(10, n));
         let d = 200 + n as i64 * 2;
         g.bench_with_input(BenchmarkId::from_parameter(n), &n, |bench, _| {
             bench.iter(|| black_box(&tail).append_success(black_box(&pet), black_box(d)))
@@ -43,7 +43,7 @@ fn append_query(c: &mut Criterion) {
 
 fn queue_pcts(c: &mut Criterion) {
     // The paper's scale: PETs of ~100 bins, a queue of 6 (executing + 5 pending).
-    let pets: Vec<Pmf> = (0..6).map(|i| bell(20 + i, 100)).collect();
+    let pets: Vec<ExecPmf> = (0..6).map(|i| ExecPmf::from(bell(20 + i, 100))).collect();
     let mut g = c.benchmark_group("queue6");
     for model in [DropModel::None, DropModel::Pending, DropModel::All] {
         g.bench_function(format!("{model:?}"), |bench| {
@@ -62,7 +62,7 @@ fn queue_pcts(c: &mut Criterion) {
     }
     g.bench_function("next_pct_all_300x100", |bench| {
         let prev = bell(100, 300);
-        let pet = bell(20, 100);
+        let pet = ExecPmf::from(bell(20, 100));
         bench.iter(|| next_pct(black_box(&prev), black_box(&pet), 300, DropModel::All).unwrap())
     });
     g.finish();

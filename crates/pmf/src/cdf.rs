@@ -1,6 +1,7 @@
 //! The fast append query (the hot path of every mapping event): the success probability of a
 //! task appended behind a queue, from a cached cumulative array of the queue's tail PCT.
 
+use crate::exec::ExecPmf;
 use crate::pmf::{MAX_TICK, MIN_TICK, Pmf, Tick, arg};
 
 /// The cumulative distribution of a queue's tail PCT, cached for the append query, with its
@@ -114,7 +115,7 @@ impl TailCdf {
     /// The same value under every [`crate::DropModel`]: the models differ in the tail's shape,
     /// not in whether the appended task itself succeeds. O(support of `pet`), no allocation.
     #[inline]
-    pub fn append_success(&self, pet: &Pmf, deadline: Tick) -> f64 {
+    pub fn append_success(&self, pet: &ExecPmf, deadline: Tick) -> f64 {
         let deadline = arg(deadline);
         let e = pet.masses();
         let last = self.max();
@@ -150,7 +151,7 @@ impl TailCdf {
     /// `F_T(deadline - 1 - min E)` when the PET is wide; equal to the exact value within
     /// rounding when every run is a single bin.
     #[inline]
-    pub fn append_success_bound(&self, pet: &Pmf, deadline: Tick) -> f64 {
+    pub fn append_success_bound(&self, pet: &ExecPmf, deadline: Tick) -> f64 {
         let t0 = arg(deadline) - 1 - pet.offset();
         let mut s = 0.0;
         for &(k, w) in pet.segments() {

@@ -58,10 +58,11 @@
 //!
 //! # Example
 //! ```
-//! use pmf::{DropModel, Pmf, TailCdf, next_pct};
+//! use pmf::{DropModel, ExecPmf, Pmf, TailCdf, next_pct};
 //! // JPDC-2016 fig. 3: the task ahead completes at 5..=9, this one runs 1..=3 ticks.
 //! let prev = Pmf::new(5, vec![0.1, 0.2, 0.3, 0.2, 0.2]).unwrap();
-//! let pet = Pmf::new(1, vec![0.5, 0.3, 0.2]).unwrap();
+//! // An execution time: a PMF with the tables the PCT functions read.
+//! let pet = ExecPmf::from(Pmf::new(1, vec![0.5, 0.3, 0.2]).unwrap());
 //! let pct = next_pct(&prev, &pet, 7, DropModel::All).unwrap();
 //! // The fast query gives the same success probability without building the PCT.
 //! let fast = TailCdf::new(&prev).append_success(&pet, 7);
@@ -70,6 +71,7 @@
 
 mod cdf;
 mod error;
+mod exec;
 pub mod histogram;
 pub mod kaplan_meier;
 mod pct;
@@ -80,9 +82,10 @@ pub mod transform;
 
 pub use cdf::TailCdf;
 pub use error::PmfError;
+pub use exec::{ExecPmf, SEGMENTS};
 pub use histogram::{AUTO_BINS, BinValue, auto_bin_width, from_samples};
 pub use pct::{DropModel, executing_pct, executing_pct_in, next_pct, next_pct_in};
-pub use pmf::{MAX_TICK, MIN_TICK, Normalised, Pmf, SEGMENTS, Tick};
+pub use pmf::{MAX_TICK, MIN_TICK, Normalised, Pmf, Tick};
 pub use robustness::{
     Executing, Pending, Position, drop_probability, evaluate_queue, evaluate_queue_trimmed,
     success_probability,

@@ -23,6 +23,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::PmfError;
+use crate::exec::ExecPmf;
 use crate::pmf::{Pmf, Tick, convolve_into};
 use crate::prec::MAX_SPAN;
 
@@ -64,7 +65,12 @@ pub enum DropModel {
 /// task runs late or is dropped, nothing between), or a `pet` at negative ticks (not an
 /// execution time); never under [`DropModel::None`], and never under [`DropModel::All`]
 /// with a `pet` at ticks `>= 0`.
-pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Result<Pmf, PmfError> {
+pub fn next_pct(
+    prev: &Pmf,
+    pet: &ExecPmf,
+    deadline: Tick,
+    model: DropModel,
+) -> Result<Pmf, PmfError> {
     next_pct_in(prev, pet, deadline, model, &mut Vec::new())
 }
 
@@ -75,7 +81,7 @@ pub fn next_pct(prev: &Pmf, pet: &Pmf, deadline: Tick, model: DropModel) -> Resu
 /// taken.
 pub fn next_pct_in(
     prev: &Pmf,
-    pet: &Pmf,
+    pet: &ExecPmf,
     deadline: Tick,
     model: DropModel,
     spare: &mut Vec<Vec<f64>>,
@@ -206,7 +212,13 @@ const TAKE_SCAN: usize = 8;
 /// One pass into one buffer: the same values as `pet.shift(start).condition_after(now)`,
 /// then `.gather_at(deadline.max(now + 1))` under [`DropModel::All`] (the same sums in the
 /// same order; a property test compares the two bit for bit).
-pub fn executing_pct(pet: &Pmf, start: Tick, now: Tick, deadline: Tick, model: DropModel) -> Pmf {
+pub fn executing_pct(
+    pet: &ExecPmf,
+    start: Tick,
+    now: Tick,
+    deadline: Tick,
+    model: DropModel,
+) -> Pmf {
     executing_pct_in(pet, start, now, deadline, model, &mut Vec::new())
 }
 
@@ -214,7 +226,7 @@ pub fn executing_pct(pet: &Pmf, start: Tick, now: Tick, deadline: Tick, model: D
 /// holds one (as [`next_pct_in`]): the same values, without an allocation once `spare` is
 /// warm.
 pub fn executing_pct_in(
-    pet: &Pmf,
+    pet: &ExecPmf,
     start: Tick,
     now: Tick,
     deadline: Tick,

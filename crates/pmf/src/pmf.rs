@@ -1,8 +1,5 @@
 //! The [`Pmf`] type: a discrete distribution on the integer tick grid.
 
-use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-
 use serde::{Deserialize, Serialize};
 
 use crate::error::PmfError;
@@ -40,75 +37,16 @@ pub(crate) fn arg(t: Tick) -> Tick {
 /// The support is `[offset, offset + len)`, masses are dense `f64`, finite, non-negative and sum
 /// to 1 within [`MASS_EPS`]. The first and last bins always hold non-zero mass (zero bins at
 /// either end are trimmed on construction), so `min()` and `max()` are the true extremes.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "PmfRepr", into = "PmfRepr")]
 pub struct Pmf {
     offset: Tick,
     masses: Vec<f64>,
-    /// Derived from `masses` on first use (only PETs are queried this way). Boxed: a PCT
-    /// never builds them, and a `Pmf` of 48 bytes instead of ~170 is cheaper to move
-    /// (slots, chains and their buffers are moved around at every mapping event).
-    caches: OnceLock<Box<Caches>>,
 }
 
 // PMFs are moved around at every mapping event (slots, chains, buffers): keep them small.
 #[cfg(target_pointer_width = "64")]
 const _: () = assert!(std::mem::size_of::<Pmf>() <= 48);
-
-/// Derived data for the append query.
-#[derive(Debug)]
-struct Caches {
-    /// Indices of the non-zero bins (a 2-tick grid has half its bins zero).
-    nonzero: Vec<u32>,
-    /// Running sums of `masses` (`cum[k] = P(X <= offset + k)`), summed in bin order.
-    cum: Vec<f64>,
-    /// The largest `g` such that every non-zero bin index is a multiple of `g` (2 on the
-    /// paper's 2-unit grid): loops over this PMF may step by `g`.
-    stride: usize,
-    /// The non-zero bins cut into at most [`SEGMENTS`] runs of consecutive non-zero bins:
-    /// (first bin of the run, its mass), in bin order; for the segment bound of
-    /// [`crate::TailCdf::append_success_bound`].
-    segments: Vec<(u32, f64)>,
-    /// `truncated[j] = sum_{i < j} P(X > offset + i)`, `j = 0..=len`: the partial sums of
-    /// [`Pmf::expected_min`].
-    truncated: Vec<f64>,
-    /// [`Pmf::total_from`]'s sums, kept on first use (f64 bits; [`UNSET`] until then), one
-    /// per bin; allocated on the first call.
-    totals_from: OnceLock<Box<[AtomicU64]>>,
-}
-
-impl Clone for Caches {
-    fn clone(&self) -> Self {
-        let totals_from = OnceLock::new();
-        if let Some(t) = self.totals_from.get() {
-            let copy = t.iter().map(|b| AtomicU64::new(b.load(Relaxed))).collect();
-            let _ = totals_from.set(copy);
-        }
-        Caches {
-            nonzero: self.nonzero.clone(),
-            cum: self.cum.clone(),
-            stride: self.stride,
-            segments: self.segments.clone(),
-            truncated: self.truncated.clone(),
-            totals_from,
-        }
-    }
-}
-
-/// A kept sum not computed yet: a NaN, which a sum of finite non-negative masses never is.
-const UNSET: u64 = 0x7ff8_0000_0000_0001;
-
-/// Above this many bins [`Pmf::total_from`] keeps nothing (512 KiB of sums per PMF).
-const MAX_KEPT_TOTALS: usize = 1 << 16;
-
-/// Number of runs of [`Pmf::segments`].
-pub const SEGMENTS: usize = 8;
-
-impl PartialEq for Pmf {
-    fn eq(&self, other: &Self) -> bool {
-        self.offset == other.offset && self.masses == other.masses
-    }
-}
 
 #[derive(Serialize, Deserialize)]
 struct PmfRepr {
@@ -129,15 +67,6 @@ impl From<Pmf> for PmfRepr {
             offset: p.offset,
             masses: std::mem::take(&mut p.masses),
         }
-    }
-}
-
-impl std::fmt::Debug for Pmf {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pmf")
-            .field("offset", &self.offset)
-            .field("masses", &self.masses)
-            .finish()
     }
 }
 
@@ -252,7 +181,7 @@ impl Pmf {
         if !fits(offset, masses.len()) {
             return Self::saturated(offset, &masses);
         }
-        let p = Pmf::with_caches(offset, masses);
+        let p = Pmf::plain(offset, masses);
         debug_assert!(p.check_invariants().is_ok(), "{:?}", p.check_invariants());
         p
     }
@@ -279,7 +208,7 @@ impl Pmf {
         // `lo < hi`: the support reaches into the range past `MIN_TICK`.
         let n = kept.len();
         kept[n - 1] = masses[hi..].iter().sum();
-        let p = Pmf::with_caches(offset + lo as Tick, kept);
+        let p = Pmf::plain(offset + lo as Tick, kept);
         debug_assert!(p.check_invariants().is_ok(), "{:?}", p.check_invariants());
         p
     }
@@ -350,136 +279,11 @@ impl Pmf {
     /// machine free at `now`, which may lie before 0). A `t` beyond the range is read as the
     /// range's end: the point mass sits at [`MIN_TICK`] or [`MAX_TICK`].
     pub fn point(t: Tick) -> Self {
-        Pmf::with_caches(t.clamp(MIN_TICK, MAX_TICK), vec![1.0])
+        Pmf::plain(t.clamp(MIN_TICK, MAX_TICK), vec![1.0])
     }
 
-    fn with_caches(offset: Tick, masses: Vec<f64>) -> Self {
-        Pmf {
-            offset,
-            masses,
-            caches: OnceLock::new(),
-        }
-    }
-
-    fn caches(&self) -> &Caches {
-        self.caches.get_or_init(|| {
-            let nonzero: Vec<u32> = self
-                .masses
-                .iter()
-                .enumerate()
-                .filter(|(_, m)| **m > 0.0)
-                .map(|(k, _)| k as u32)
-                .collect();
-            let mut acc = 0.0;
-            let cum: Vec<f64> = self
-                .masses
-                .iter()
-                .map(|m| {
-                    acc += m;
-                    acc
-                })
-                .collect();
-            let mut above = 0.0;
-            let truncated = std::iter::once(0.0)
-                .chain(cum.iter().map(|&c: &f64| {
-                    above += (1.0 - c).max(0.0);
-                    above
-                }))
-                .collect();
-            let stride = gcd_all(&nonzero);
-            let per = nonzero.len().div_ceil(SEGMENTS).max(1);
-            let segments = nonzero
-                .chunks(per)
-                .map(|run| (run[0], run.iter().map(|&k| self.masses[k as usize]).sum()))
-                .collect();
-            Box::new(Caches {
-                nonzero,
-                cum,
-                stride,
-                segments,
-                truncated,
-                totals_from: OnceLock::new(),
-            })
-        })
-    }
-
-    /// The sum of the masses from bin `from` on, in bin order (over the grid of
-    /// [`Pmf::stride`]: adding the zero bins off it changes no bit), for `from` below
-    /// [`Pmf::len`]. Kept per bin on first use: `executing_pct` asks a PET's PMF for the
-    /// same sums over and over (the mass an executing task has left after `now`).
-    pub(crate) fn total_from(&self, from: usize) -> f64 {
-        let c = self.caches();
-        let stride = c.stride;
-        let sum = || -> f64 {
-            let first_on_grid = (stride - from % stride) % stride;
-            self.masses[from..]
-                .iter()
-                .skip(first_on_grid)
-                .step_by(stride)
-                .sum()
-        };
-        if self.masses.len() > MAX_KEPT_TOTALS {
-            return sum();
-        }
-        let kept = c.totals_from.get_or_init(|| {
-            (0..self.masses.len())
-                .map(|_| AtomicU64::new(UNSET))
-                .collect()
-        });
-        let bits = kept[from].load(Relaxed);
-        if bits != UNSET {
-            return f64::from_bits(bits);
-        }
-        let total = sum();
-        // Threads racing here store the same bits.
-        kept[from].store(total.to_bits(), Relaxed);
-        total
-    }
-
-    /// Every non-zero bin index is a multiple of this (1 for a dense PMF, 2 on a 2-tick grid).
-    #[inline]
-    pub fn stride(&self) -> usize {
-        self.caches().stride
-    }
-
-    /// The non-zero bins in at most [`SEGMENTS`] runs: (first bin index, mass of the run).
-    #[inline]
-    pub fn segments(&self) -> &[(u32, f64)] {
-        &self.caches().segments
-    }
-
-    /// `E[min(X, x)]`, O(1) from a cached table: `x` itself up to the first tick, then
-    /// `min X + sum_{y = min X}^{x - 1} P(X > y)` (the mean from the last tick on). Summed
-    /// otherwise than [`Pmf::mean`], so it agrees with it within rounding only.
-    #[inline]
-    pub fn expected_min(&self, x: Tick) -> f64 {
-        if x <= self.offset {
-            return x as f64;
-        }
-        let t = &self.caches().truncated;
-        // `t` has `len + 1` entries: every `x` past the last tick reads the last one.
-        let j = if x > self.max() {
-            t.len() - 1
-        } else {
-            (x - self.offset) as usize
-        };
-        self.offset as f64 + t[j]
-    }
-
-    /// Indices (into [`Pmf::masses`]) of the bins with non-zero mass.
-    #[inline]
-    pub fn nonzero_bins(&self) -> &[u32] {
-        &self.caches().nonzero
-    }
-
-    /// `sum(masses()[..k])`, summed in bin order; `k` is clamped to the length.
-    #[inline]
-    pub fn mass_below_bin(&self, k: usize) -> f64 {
-        let cum = &self.caches().cum;
-        match k.min(cum.len()) {
-            0 => 0.0,
-            k => cum[k - 1],
-        }
+    fn plain(offset: Tick, masses: Vec<f64>) -> Self {
+        Pmf { offset, masses }
     }
 
     /// Checks the type's invariants; used by tests and debug assertions.
@@ -542,15 +346,13 @@ impl Pmf {
 
     /// A copy of this PMF in the memory of a buffer from `spare` when it holds one (the
     /// buffers of PMFs no longer needed, [`Pmf::into_masses`]; as [`crate::next_pct_in`]).
-    /// Equal to [`Clone::clone`]; the derived tables are not copied but built again on
-    /// first use.
+    /// Equal to [`Clone::clone`].
     pub fn clone_in(&self, spare: &mut Vec<Vec<f64>>) -> Pmf {
         let mut masses = crate::pct::take_buffer(spare, self.masses.len());
         masses.extend_from_slice(&self.masses);
         Pmf {
             offset: self.offset,
             masses,
-            caches: OnceLock::new(),
         }
     }
 
@@ -609,7 +411,7 @@ impl Pmf {
         masses.extend_from_slice(&self.masses);
         let offset = self.offset + arg(dt);
         if fits(offset, masses.len()) {
-            Pmf::with_caches(offset, masses)
+            Pmf::plain(offset, masses)
         } else {
             Pmf::saturated(offset, &masses)
         }
@@ -756,15 +558,6 @@ impl Pmf {
         if !(0.0..=1.0).contains(&u) {
             return Err(PmfError::InvalidProbability(u));
         }
-        if let Some(c) = self.caches.get() {
-            // The kept running sums are the loop's below, bit for bit, and never decrease:
-            // the first bin where they reach `u`, then the first non-zero bin from there.
-            let k0 = c.cum.partition_point(|&acc| acc < u);
-            return Ok(self.masses[k0.min(self.masses.len())..]
-                .iter()
-                .position(|&m| m > 0.0)
-                .map_or(self.max(), |j| self.offset + (k0 + j) as Tick));
-        }
         let mut acc = 0.0;
         for (k, &m) in self.masses.iter().enumerate() {
             acc += m;
@@ -909,7 +702,6 @@ impl Pmf {
         self.masses[lo] += lo_mass;
         self.masses.drain(..lo);
         self.offset += lo as Tick;
-        self.caches = OnceLock::new();
         debug_assert!(
             self.check_invariants().is_ok(),
             "{:?}",
@@ -945,14 +737,6 @@ fn check_times(offset: Tick, masses: &[f64]) -> Result<(), PmfError> {
     Ok(())
 }
 
-fn gcd_all(idx: &[u32]) -> usize {
-    fn gcd(a: u32, b: u32) -> u32 {
-        if b == 0 { a } else { gcd(b, a % b) }
-    }
-    let g = idx.iter().fold(0u32, |g, &k| gcd(g, k));
-    (g.max(1)) as usize
-}
-
 /// Width of the output blocks of [`blocked`]: sixteen `f64` accumulators. Each is a chain of
 /// dependent additions (one per outer bin), so the kernel runs at one block step per
 /// addition latency: sixteen fill four AVX2 registers (eight SSE2 ones), enough independent
@@ -960,7 +744,7 @@ fn gcd_all(idx: &[u32]) -> usize {
 const W: usize = 16;
 
 /// `out[i + j] += a[i] * b[j]` over the first `limit` output bins, with `b` known to be zero
-/// off multiples of `stride` (the PET's grid, [`Pmf::stride`]); bins from `limit` on are left
+/// off multiples of `stride` (the PET's grid, [`crate::ExecPmf::stride`]); bins from `limit` on are left
 /// untouched. `out` must be zeroed (as every caller's fresh buffer is) and have at least
 /// `limit` bins (`a.len() + b.len() - 1` for the whole convolution).
 ///
@@ -1295,62 +1079,6 @@ pub(crate) fn convolve_reference(a: &[f64], b: &[f64], out: &mut [f64]) {
 mod kernel_tests {
     use super::*;
     use proptest::prelude::*;
-
-    proptest! {
-        /// With its running sums kept (a PET's, after the append query read it), the quantile
-        /// is found by a binary search: the same tick as the scan's, for every `u`.
-        #[test]
-        fn quantile_from_kept_sums_is_the_scans(
-            w in prop::collection::vec(prop_oneof![3 => 0.001f64..1.0, 1 => Just(0.0)], 1..60),
-            offset in -5i64..20,
-            us in prop::collection::vec(0.0f64..=1.0, 1..20),
-        ) {
-            let mut w = w;
-            w[0] = w[0].max(0.01);
-            let scanned = Pmf::from_weights(0, w).expect("valid weights").shift(offset);
-            let searched = scanned.clone();
-            let _ = searched.stride(); // builds the kept sums
-            prop_assert!(searched.caches.get().is_some() && scanned.caches.get().is_none());
-            let mut us = us;
-            us.extend([0.0, 1.0]);
-            // The running sums themselves: `u` exactly at a bin's CDF value (ties).
-            let mut acc = 0.0;
-            us.extend(scanned.masses().iter().map(|&m| {
-                acc += m;
-                acc
-            }));
-            for u in us {
-                prop_assert_eq!(searched.quantile(u).ok(), scanned.quantile(u).ok(), "u = {}", u);
-            }
-        }
-    }
-
-    proptest! {
-        /// The kept sums are the sums in bin order of all the bins from `from` on, bit for
-        /// bit, on first use, when read again, and in a clone.
-        #[test]
-        fn kept_totals_are_the_sums_in_bin_order(
-            w in prop::collection::vec(prop_oneof![3 => 0.001f64..1.0, 1 => Just(0.0)], 1..60),
-            step in 1usize..4,
-            offset in -5i64..20,
-        ) {
-            let mut spread = vec![0.0; (w.len() - 1) * step + 1];
-            for (k, &m) in w.iter().enumerate() {
-                spread[k * step] = m;
-            }
-            spread[0] = spread[0].max(0.01);
-            let p = Pmf::from_weights(0, spread).expect("valid weights").shift(offset);
-            let direct = |from: usize| -> f64 { p.masses()[from..].iter().sum() };
-            for from in 0..p.len() {
-                prop_assert_eq!(p.total_from(from).to_bits(), direct(from).to_bits());
-            }
-            let copy = p.clone();
-            for from in (0..p.len()).rev() {
-                prop_assert_eq!(p.total_from(from).to_bits(), direct(from).to_bits());
-                prop_assert_eq!(copy.total_from(from).to_bits(), direct(from).to_bits());
-            }
-        }
-    }
 
     #[test]
     fn strided_kernel_on_a_hand_example() {

@@ -2,6 +2,7 @@
 //! eq. (3.5)), the probability that it is dropped, and the evaluation of a whole machine queue.
 
 use crate::error::PmfError;
+use crate::exec::ExecPmf;
 use crate::pct::{DropModel, executing_pct, next_pct};
 use crate::pmf::{Pmf, Tick};
 
@@ -32,7 +33,7 @@ pub fn drop_probability(prev: Option<&Pmf>, pct: &Pmf, deadline: Tick, model: Dr
 #[derive(Debug, Clone, Copy)]
 pub struct Executing<'a> {
     /// Its execution-time PMF on this machine.
-    pub pet: &'a Pmf,
+    pub pet: &'a ExecPmf,
     /// The tick it started at.
     pub start: Tick,
     /// Its deadline tick.
@@ -43,7 +44,7 @@ pub struct Executing<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct Pending<'a> {
     /// Its execution-time PMF on this machine.
-    pub pet: &'a Pmf,
+    pub pet: &'a ExecPmf,
     /// Its deadline tick.
     pub deadline: Tick,
 }

@@ -5,7 +5,7 @@
 use std::borrow::Cow;
 
 use model::Slot;
-use pmf::{DropModel, Pmf, PmfError, Tick, executing_pct, next_pct};
+use pmf::{DropModel, ExecPmf, Pmf, PmfError, Tick, executing_pct, next_pct};
 
 use crate::thresholds::{drop_threshold, dynamic_offset};
 
@@ -15,7 +15,7 @@ pub struct QueuedTask<'a> {
     /// Its type (for fairness).
     pub task_type: usize,
     /// Its execution-time PMF on this machine.
-    pub pet: &'a Pmf,
+    pub pet: &'a ExecPmf,
     /// Its deadline tick (success: completion strictly before it).
     pub deadline: Tick,
     /// `Some(start)` for the executing task (the queue's first), `None` when pending.

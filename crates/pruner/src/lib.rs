@@ -180,7 +180,7 @@ impl ProbabilisticPruner {
                     let spec = view.task(t);
                     QueuedTask {
                         task_type: spec.task_type,
-                        pet: view.pet.pmf(spec.task_type, m),
+                        pet: view.pet.exec_pmf(spec.task_type, m),
                         deadline: spec.deadline,
                         start: if i == 0 {
                             machine.running().map(|r| r.start)
@@ -276,7 +276,7 @@ impl model::Pruner for ProbabilisticPruner {
                 };
                 queue.push(QueuedTask {
                     task_type: spec.task_type,
-                    pet: view.pet.pmf(spec.task_type, m),
+                    pet: view.pet.exec_pmf(spec.task_type, m),
                     deadline: spec.deadline,
                     start,
                 });

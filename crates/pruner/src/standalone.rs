@@ -13,12 +13,12 @@
 //! pruner and to the reference loop of PAM on random systems.
 //!
 //! ```
-//! use pmf::{DropModel, Pmf};
+//! use pmf::{DropModel, ExecPmf, Pmf};
 //! use pruner::PrunerConfig;
 //! use pruner::standalone::{End, Pruner, Queue, Task, Verdict};
 //!
 //! // One task type; machine 0 takes 2 or 4 ticks, machine 1 always 3.
-//! let row = [Pmf::new(2, vec![0.5, 0.0, 0.5]).unwrap(), Pmf::point(3)];
+//! let row = [Pmf::new(2, vec![0.5, 0.0, 0.5]).unwrap(), Pmf::point(3)].map(ExecPmf::from);
 //! let mut pruner = Pruner::new(PrunerConfig::default(), 1, DropModel::All).unwrap();
 //! let mut queues = vec![Queue::new(Some(4)), Queue::new(Some(4))];
 //! let task = Task { task_type: 0, deadline: 4, pet: &row };
@@ -37,7 +37,7 @@
 //! assert!(pruner.mapping_event());
 //! ```
 
-use pmf::{DropModel, Executing, Pending, Pmf, PmfError, TailCdf, Tick, evaluate_queue};
+use pmf::{DropModel, ExecPmf, Executing, Pending, PmfError, TailCdf, Tick, evaluate_queue};
 use thiserror::Error;
 
 use crate::{ConfigError, ProbabilisticPruner, PrunerConfig, QueuedTask};
@@ -51,11 +51,11 @@ pub struct Task<'a> {
     pub deadline: Tick,
     /// Its execution-time PMF on each machine (its type's row of the PET): `pet[m]` for
     /// machine `m`, the position of the machine's queue in the slice the calls take.
-    pub pet: &'a [Pmf],
+    pub pet: &'a [ExecPmf],
 }
 
 impl<'a> Task<'a> {
-    fn pet_on(&self, machine: usize) -> Result<&'a Pmf, StandaloneError> {
+    fn pet_on(&self, machine: usize) -> Result<&'a ExecPmf, StandaloneError> {
         self.pet.get(machine).ok_or(StandaloneError::MissingPet {
             task_type: self.task_type,
             machine,
@@ -386,10 +386,11 @@ impl Pruner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pmf::Pmf;
 
-    fn row() -> [Pmf; 2] {
+    fn row() -> [ExecPmf; 2] {
         // Machine 0: 2 or 4 ticks, half and half; machine 1: 3 ticks.
-        [Pmf::new(2, vec![0.5, 0.0, 0.5]).unwrap(), Pmf::point(3)]
+        [Pmf::new(2, vec![0.5, 0.0, 0.5]).unwrap(), Pmf::point(3)].map(ExecPmf::from)
     }
 
     fn pruner(defer: Option<f64>) -> Pruner {
@@ -516,7 +517,7 @@ mod tests {
         // The crate-level example's queue: PET 40..=43 uniform, executing since 0 with
         // deadline 50, a hopeless task (deadline 60: it cannot start before 40), then one
         // with deadline 130.
-        let pet = [Pmf::new(40, vec![0.25; 4]).unwrap()];
+        let pet = [ExecPmf::from(Pmf::new(40, vec![0.25; 4]).unwrap())];
         let t = |deadline| Task {
             task_type: 0,
             deadline,

@@ -293,7 +293,13 @@ impl BeliefConfig {
                     .map_err(|m| m.0)?
             }
             PriorKind::Flat => {
-                let max = truth.pmfs().iter().map(Pmf::max).max().unwrap_or(1).max(1);
+                let max = truth
+                    .pmfs()
+                    .iter()
+                    .map(|p| p.max())
+                    .max()
+                    .unwrap_or(1)
+                    .max(1);
                 let flat = Pmf::from_weights(1, vec![1.0; max as usize])
                     .map_err(|e| format!("belief.prior = \"flat\": {e}"))?;
                 truth

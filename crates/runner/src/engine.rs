@@ -328,7 +328,7 @@ struct SimHooks<'a, 't> {
 impl Hooks for SimHooks<'_, '_> {
     fn started(&mut self, m: MachineId, spec: &TaskSpec, now: Tick) -> Tick {
         let t = spec.id;
-        let pmf = self.truth.pmf(spec.task_type, m);
+        let pmf = self.truth.exec_pmf(spec.task_type, m);
         let exec = pmf
             .quantile(self.luck[t].clamp(0.0, 1.0))
             .unwrap_or(pmf.max())

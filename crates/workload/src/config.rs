@@ -616,7 +616,7 @@ impl WorkloadConfig {
                         "one name per row and one per column",
                     ));
                 }
-                Pet::new(pet.pmfs().clone(), tn, mn)
+                Pet::new(pet.pmfs().map(|p| p.as_pmf().clone()), tn, mn)
             }
         }
     }

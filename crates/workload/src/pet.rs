@@ -4,7 +4,7 @@
 use std::sync::{Mutex, PoisonError};
 
 use ndarray::Array2;
-use pmf::{BinValue, Pmf, Tick};
+use pmf::{BinValue, ExecPmf, Pmf, Tick};
 use rand::Rng;
 use rand_distr::{Distribution, Gamma};
 
@@ -62,6 +62,9 @@ pub mod defaults {
 /// The PET matrix: an execution-time [`Pmf`] per (task type, machine), in time units, with
 /// names for task types and machines and the derived ETC matrix of means.
 ///
+/// Each cell is kept as an [`ExecPmf`]: the PMF with the tables the PCT functions and the
+/// append query read ([`Pet::exec_pmf`]), built once when the cell is set.
+///
 /// `avg_i` ([`Pet::avg_type`]) and `avg_all` ([`Pet::avg_all`]) of the deadline equation
 /// (thesis eq. 3.7) are computed from the PMFs of this PET, not from [`PUBLISHED_MEANS`]: on
 /// the paper's `classes_2.etc` they equal the published values; on [`Pet::default_pet`] they
@@ -69,7 +72,7 @@ pub mod defaults {
 /// one unit); on a homogeneous PET they are those of the one machine kept.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Pet {
-    pmfs: Array2<Pmf>,
+    pmfs: Array2<ExecPmf>,
     type_names: Vec<String>,
     machine_names: Vec<String>,
     etc: Array2<f64>,
@@ -84,7 +87,7 @@ pub struct Pet {
 }
 
 /// Per machine, the first machine with an identical column (bit for bit).
-fn canonical_columns(pmfs: &Array2<Pmf>) -> Vec<usize> {
+fn canonical_columns(pmfs: &Array2<ExecPmf>) -> Vec<usize> {
     use std::collections::HashMap;
     use std::hash::{DefaultHasher, Hash, Hasher};
     let (n_types, n_machines) = pmfs.dim();
@@ -147,13 +150,21 @@ impl Pet {
                 p.min()
             )));
         }
-        Ok(Self::from_parts(pmfs, type_names, machine_names))
+        Ok(Self::from_parts(
+            pmfs.map(|p| ExecPmf::from(p.clone())),
+            type_names,
+            machine_names,
+        ))
     }
 
     /// Builds the cached means from checked parts.
-    fn from_parts(pmfs: Array2<Pmf>, type_names: Vec<String>, machine_names: Vec<String>) -> Pet {
-        let etc = pmfs.map(Pmf::mean);
-        let variances = pmfs.map(Pmf::variance);
+    fn from_parts(
+        pmfs: Array2<ExecPmf>,
+        type_names: Vec<String>,
+        machine_names: Vec<String>,
+    ) -> Pet {
+        let etc = pmfs.map(|p| p.mean());
+        let variances = pmfs.map(|p| p.variance());
         let n_machines = etc.ncols() as f64;
         let avg_type: Vec<f64> = etc
             .rows()
@@ -190,6 +201,16 @@ impl Pet {
     /// On an index out of range (a programming error: indices come from this PET's shape).
     #[inline]
     pub fn pmf(&self, task_type: usize, machine: usize) -> &Pmf {
+        self.exec_pmf(task_type, machine).as_pmf()
+    }
+
+    /// The execution-time PMF of `task_type` on `machine` with its tables, for
+    /// [`pmf::next_pct`], [`pmf::executing_pct`] and [`pmf::TailCdf::append_success`].
+    ///
+    /// # Panics
+    /// On an index out of range (a programming error: indices come from this PET's shape).
+    #[inline]
+    pub fn exec_pmf(&self, task_type: usize, machine: usize) -> &ExecPmf {
         &self.pmfs[[task_type, self.canonical[machine]]]
     }
 
@@ -202,8 +223,8 @@ impl Pet {
         self.canonical[machine]
     }
 
-    /// The whole matrix of PMFs, task types x machines.
-    pub fn pmfs(&self) -> &Array2<Pmf> {
+    /// The whole matrix of PMFs with their tables, task types x machines.
+    pub fn pmfs(&self) -> &Array2<ExecPmf> {
         &self.pmfs
     }
 
@@ -378,7 +399,7 @@ impl Pet {
                         reason,
                     }
                 })?;
-            pmfs.push(pmf);
+            pmfs.push(ExecPmf::from(pmf));
         }
         let pmfs = Array2::from_shape_vec((n_types, n_machines), pmfs)
             .map_err(|e| WorkloadError::InvalidPet(e.to_string()))?;
@@ -454,7 +475,7 @@ impl Pet {
                 .any(|(j, &c)| c == machine && j != machine);
         self.etc[[task_type, machine]] = pmf.mean();
         self.variances[[task_type, machine]] = pmf.variance();
-        self.pmfs[[task_type, machine]] = pmf;
+        self.pmfs[[task_type, machine]] = ExecPmf::from(pmf);
         let n_machines = self.n_machines() as f64;
         self.avg_type[task_type] = self.etc.row(task_type).iter().sum::<f64>() / n_machines;
         self.avg_all = self.avg_type.iter().sum::<f64>() / self.avg_type.len() as f64;
@@ -536,7 +557,7 @@ mod tests {
         // Machine 0's column is shared with machine 2: only machine 0 changes.
         let mut set = base.clone();
         set.set_pmf(4, 0, new.clone()).unwrap();
-        let mut pmfs = base.pmfs().clone();
+        let mut pmfs = base.pmfs().map(|p| p.as_pmf().clone());
         pmfs[[4, 0]] = new.clone();
         let built = Pet::new(
             pmfs,

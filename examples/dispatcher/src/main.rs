@@ -169,7 +169,7 @@ fn calibrated_pet(speeds: &[f64], overhead: f64, seed: u64) -> Result<Pet> {
 /// The online refresh: a (type, slot) pair with at least `LEARN_AFTER` completions takes
 /// the histogram of its last `LEARN_WINDOW` ones. Returns the new PET when a pair changed.
 fn refresh_pet(pet: &Pet, observed: &BTreeMap<(usize, usize), Vec<f64>>) -> Result<Option<Pet>> {
-    let mut pmfs = pet.pmfs().clone();
+    let mut pmfs = pet.pmfs().map(|p| p.as_pmf().clone());
     let mut changed = false;
     for (&(t, m), v) in observed {
         if v.len() >= LEARN_AFTER {

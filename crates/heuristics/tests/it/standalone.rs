@@ -6,7 +6,7 @@
 
 use heuristics::{Phase1Scope, TwoPhase};
 use model::View;
-use pmf::Pmf;
+use pmf::ExecPmf;
 use proptest::prelude::*;
 use pruner::standalone::{End, Pruner, Queue, Task, Verdict};
 use pruner::{ProbabilisticPruner, PrunerConfig};
@@ -14,19 +14,19 @@ use pruner::{ProbabilisticPruner, PrunerConfig};
 use crate::system::{System, system_strategy};
 
 /// Each task type's row of the PET.
-fn rows(system: &System) -> Vec<Vec<Pmf>> {
+fn rows(system: &System) -> Vec<Vec<ExecPmf>> {
     let pet = &system.pet;
     (0..pet.n_types())
         .map(|t| {
             (0..pet.n_machines())
-                .map(|m| pet.pmf(t, m).clone())
+                .map(|m| pet.exec_pmf(t, m).clone())
                 .collect()
         })
         .collect()
 }
 
 /// The machine queues of a view in the standalone pruner's terms.
-fn queues<'a>(view: &View<'_>, rows: &'a [Vec<Pmf>]) -> Vec<Queue<'a>> {
+fn queues<'a>(view: &View<'_>, rows: &'a [Vec<ExecPmf>]) -> Vec<Queue<'a>> {
     let task = |id: usize| {
         let spec = view.task(id);
         Task {

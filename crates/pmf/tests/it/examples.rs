@@ -4,6 +4,7 @@
 //! the figures' layout (the task ahead completes at 5..=9 with its own deadline 9, the new
 //! task has deadline 7) and every expected value was worked out by hand in the comments.
 
+use crate::as_exec;
 use pmf::{
     AUTO_BINS, BinValue, DropModel, Executing, Pending, Pmf, PmfError, TailCdf, auto_bin_width,
     drop_probability, evaluate_queue, executing_pct, from_samples, next_pct, success_probability,
@@ -30,7 +31,7 @@ fn jpdc_fig3_pending_tasks_dropped() {
     //   -> 6:0.05 7:0.13 8:0.08 9:0.04
     // Step 2 (fig. 3d): impulses 7, 8, 9 of task i-1 pass through (task i dropped):
     //   -> 6:0.05 7:0.43 8:0.28 9:0.24
-    let got = next_pct(&prev(), &pet(), 7, DropModel::Pending).unwrap();
+    let got = next_pct(&prev(), &as_exec(&pet()), 7, DropModel::Pending).unwrap();
     check_pmf(&got);
     assert_pmf_eq(
         &got,
@@ -46,7 +47,7 @@ fn jpdc_fig3_pending_tasks_dropped() {
 fn jpdc_fig4_executing_task_dropped_too() {
     // Fig. 4a: the convolved part's mass at or after 7 (0.13 + 0.08 + 0.04 = 0.25) is
     // gathered at 7 -> 6:0.05 7:0.25. Fig. 4b: plus the pass-through 7:0.3 8:0.2 9:0.2.
-    let got = next_pct(&prev(), &pet(), 7, DropModel::All).unwrap();
+    let got = next_pct(&prev(), &as_exec(&pet()), 7, DropModel::All).unwrap();
     check_pmf(&got);
     assert_pmf_eq(&got, &pmf(&[(6, 0.05), (7, 0.55), (8, 0.2), (9, 0.2)]), EPS);
     assert!((success_probability(&got, 7) - 0.05).abs() < EPS);
@@ -57,7 +58,7 @@ fn jpdc_fig4_executing_task_dropped_too() {
 fn no_dropping_is_plain_convolution() {
     // Every pair (a, b) contributes prev(a) * pet(b) at a + b:
     // 6:.05 7:.13 8:.23 9:.23 10:.22 11:.10 12:.04
-    let got = next_pct(&prev(), &pet(), 7, DropModel::None).unwrap();
+    let got = next_pct(&prev(), &as_exec(&pet()), 7, DropModel::None).unwrap();
     check_pmf(&got);
     let want = pmf(&[
         (6, 0.05),
@@ -81,18 +82,18 @@ fn jpdc_fig2_executing_task_conditioned_on_now() {
     // Execution time 1..=5, started at 3 -> completion 4..=8. At now = 6 the task has not
     // completed, so ticks 4, 5, 6 are impossible: 7:0.2/0.4 = 0.5, 8:0.5.
     let exec = pmf(&[(1, 0.1), (2, 0.2), (3, 0.3), (4, 0.2), (5, 0.2)]);
-    let got = executing_pct(&exec, 3, 6, 100, DropModel::Pending);
+    let got = executing_pct(&as_exec(&exec), 3, 6, 100, DropModel::Pending);
     check_pmf(&got);
     assert_pmf_eq(&got, &pmf(&[(7, 0.5), (8, 0.5)]), EPS);
     // Model (d) with the executing task droppable and deadline 8: mass at >= 8 gathered at 8.
-    let got = executing_pct(&exec, 3, 5, 8, DropModel::All);
+    let got = executing_pct(&as_exec(&exec), 3, 5, 8, DropModel::All);
     // After conditioning on > 5: 6:0.3/0.7 7:0.2/0.7 8:0.2/0.7 -> gathered at 8 (no mass past).
     assert_pmf_eq(
         &got,
         &pmf(&[(6, 3.0 / 7.0), (7, 2.0 / 7.0), (8, 2.0 / 7.0)]),
         EPS,
     );
-    let got = executing_pct(&exec, 3, 5, 7, DropModel::All);
+    let got = executing_pct(&as_exec(&exec), 3, 5, 7, DropModel::All);
     assert_pmf_eq(&got, &pmf(&[(6, 3.0 / 7.0), (7, 4.0 / 7.0)]), EPS);
     assert!((success_probability(&got, 7) - 3.0 / 7.0).abs() < EPS);
 }
@@ -100,7 +101,7 @@ fn jpdc_fig2_executing_task_conditioned_on_now() {
 #[test]
 fn executing_past_its_support_ends_next_tick() {
     let exec = pmf(&[(1, 0.5), (2, 0.5)]);
-    let got = executing_pct(&exec, 0, 10, 100, DropModel::All);
+    let got = executing_pct(&as_exec(&exec), 0, 10, 100, DropModel::All);
     assert_eq!(got, Pmf::point(11));
 }
 
@@ -109,9 +110,9 @@ fn shortest_execution_overshooting_the_deadline_is_gathered_at_it() {
     // prev at 5 (< 7) but the PET's minimum is 4: 9 > 7, so all of it is dropped at 7.
     let prev = pmf(&[(5, 0.5), (9, 0.5)]);
     let pet = pmf(&[(4, 1.0)]);
-    let got = next_pct(&prev, &pet, 7, DropModel::All).unwrap();
+    let got = next_pct(&prev, &as_exec(&pet), 7, DropModel::All).unwrap();
     assert_pmf_eq(&got, &pmf(&[(7, 0.5), (9, 0.5)]), EPS);
-    let got = next_pct(&prev, &pet, 7, DropModel::Pending).unwrap();
+    let got = next_pct(&prev, &as_exec(&pet), 7, DropModel::Pending).unwrap();
     assert_pmf_eq(&got, &pmf(&[(9, 1.0)]), EPS);
 }
 
@@ -121,11 +122,11 @@ fn queue_of_three_by_hand() {
     let e = pmf(&[(2, 0.5), (4, 0.5)]);
     let q = [
         Pending {
-            pet: &e,
+            pet: &as_exec(&e),
             deadline: 5,
         },
         Pending {
-            pet: &e,
+            pet: &as_exec(&e),
             deadline: 7,
         },
     ];
@@ -138,12 +139,12 @@ fn queue_of_three_by_hand() {
     // With an executing task started at 0 with the same PET, at now = 1, deadline 3:
     // completion 2 or 4 -> gathered at 3 under model (c).
     let ex = Executing {
-        pet: &e,
+        pet: &as_exec(&e),
         start: 0,
         deadline: 3,
     };
     let q = [Pending {
-        pet: &e,
+        pet: &as_exec(&e),
         deadline: 6,
     }];
     let all = evaluate_queue(1, Some(ex), &q, DropModel::All).unwrap();
@@ -159,14 +160,14 @@ fn queue_of_three_by_hand() {
 #[test]
 fn fast_query_matches_hand_value() {
     let t = TailCdf::new(&prev());
-    assert!((t.append_success(&pet(), 7) - 0.05).abs() < EPS);
+    assert!((t.append_success(&as_exec(&pet()), 7) - 0.05).abs() < EPS);
     // Deadline 9: prev 5 + {1,2,3} all < 9 -> 0.1; prev 6 + {1,2} -> 0.2*0.8; prev 7 + 1 ->
     // 0.3*0.5: 0.1 + 0.16 + 0.15 = 0.41.
-    assert!((t.append_success(&pet(), 9) - 0.41).abs() < EPS);
-    assert_eq!(t.append_success(&pet(), 6), 0.0);
-    assert!((t.append_success(&pet(), 100) - 1.0).abs() < EPS);
+    assert!((t.append_success(&as_exec(&pet()), 9) - 0.41).abs() < EPS);
+    assert_eq!(t.append_success(&as_exec(&pet()), 6), 0.0);
+    assert!((t.append_success(&as_exec(&pet()), 100) - 1.0).abs() < EPS);
     let idle = TailCdf::idle(10);
-    assert!((idle.append_success(&pet(), 13) - 0.8).abs() < EPS);
+    assert!((idle.append_success(&as_exec(&pet()), 13) - 0.8).abs() < EPS);
     assert!((idle.append_expected_completion(pet().mean()) - 11.7).abs() < EPS);
 }
 
@@ -174,29 +175,29 @@ fn fast_query_matches_hand_value() {
 fn segment_bound_by_hand() {
     // A 3-bin PET has one bin per run: the bound is the exact chance.
     let t = TailCdf::new(&prev());
-    assert!((t.append_success_bound(&pet(), 9) - 0.41).abs() < EPS);
+    assert!((t.append_success_bound(&as_exec(&pet()), 9) - 0.41).abs() < EPS);
     // A 16-bin PET (1..=16, 1/16 each) in 8 runs of 2 bins {1,2}, {3,4}, ...: run j starts at
     // 2j+1 with mass 1/8. Behind an idle machine at 0, deadline 6: exact P(E < 6) = 5/16;
     // bound = 1/8 * (F(5-1) + F(5-3) + F(5-5)) = 3/8 (runs starting at 1, 3, 5 see F = 1).
     let wide = pmf(&(1..=16).map(|k| (k, 1.0 / 16.0)).collect::<Vec<_>>());
-    assert_eq!(wide.segments().len(), 8);
+    assert_eq!(as_exec(&wide).segments().len(), 8);
     let idle = TailCdf::idle(0);
-    assert!((idle.append_success(&wide, 6) - 5.0 / 16.0).abs() < EPS);
-    assert!((idle.append_success_bound(&wide, 6) - 3.0 / 8.0).abs() < EPS);
+    assert!((idle.append_success(&as_exec(&wide), 6) - 5.0 / 16.0).abs() < EPS);
+    assert!((idle.append_success_bound(&as_exec(&wide), 6) - 3.0 / 8.0).abs() < EPS);
 }
 
 #[test]
 fn expected_min_by_hand() {
     // X in {1: 0.5, 2: 0.3, 3: 0.2}: E[min(X, 2)] = 0.5 * 1 + 0.5 * 2 = 1.5; at 3 and beyond,
     // the mean 1.7; at or below the first tick, x itself.
-    let p = pmf(&[(1, 0.5), (2, 0.3), (3, 0.2)]);
+    let p = as_exec(&pmf(&[(1, 0.5), (2, 0.3), (3, 0.2)]));
     assert!((p.expected_min(2) - 1.5).abs() < EPS);
     assert!((p.expected_min(3) - 1.7).abs() < EPS);
     assert!((p.expected_min(50) - 1.7).abs() < EPS);
     assert_eq!(p.expected_min(1), 1.0);
     assert_eq!(p.expected_min(-4), -4.0);
     // A 2-tick grid: {4: 0.5, 6: 0.5}; E[min(X, 5)] = 0.5 * 4 + 0.5 * 5 = 4.5.
-    let g = pmf(&[(4, 0.5), (6, 0.5)]);
+    let g = as_exec(&pmf(&[(4, 0.5), (6, 0.5)]));
     assert!((g.expected_min(5) - 4.5).abs() < EPS);
     assert!((g.expected_min(6) - 5.0).abs() < EPS);
 }
@@ -390,7 +391,7 @@ fn staging_moves_mass_below_the_ready_tick_up_to_it() {
     // Then the PET: the completion of a task whose data arrive at 7 behind prev, no drops:
     //   7 (0.6) + 1..3 -> 8:0.30 9:0.18 10:0.12; 8 (0.2) -> 9:0.10 10:0.06 11:0.04;
     //   9 (0.2) -> 10:0.10 11:0.06 12:0.04  => 8:0.30 9:0.28 10:0.28 11:0.10 12:0.04
-    let c = next_pct(&got, &pet(), 100, DropModel::None).unwrap();
+    let c = next_pct(&got, &as_exec(&pet()), 100, DropModel::None).unwrap();
     assert_pmf_eq(
         &c,
         &pmf(&[(8, 0.30), (9, 0.28), (10, 0.28), (11, 0.10), (12, 0.04)]),

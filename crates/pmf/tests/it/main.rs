@@ -6,3 +6,8 @@ mod kaplan_meier;
 mod properties;
 mod tick_range;
 mod transform;
+
+/// `p` as an execution-time PMF, with its tables.
+pub fn as_exec(p: &pmf::Pmf) -> pmf::ExecPmf {
+    pmf::ExecPmf::from(p.clone())
+}

@@ -1,6 +1,7 @@
 //! Property tests of the PMF invariants (proptest). Generators only make valid PMFs; each
 //! failure message says which law broke.
 
+use crate::as_exec;
 use pmf::{
     BinValue, DropModel, Executing, Pending, Pmf, TailCdf, auto_bin_width, evaluate_queue,
     evaluate_queue_trimmed, executing_pct, executing_pct_in, from_samples, next_pct, next_pct_in,
@@ -60,8 +61,8 @@ proptest! {
     fn every_operation_conserves_mass(a in arb_pmf(40), b in arb_pet(40), d in -30i64..200,
                                        now in -30i64..200, dt in -50i64..50, model in arb_model()) {
         check_pmf(&a.convolve(&b));
-        check_pmf(&next_pct(&a, &b, d, model).unwrap());
-        check_pmf(&executing_pct(&b, a.min(), now, d, model));
+        check_pmf(&next_pct(&a, &as_exec(&b), d, model).unwrap());
+        check_pmf(&executing_pct(&as_exec(&b), a.min(), now, d, model));
         check_pmf(&a.shift(dt));
         check_pmf(&a.condition_after(now));
         check_pmf(&a.gather_at(d));
@@ -77,14 +78,14 @@ proptest! {
     ) {
         let b = b.shift(1 - b.min().min(1));
         let mut spare: Vec<Vec<f64>> = lens.iter().map(|&n| vec![f64::NAN; n]).collect();
-        let plain = next_pct(&a, &b, d, model).unwrap();
-        let reused = next_pct_in(&a, &b, d, model, &mut spare).unwrap();
+        let plain = next_pct(&a, &as_exec(&b), d, model).unwrap();
+        let reused = next_pct_in(&a, &as_exec(&b), d, model, &mut spare).unwrap();
         prop_assert_eq!(plain.min(), reused.min());
         prop_assert!(plain.masses().iter().map(|m| m.to_bits()).eq(reused.masses().iter().map(|m| m.to_bits())),
             "{:?} vs {:?}", plain, reused);
         spare.push(reused.into_masses());
-        let again = next_pct_in(&plain, &b, d + 7, model, &mut spare).unwrap();
-        let fresh = next_pct(&plain, &b, d + 7, model).unwrap();
+        let again = next_pct_in(&plain, &as_exec(&b), d + 7, model, &mut spare).unwrap();
+        let fresh = next_pct(&plain, &as_exec(&b), d + 7, model).unwrap();
         prop_assert_eq!(again.min(), fresh.min());
         prop_assert!(again.masses().iter().map(|m| m.to_bits()).eq(fresh.masses().iter().map(|m| m.to_bits())));
     }
@@ -98,8 +99,8 @@ proptest! {
         lens in prop::collection::vec(0usize..300, 0..10),
     ) {
         let mut spare: Vec<Vec<f64>> = lens.iter().map(|&n| vec![f64::NAN; n]).collect();
-        let plain = executing_pct(&pet, start, now, d, model);
-        let reused = executing_pct_in(&pet, start, now, d, model, &mut spare);
+        let plain = executing_pct(&as_exec(&pet), start, now, d, model);
+        let reused = executing_pct_in(&as_exec(&pet), start, now, d, model, &mut spare);
         prop_assert_eq!(plain.min(), reused.min());
         prop_assert!(plain.masses().iter().map(|m| m.to_bits()).eq(reused.masses().iter().map(|m| m.to_bits())));
         let copy = plain.clone_in(&mut spare);
@@ -122,7 +123,7 @@ proptest! {
         deadline in -15i64..120,
         model in prop_oneof![Just(DropModel::None), Just(DropModel::Pending), Just(DropModel::All)],
     ) {
-        let fused = executing_pct(&pet, start, now, deadline, model);
+        let fused = executing_pct(&as_exec(&pet), start, now, deadline, model);
         let conditioned = pet.shift(start).condition_after(now);
         let steps = match model {
             DropModel::All => conditioned.gather_at(deadline.max(now + 1)),
@@ -147,7 +148,7 @@ proptest! {
         all in any::<bool>(),
     ) {
         let model = if all { DropModel::All } else { DropModel::Pending };
-        let got = next_pct(&prev, &pet, deadline, model).unwrap();
+        let got = next_pct(&prev, &as_exec(&pet), deadline, model).unwrap();
         let pm = prev.masses();
         let split = (deadline - prev.min()).clamp(0, pm.len() as i64) as usize;
         let (lo, hi) = pm.split_at(split);
@@ -215,6 +216,7 @@ proptest! {
     #[test]
     fn expected_min_is_the_direct_sum(a in arb_pmf(50), x in -5i64..70) {
         let direct: f64 = (a.min()..=a.max()).map(|t| a.mass_at(t) * t.min(x) as f64).sum();
+        let a = as_exec(&a);
         prop_assert!((a.expected_min(x) - direct).abs() < 1e-9 * direct.abs().max(1.0),
             "E[min(X, {})] = {} vs {}", x, a.expected_min(x), direct);
     }
@@ -255,9 +257,9 @@ proptest! {
     fn success_probability_is_monotone_in_the_deadline(a in arb_pmf(30), e in arb_pet(30),
                                                        d in 0i64..150, model in arb_model()) {
         let tail = TailCdf::new(&a);
-        prop_assert!(tail.append_success(&e, d + 1) >= tail.append_success(&e, d) - 1e-12);
-        let p0 = next_pct(&a, &e, d, model).unwrap().prob_before(d);
-        let p1 = next_pct(&a, &e, d + 1, model).unwrap().prob_before(d + 1);
+        prop_assert!(tail.append_success(&as_exec(&e), d + 1) >= tail.append_success(&as_exec(&e), d) - 1e-12);
+        let p0 = next_pct(&a, &as_exec(&e), d, model).unwrap().prob_before(d);
+        let p1 = next_pct(&a, &as_exec(&e), d + 1, model).unwrap().prob_before(d + 1);
         prop_assert!(p1 >= p0 - 1e-12, "{} < {}", p1, p0);
     }
 
@@ -265,8 +267,8 @@ proptest! {
     fn segment_bound_never_falls_below_the_chance(a in arb_pmf(40), e in arb_pet(60),
                                                    d in -10i64..200) {
         let t = TailCdf::new(&a);
-        let exact = t.append_success(&e, d);
-        let bound = t.append_success_bound(&e, d);
+        let exact = t.append_success(&as_exec(&e), d);
+        let bound = t.append_success_bound(&as_exec(&e), d);
         prop_assert!(bound >= exact - 1e-12, "bound {} < exact {}", bound, exact);
         // And it is never looser than the tail half of the old bound, F_T(d - 1 - min E).
         prop_assert!(bound <= t.at(d - 1 - e.min()) + 1e-12);
@@ -275,8 +277,8 @@ proptest! {
     #[test]
     fn fast_query_equals_full_computation(a in arb_pmf(40), e in arb_pet(40), d in -10i64..200,
                                           model in arb_model()) {
-        let full = next_pct(&a, &e, d, model).unwrap().prob_before(d);
-        let fast = TailCdf::new(&a).append_success(&e, d);
+        let full = next_pct(&a, &as_exec(&e), d, model).unwrap().prob_before(d);
+        let fast = TailCdf::new(&a).append_success(&as_exec(&e), d);
         prop_assert!((full - fast).abs() < 1e-12, "fast {} vs full {}", fast, full);
         let mean = TailCdf::new(&a).append_expected_completion(e.mean());
         prop_assert!((mean - a.convolve(&e).mean()).abs() < 1e-9);
@@ -289,11 +291,12 @@ proptest! {
         // Same queue under the three models: success(c) >= success(b) >= success(a).
         let mut deadline = now + 1;
         let mut pending = Vec::new();
+        let pets: Vec<_> = pets.iter().map(as_exec).collect();
         for (i, p) in pets.iter().enumerate() {
             deadline += slack[i] + 1;
             pending.push(Pending { pet: p, deadline });
         }
-        let ex = Executing { pet: &exec_pet, start: 0, deadline: now + 1 + slack[5] };
+        let ex = Executing { pet: &as_exec(&exec_pet), start: 0, deadline: now + 1 + slack[5] };
         let a = evaluate_queue(now, Some(ex), &pending, DropModel::None).unwrap();
         let b = evaluate_queue(now, Some(ex), &pending, DropModel::Pending).unwrap();
         let c = evaluate_queue(now, Some(ex), &pending, DropModel::All).unwrap();
@@ -352,6 +355,7 @@ proptest! {
         tail_pet in arb_pet(30),
         tail_slack in 0i64..150,
     ) {
+        let pets: Vec<_> = pets.iter().map(as_exec).collect();
         let ex = executing.then(|| Executing {
             pet: &pets[0],
             start: start.min(now),
@@ -376,8 +380,8 @@ proptest! {
         }
         let d = now + 1 + tail_slack;
         let n = exact.len();
-        let fast_exact = TailCdf::new(&exact[n - 1].pct).append_success(&tail_pet, d);
-        let fast_approx = TailCdf::new(&approx[n - 1].pct).append_success(&tail_pet, d);
+        let fast_exact = TailCdf::new(&exact[n - 1].pct).append_success(&as_exec(&tail_pet), d);
+        let fast_approx = TailCdf::new(&approx[n - 1].pct).append_success(&as_exec(&tail_pet), d);
         prop_assert!((fast_approx - fast_exact).abs() <= n as f64 * eps + 1e-12,
             "append: {} vs exact {}", fast_approx, fast_exact);
         // eps = 0 is the exact computation, bit for bit.

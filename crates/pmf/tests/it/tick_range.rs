@@ -1,5 +1,6 @@
 //! The tick range: inputs at and beyond its ends, one regression test per defect.
 
+use crate::as_exec;
 use pmf::{
     BinValue, DropModel, MAX_TICK, MIN_TICK, Pmf, PmfError, TailCdf, executing_pct, from_samples,
     next_pct,
@@ -89,8 +90,8 @@ fn condition_after_the_last_tick_of_time() {
 #[test]
 fn next_pct_with_a_deadline_at_the_start_of_time() {
     for model in [DropModel::None, DropModel::Pending, DropModel::All] {
-        in_range(&next_pct(&two(), &two(), i64::MIN, model).expect("narrow"));
-        in_range(&next_pct(&two(), &two(), i64::MAX, model).expect("narrow"));
+        in_range(&next_pct(&two(), &as_exec(&two()), i64::MIN, model).expect("narrow"));
+        in_range(&next_pct(&two(), &as_exec(&two()), i64::MAX, model).expect("narrow"));
     }
 }
 
@@ -102,24 +103,36 @@ fn next_pct_refuses_a_result_that_is_mostly_a_gap() {
         Pmf::new(0, [0.5].into_iter().chain([0.0; 9]).chain([0.5]).collect()).expect("valid");
     let far = Pmf::point(1 << 40);
     assert!(matches!(
-        next_pct(&prev, &far, 5, DropModel::Pending),
+        next_pct(&prev, &as_exec(&far), 5, DropModel::Pending),
         Err(PmfError::TooWide { span, .. }) if span == 1 << 40
     ));
     // Under `All` the late part is gathered at the deadline; no gap.
-    let all = next_pct(&prev, &far, 5, DropModel::All).expect("narrow");
+    let all = next_pct(&prev, &as_exec(&far), 5, DropModel::All).expect("narrow");
     assert_eq!((all.min(), all.max()), (5, 10));
     // A gap of up to `MAX_SPAN` ticks is held.
     let near = Pmf::point(1 << 20);
-    let p = next_pct(&prev, &near, 5, DropModel::Pending).expect("within MAX_SPAN");
+    let p = next_pct(&prev, &as_exec(&near), 5, DropModel::Pending).expect("within MAX_SPAN");
     assert_eq!((p.min(), p.max(), p.impulses()), (10, 1 << 20, 2));
 }
 
 #[test]
 fn executing_pct_at_the_end_of_time() {
     for model in [DropModel::None, DropModel::Pending, DropModel::All] {
-        in_range(&executing_pct(&two(), 0, i64::MAX, i64::MAX, model));
-        in_range(&executing_pct(&two(), i64::MAX, i64::MAX, i64::MIN, model));
-        in_range(&executing_pct(&two(), i64::MIN, 0, 0, model));
+        in_range(&executing_pct(
+            &as_exec(&two()),
+            0,
+            i64::MAX,
+            i64::MAX,
+            model,
+        ));
+        in_range(&executing_pct(
+            &as_exec(&two()),
+            i64::MAX,
+            i64::MAX,
+            i64::MIN,
+            model,
+        ));
+        in_range(&executing_pct(&as_exec(&two()), i64::MIN, 0, 0, model));
     }
 }
 
@@ -188,7 +201,7 @@ fn queries_far_from_a_negative_support() {
     let p = Pmf::point(-5);
     assert_eq!(p.mass_at(i64::MAX), 0.0);
     assert_eq!(p.mass_at(i64::MIN), 0.0);
-    assert_eq!(p.expected_min(i64::MAX), -5.0);
+    assert_eq!(as_exec(&p).expected_min(i64::MAX), -5.0);
     let t = TailCdf::new(&p);
     assert_eq!(t.at(i64::MAX), 1.0);
     assert_eq!(t.at(i64::MIN), 0.0);
@@ -200,8 +213,8 @@ fn the_default_tail_is_a_machine_free_at_zero() {
     let pet = Pmf::new(1, vec![0.5, 0.5]).expect("valid");
     let (d, idle) = (TailCdf::default(), TailCdf::idle(0));
     assert_eq!(d, idle);
-    assert_eq!(d.append_success(&pet, 2), 0.5);
-    assert!(d.append_success(&pet, 2) <= d.append_success_bound(&pet, 2));
+    assert_eq!(d.append_success(&as_exec(&pet), 2), 0.5);
+    assert!(d.append_success(&as_exec(&pet), 2) <= d.append_success_bound(&as_exec(&pet), 2));
 }
 
 #[test]
@@ -213,8 +226,8 @@ fn append_queries_at_the_ends_of_time() {
         TailCdf::idle(i64::MIN),
     ] {
         for d in [i64::MIN, -1, 0, i64::MAX] {
-            let s = tail.append_success(&pet, d);
-            let b = tail.append_success_bound(&pet, d);
+            let s = tail.append_success(&as_exec(&pet), d);
+            let b = tail.append_success_bound(&as_exec(&pet), d);
             assert!((0.0..=1.0).contains(&s) && (0.0..=1.0).contains(&b));
         }
     }
@@ -225,6 +238,7 @@ mod full_range {
     //! arbitrary masses: a valid result (a PMF in the tick range, a probability in [0, 1]) or
     //! a typed error, never a panic. `cargo test` builds with overflow checks on.
 
+    use crate::as_exec;
     use pmf::kaplan_meier::{KaplanMeier, Sample};
     use pmf::transform::{product, scale_time};
     use pmf::{
@@ -374,10 +388,12 @@ mod full_range {
                 Ok(q) => prop_assert!(q >= p.min() && q <= p.max()),
                 Err(_) => prop_assert!(!(0.0..=1.0).contains(&x)),
             }
-            let e = p.expected_min(t);
+            let ep = as_exec(&p);
+            prop_assert_eq!(ep.quantile(x).ok(), p.quantile(x).ok());
+            let e = ep.expected_min(t);
             prop_assert!(e.is_finite());
             prop_assert!(p.impulses() >= 1 && p.iter().count() == p.impulses());
-            let _ = (p.stride(), p.segments(), p.nonzero_bins(), p.mass_below_bin(n));
+            let _ = (ep.stride(), ep.segments(), ep.nonzero_bins(), ep.mass_below_bin(n));
         }
 
         #[test]
@@ -396,7 +412,7 @@ mod full_range {
             valid(&trimmed)?;
             // Half the sum of two sets of masses that each sum to 1 within rounding: capped.
             probability(a.total_variation(&b))?;
-            match next_pct(&a, &b, t, model) {
+            match next_pct(&a, &as_exec(&b), t, model) {
                 Ok(p) => valid(&p)?,
                 Err(e) => prop_assert!(matches!(e, PmfError::TooWide { .. }), "{}", e),
             }
@@ -419,8 +435,9 @@ mod full_range {
             eps in real(),
             model in model(),
         ) {
-            valid(&executing_pct(&pet, start, now, deadlines[0], model))?;
-            let executing = Executing { pet: &pet, start, deadline: deadlines[0] };
+            valid(&executing_pct(&as_exec(&pet), start, now, deadlines[0], model))?;
+            let executing = Executing { pet: &as_exec(&pet), start, deadline: deadlines[0] };
+            let other = as_exec(&other);
             let pending: Vec<Pending<'_>> = deadlines
                 .iter()
                 .map(|&deadline| Pending { pet: &other, deadline })
@@ -452,9 +469,9 @@ mod full_range {
             prop_assert!(cdf.min() >= MIN_TICK && cdf.max() <= MAX_TICK);
             for c in [TailCdf::new(&tail), TailCdf::default(), cdf.clone()] {
                 probability(c.at(t))?;
-                probability(c.append_success(&pet, t))?;
-                probability(c.append_success_bound(&pet, t))?;
-                prop_assert!(c.append_success(&pet, t) <= c.append_success_bound(&pet, t) + 1e-12);
+                probability(c.append_success(&as_exec(&pet), t))?;
+                probability(c.append_success_bound(&as_exec(&pet), t))?;
+                prop_assert!(c.append_success(&as_exec(&pet), t) <= c.append_success_bound(&as_exec(&pet), t) + 1e-12);
                 if let Some(q) = c.first_reaching(x) {
                     prop_assert!(q >= c.min());
                 }

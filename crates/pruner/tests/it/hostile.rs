@@ -1,14 +1,14 @@
 //! Inputs at and beyond the ends of the tick range and out-of-range parameters: a typed error
 //! or a valid answer, never a panic (`cargo test` builds with overflow checks on).
 
-use pmf::{DropModel, MAX_TICK, Pmf, PmfError};
+use pmf::{DropModel, ExecPmf, MAX_TICK, Pmf, PmfError};
 use proptest::prelude::*;
 use pruner::{
     ConfigError, DropRule, Engagement, MAX_TASK_TYPES, Never, ProbabilisticPruner, PrunerConfig,
     QueuedTask, Sufferage, Toggle, drop_threshold, dynamic_offset, walk_queue, walk_queue_cached,
 };
 
-fn queue(pet: &Pmf, start: i64) -> Vec<QueuedTask<'_>> {
+fn queue(pet: &ExecPmf, start: i64) -> Vec<QueuedTask<'_>> {
     vec![
         QueuedTask {
             task_type: 0,
@@ -39,7 +39,7 @@ const RULE: DropRule<'static> = DropRule {
 
 #[test]
 fn walk_queue_at_the_end_of_time() {
-    let pet = Pmf::new(40, vec![0.25; 4]).expect("valid");
+    let pet = ExecPmf::from(Pmf::new(40, vec![0.25; 4]).expect("valid"));
     for model in [DropModel::None, DropModel::Pending, DropModel::All] {
         for now in [i64::MAX, i64::MIN, MAX_TICK] {
             for start in [0, i64::MIN, i64::MAX] {
@@ -52,7 +52,7 @@ fn walk_queue_at_the_end_of_time() {
 
 #[test]
 fn a_cache_shorter_than_the_queue_is_read_where_it_covers() {
-    let pet = Pmf::new(40, vec![0.25; 4]).expect("valid");
+    let pet = ExecPmf::from(Pmf::new(40, vec![0.25; 4]).expect("valid"));
     let q = queue(&pet, 0);
     let fresh = walk_queue(10, &q, DropModel::All, RULE).expect("narrow");
     assert_eq!(fresh, vec![false, true, false]);
@@ -64,9 +64,10 @@ fn a_cache_shorter_than_the_queue_is_read_where_it_covers() {
 fn a_walk_too_wide_to_hold_is_an_error() {
     // The executing task ends at 1 or 10; the next one, dropped at 5 half the time, runs
     // 2^40 ticks otherwise: its PCT would be a dense gap of 2^40 bins.
-    let ends =
-        Pmf::new(1, [0.5].into_iter().chain([0.0; 8]).chain([0.5]).collect()).expect("valid");
-    let far = Pmf::point(1 << 40);
+    let ends = ExecPmf::from(
+        Pmf::new(1, [0.5].into_iter().chain([0.0; 8]).chain([0.5]).collect()).expect("valid"),
+    );
+    let far = ExecPmf::from(Pmf::point(1 << 40));
     let q = [
         QueuedTask {
             task_type: 0,
@@ -177,6 +178,7 @@ proptest! {
         epsilon in real(),
         model in prop::sample::select(vec![DropModel::None, DropModel::Pending, DropModel::All]),
     ) {
+        let pets: Vec<ExecPmf> = pets.into_iter().map(ExecPmf::from).collect();
         let q: Vec<QueuedTask<'_>> = pets
             .iter()
             .enumerate()

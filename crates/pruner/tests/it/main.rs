@@ -1,6 +1,6 @@
 //! Hand-computed cases for each mechanism of the pruner.
 
-use pmf::{DropModel, Pmf};
+use pmf::{DropModel, ExecPmf, Pmf};
 use pruner::{
     ConfigError, DropRule, Engagement, FairnessMode, Never, ProbabilisticPruner, PrunerConfig,
     PrunerTable, QueuedTask, RATE_WEIGHT, ReliefScope, Sufferage, Toggle, drop_threshold,
@@ -9,8 +9,8 @@ use pruner::{
 
 mod hostile;
 
-fn uniform(lo: i64, n: usize) -> Pmf {
-    Pmf::from_weights(lo, vec![1.0; n]).unwrap()
+fn uniform(lo: i64, n: usize) -> ExecPmf {
+    ExecPmf::from(Pmf::from_weights(lo, vec![1.0; n]).unwrap())
 }
 
 #[test]
@@ -167,8 +167,8 @@ fn skewness_sign_moves_the_threshold() {
     assert!((dynamic_offset(-1.0, 0, 0.2) - 0.2).abs() < 1e-12);
     assert!((dynamic_offset(0.5, 4, 0.2) + 0.02).abs() < 1e-12);
     // A right-skewed PCT lowers the threshold (kept more readily), a left-skewed one raises it.
-    let right = Pmf::new(10, vec![0.6, 0.2, 0.1, 0.05, 0.05]).unwrap();
-    let left = Pmf::new(10, vec![0.05, 0.05, 0.1, 0.2, 0.6]).unwrap();
+    let right = ExecPmf::from(Pmf::new(10, vec![0.6, 0.2, 0.1, 0.05, 0.05]).unwrap());
+    let left = ExecPmf::from(Pmf::new(10, vec![0.05, 0.05, 0.1, 0.2, 0.6]).unwrap());
     assert!(right.bounded_skewness() > 0.0 && left.bounded_skewness() < 0.0);
     // Same success probability 0.5 at deadline 11... build two executing tasks whose chance is
     // 0.6 (right) and 0.05 + 0.05 = 0.1 (left) at deadline 11, threshold 0.55, weight 0.2:

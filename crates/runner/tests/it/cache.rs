@@ -202,7 +202,7 @@ proptest! {
             "lower {} > {}", stale.tail_mean_lower(), tail1.mean());
         prop_assert!(tail1.mean() <= stale.tail_mean_upper() + 1e-9);
         // Appending the same task to both keeps the bound: the append query too.
-        let probe = pet.pmf(1, 1);
+        let probe = pet.exec_pmf(1, 1);
         for d in [t1 + 5, t1 + 40, t1 + 120] {
             let a1 = tail1.append_success(probe, d);
             prop_assert!(a1 <= f * tail0.append_success(probe, d) + EPS);
@@ -240,7 +240,7 @@ proptest! {
             .enumerate()
             .map(|(i, t)| pruner::QueuedTask {
                 task_type: tasks[t].task_type,
-                pet: pet.pmf(tasks[t].task_type, m.id()),
+                pet: pet.exec_pmf(tasks[t].task_type, m.id()),
                 deadline: tasks[t].deadline,
                 start: if i == 0 { start } else { None },
             })

@@ -91,7 +91,7 @@ fn auto_bin_width_keeps_the_shape_of_times_spanning_3_to_3000() {
     for (t, _) in p.iter() {
         assert_eq!(t % w, 0, "upper edges on the 15-tick grid");
     }
-    assert!(p.nonzero_bins().len() <= AUTO_BINS as usize + 1);
+    assert!(p.impulses() <= AUTO_BINS as usize + 1);
     assert_eq!((p.min(), p.max()), (15, 3000));
     assert_keeps_shape(p, &times, w as f64);
     // The same histogram as the explicit width.
@@ -113,7 +113,7 @@ fn times_in_seconds_on_a_millisecond_tick_keep_their_shape() {
     // x * 0.001 / 0.001 may differ from x in the last bit, which can move a time sitting on
     // a bin edge to the next bin: one more bin width of allowance.
     assert_keeps_shape(p, &times, 30.0);
-    assert!(p.nonzero_bins().len() <= AUTO_BINS as usize + 1);
+    assert!(p.impulses() <= AUTO_BINS as usize + 1);
     // Read as ticks (the default tick of 1), the same file collapses to three ticks.
     let coarse = parse_samples_csv_options(&csv(&times, 0.001), "seconds.csv", &auto(1.0))
         .expect("valid samples");
