@@ -12,11 +12,11 @@
 //! (map, defer or drop) and the engagement kept inside. The parts are usable alone too:
 //!
 //! ```
-//! use pmf::{DropModel, Pmf};
+//! use pmf::{DropModel, ExecPmf, Pmf};
 //! use pruner::{ProbabilisticPruner, PrunerConfig, QueuedTask};
 //!
 //! // Two task types; a machine executing a task since t=0 with two more queued.
-//! let pet = Pmf::new(40, vec![0.25, 0.25, 0.25, 0.25]).unwrap(); // 40..=43 ticks
+//! let pet = ExecPmf::from(Pmf::new(40, vec![0.25, 0.25, 0.25, 0.25]).unwrap()); // 40..=43 ticks
 //! let queue = [
 //!     QueuedTask { task_type: 0, pet: &pet, deadline: 50, start: Some(0) },
 //!     QueuedTask { task_type: 1, pet: &pet, deadline: 60, start: None },   // hopeless

@@ -150,11 +150,12 @@ impl Pet {
                 p.min()
             )));
         }
-        Ok(Self::from_parts(
-            pmfs.map(|p| ExecPmf::from(p.clone())),
-            type_names,
-            machine_names,
-        ))
+        let dim = pmfs.dim();
+        // Elements in logical (row-major) order: the shape's standard layout.
+        let cells: Vec<ExecPmf> = pmfs.into_iter().map(ExecPmf::from).collect();
+        let pmfs = Array2::from_shape_vec(dim, cells)
+            .map_err(|e| WorkloadError::InvalidPet(e.to_string()))?;
+        Ok(Self::from_parts(pmfs, type_names, machine_names))
     }
 
     /// Builds the cached means from checked parts.
