@@ -653,17 +653,7 @@ impl Prepared {
         jobs: usize,
         policies: Policies<'_>,
     ) -> Result<Vec<(TrialRecord, TrialMetrics)>, RunError> {
-        let (jobs, _) = crate::resources::worker_threads(jobs);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs)
-            .build()
-            .map_err(|e| RunError::Input(e.to_string()))?;
-        pool.install(|| {
-            (0..self.trials)
-                .into_par_iter()
-                .map(|k| self.run_trial_policies(k, policies))
-                .collect()
-        })
+        self.each_trial(jobs, |k| self.run_trial_policies(k, policies))
     }
 
     /// Runs trial `k` recording its trace into `sink` ([`crate::trace`]), whatever the
@@ -812,20 +802,10 @@ impl Prepared {
         jobs: usize,
         progress: &(dyn Fn() + Sync),
     ) -> Result<Vec<TrialMetrics>, RunError> {
-        let (jobs, _) = crate::resources::worker_threads(jobs);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs)
-            .build()
-            .map_err(|e| RunError::Input(e.to_string()))?;
-        pool.install(|| {
-            (0..self.trials)
-                .into_par_iter()
-                .map(|k| {
-                    let r = self.run_trial(k).map(|(_, m)| m);
-                    progress();
-                    r
-                })
-                .collect()
+        self.each_trial(jobs, |k| {
+            let r = self.run_trial(k).map(|(_, m)| m);
+            progress();
+            r
         })
     }
 
@@ -843,23 +823,31 @@ impl Prepared {
             message: e.to_string(),
         })?;
         crate::files::clean_temporaries(dir);
+        self.each_trial(jobs, |k| {
+            let sink = CsvTrace::create(dir, k)?;
+            let (_, m, sink) = self.run_trial_traced(k, sink)?;
+            sink.commit()?;
+            progress();
+            Ok(m)
+        })
+    }
+}
+
+impl Prepared {
+    /// `f` of every trial, on `jobs` threads (0 = all cores; at most the cores,
+    /// [`crate::resources::worker_threads`]), collected in trial order: identical for any
+    /// `jobs`.
+    fn each_trial<T: Send>(
+        &self,
+        jobs: usize,
+        f: impl Fn(u64) -> Result<T, RunError> + Sync + Send,
+    ) -> Result<Vec<T>, RunError> {
         let (jobs, _) = crate::resources::worker_threads(jobs);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(jobs)
             .build()
             .map_err(|e| RunError::Input(e.to_string()))?;
-        pool.install(|| {
-            (0..self.trials)
-                .into_par_iter()
-                .map(|k| {
-                    let sink = CsvTrace::create(dir, k)?;
-                    let (_, m, sink) = self.run_trial_traced(k, sink)?;
-                    sink.commit()?;
-                    progress();
-                    Ok(m)
-                })
-                .collect()
-        })
+        pool.install(|| (0..self.trials).into_par_iter().map(f).collect())
     }
 }
 
@@ -872,20 +860,10 @@ impl Prepared {
         jobs: usize,
         progress: &(dyn Fn() + Sync),
     ) -> Result<Vec<(TrialMetrics, MemoryTrace)>, RunError> {
-        let (jobs, _) = crate::resources::worker_threads(jobs);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs)
-            .build()
-            .map_err(|e| RunError::Input(e.to_string()))?;
-        pool.install(|| {
-            (0..self.trials)
-                .into_par_iter()
-                .map(|k| {
-                    let (_, m, trace) = self.run_trial_traced(k, MemoryTrace::default())?;
-                    progress();
-                    Ok((m, trace))
-                })
-                .collect()
+        self.each_trial(jobs, |k| {
+            let (_, m, trace) = self.run_trial_traced(k, MemoryTrace::default())?;
+            progress();
+            Ok((m, trace))
         })
     }
 }
