@@ -11,6 +11,7 @@
 //! task's best success probability). Variants such as PAMF, PUM, MOCA, PAMND or MM-D are
 //! pruner configurations around these heuristics; the runner resolves their names.
 
+pub mod auto;
 mod immediate;
 mod named;
 pub mod plan;
@@ -20,6 +21,7 @@ mod search;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+pub use auto::Auto;
 pub use immediate::reference as immediate_reference;
 pub use immediate::{Fcfs, Kpb, MaxRobust, Mct, Met};
 pub use named::{Moc, TwoPhase};
@@ -66,8 +68,8 @@ impl Mapper {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HeuristicConfig {
-    /// The base heuristic's name (case-insensitive): MM, MSD, MMU, MOC, PAM, EDF, SJF,
-    /// FCFS, MET (MEET), MCT (MECT), KPB, MR.
+    /// The base heuristic's name (case-insensitive): auto (the recommended one), MM, MSD,
+    /// MMU, MOC, PAM, EDF, SJF, FCFS, MET (MEET), MCT (MECT), KPB, MR.
     pub name: String,
     /// Which machines phase 1 may choose (batch heuristics; default `all_machines`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -82,6 +84,10 @@ pub struct HeuristicConfig {
     /// when not, JPDC-2016 6.1.3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub k: Option<f64>,
+    /// `auto`'s queue depth: the most tasks, the executing one included, it commits to a
+    /// machine ([`auto::DEFAULT_DEPTH`]; the queue's limit with staging).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<usize>,
 }
 
 impl HeuristicConfig {
@@ -93,6 +99,7 @@ impl HeuristicConfig {
             alpha: None,
             epsilon: None,
             k: None,
+            depth: None,
         }
     }
 
@@ -113,6 +120,8 @@ impl HeuristicConfig {
                 .contains(&"epsilon")
                 .then(|| self.epsilon.unwrap_or(DEFAULT_EPSILON)),
             k: uses.contains(&"k").then(|| self.k.unwrap_or(default_k)),
+            // The default depth depends on staging, so it is left out when not given.
+            depth: uses.contains(&"depth").then_some(self.depth).flatten(),
         }
     }
 
@@ -123,6 +132,7 @@ impl HeuristicConfig {
             ("alpha", self.alpha.is_some()),
             ("epsilon", self.epsilon.is_some()),
             ("k", self.k.is_some()),
+            ("depth", self.depth.is_some()),
         ]
         .into_iter()
         .filter(|&(_, set)| set)
@@ -139,6 +149,7 @@ pub const DEFAULT_EPSILON: f64 = 0.05;
 /// The `[mapper]` parameters a base heuristic uses; `None` for an unknown name.
 pub fn parameters_of(name: &str) -> Option<&'static [&'static str]> {
     Some(match name.to_ascii_uppercase().as_str() {
+        "AUTO" => &["phase1", "depth"],
         "MM" | "MSD" | "MMU" | "PAM" | "EDF" | "SJF" => &["phase1"],
         "MOC" => &["phase1", "alpha", "epsilon"],
         "FCFS" | "MET" | "MEET" | "MCT" | "MECT" => &[],
@@ -151,7 +162,7 @@ pub fn parameters_of(name: &str) -> Option<&'static [&'static str]> {
 /// True when a base heuristic maps in immediate mode; `None` for an unknown name.
 pub fn is_immediate(name: &str) -> Option<bool> {
     match name.to_ascii_uppercase().as_str() {
-        "MM" | "MSD" | "MMU" | "PAM" | "EDF" | "SJF" | "MOC" => Some(false),
+        "AUTO" | "MM" | "MSD" | "MMU" | "PAM" | "EDF" | "SJF" | "MOC" => Some(false),
         "FCFS" | "MET" | "MEET" | "MCT" | "MECT" | "KPB" | "MR" => Some(true),
         _ => None,
     }
@@ -193,6 +204,10 @@ pub enum HeuristicError {
 
 /// Every base heuristic with a one-line description.
 pub const HEURISTICS: &[(&str, &str)] = &[
+    (
+        "auto",
+        "batch, recommended: MM's two phases with the paper's pruner, committing at most `depth` tasks (default 2) to a machine",
+    ),
     (
         "MM",
         "batch: MinCompletion-MinCompletion on expected completion times",
@@ -272,7 +287,16 @@ pub fn build(config: &HeuristicConfig, model: DropModel) -> Result<Mapper, Heuri
     let default_k = if model == DropModel::All { 0.62 } else { 0.5 };
     let k = check(&name, "k", config.k.unwrap_or(default_k), true)?;
     let alpha = check(&name, "alpha", config.alpha.unwrap_or(DEFAULT_ALPHA), false)?;
+    if config.depth == Some(0) {
+        return Err(HeuristicError::OutOfRange {
+            heuristic: name,
+            param: "depth",
+            value: 0.0,
+            range: "1 or more tasks",
+        });
+    }
     let mapper = match name.as_str() {
+        "AUTO" => Mapper::Batch(Box::new(Auto::new(scope, config.depth))),
         "MM" => Mapper::Batch(Box::new(TwoPhase::mm(scope))),
         "MSD" => Mapper::Batch(Box::new(TwoPhase::msd(scope))),
         "MMU" => Mapper::Batch(Box::new(TwoPhase::mmu(scope))),

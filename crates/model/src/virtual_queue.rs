@@ -168,6 +168,23 @@ impl<'a> VirtualQueues<'a> {
         self.machines[m].free
     }
 
+    /// Caps every machine's free slots so that at most `depth` tasks (the executing one
+    /// included) are in its queue: a heuristic that commits tasks no deeper than `depth`
+    /// leaves the rest in the batch queue, to be placed later with what is known then. A
+    /// machine already holding `depth` or more tasks gets no slot; a larger `depth` than
+    /// the queue's limit changes nothing.
+    pub fn limit_depth(&mut self, depth: usize) {
+        for vm in &mut self.machines {
+            let room = depth.saturating_sub(vm.machine.len());
+            if room < vm.free {
+                if vm.free > 0 && room == 0 {
+                    self.with_free -= 1;
+                }
+                vm.free = room;
+            }
+        }
+    }
+
     /// True when some machine has a free slot.
     pub fn any_free(&self) -> bool {
         self.with_free > 0

@@ -54,8 +54,8 @@ pub const VARIANTS: &[(&str, &str)] = &[
     ),
 ];
 
-/// The pruner of a name without a `[pruner]` table: the paper's for PAM, its variants and
-/// the suffixed names, none for a plain base heuristic.
+/// The pruner of a name without a `[pruner]` table: the paper's for PAM, its variants,
+/// `auto` and the suffixed names, none for a plain base heuristic.
 fn default_table(pruned: bool) -> PrunerTable {
     PrunerTable {
         preset: pruned.then_some(Preset::Paper),
@@ -67,7 +67,7 @@ fn default_table(pruned: bool) -> PrunerTable {
 /// (`given`, `None` when the experiment has none). Returns the base heuristic's config and the
 /// effective pruner configuration, or why the combination means nothing.
 ///
-/// Without a `[pruner]` table, PAM, its variants and the suffixed names (`-D`, `-Drop`, `-P`)
+/// Without a `[pruner]` table, PAM, its variants, `auto` and the suffixed names (`-D`, `-Drop`, `-P`)
 /// use the paper's pruner ([`Preset::Paper`]) and a plain base heuristic runs unpruned; with
 /// one, the table as resolved by [`PrunerTable::resolve`], adjusted by the name's rule.
 pub fn resolve(
@@ -84,7 +84,10 @@ pub fn resolve(
     } else {
         (upper, Pruning::Plain)
     };
-    let variant = matches!(base.as_str(), "PAMF" | "PAMF-R" | "PUM" | "PAMND" | "MOCA");
+    let variant = matches!(
+        base.as_str(),
+        "PAMF" | "PAMF-R" | "PUM" | "PAMND" | "MOCA" | "AUTO"
+    );
     if variant && pruning != Pruning::Plain {
         return Err(format!(
             "mapper.name = \"{}\": the suffixes -D, -Drop and -P apply to base heuristics, not to {base} (see `prunesim list`)",

@@ -179,3 +179,53 @@ fn deferring_variants_keep_hopeless_tasks_out_of_the_queues() {
     let r = run_with(&pet, &tasks, QueueSize::Limit(6), "MM", 0.1, Some(cfg));
     assert_eq!(r.tasks[0].outcome, Outcome::Unmapped);
 }
+
+/// `auto` runs with the paper's pruner unless a `[pruner]` table says otherwise, takes no
+/// suffix, and its `depth` is checked.
+#[test]
+fn auto_brings_the_papers_pruner_and_checks_its_depth() {
+    let resolve = |text: &str| {
+        runner::ExperimentConfig::from_toml_str(
+            &format!("[workload]\nrate = 34000\nseed = 2019\n{text}"),
+            "inline.toml",
+            None,
+        )
+        .map_err(|e| e.to_string())
+        .and_then(|c| c.resolved())
+    };
+    let (h, p) = resolve("[mapper]\nname = \"auto\"\n").unwrap();
+    assert_eq!(h.name, "AUTO");
+    assert_eq!(p, pruner::PrunerConfig::default());
+    let (_, p) = resolve("[mapper]\nname = \"auto\"\n[pruner]\ndrop_threshold = 0.3\n").unwrap();
+    assert_eq!(p.drop_threshold, 0.3);
+    assert_eq!(p.defer_threshold, None);
+    let e = resolve("[mapper]\nname = \"auto-P\"\n").unwrap_err();
+    assert!(e.contains("suffixes"), "{e}");
+    let (h, _) = resolve("[mapper]\nname = \"auto\"\ndepth = 3\n").unwrap();
+    assert_eq!(h.depth, Some(3));
+    let e = resolve("[mapper]\nname = \"MM\"\ndepth = 3\n").unwrap_err();
+    assert!(e.contains("depth does not apply to MM"), "{e}");
+}
+
+/// On the default system at 34k, `auto` is MM-P committing at most two tasks per machine:
+/// the same trial as MM-P with queue size 2.
+#[test]
+fn auto_is_mm_p_on_queues_two_deep() {
+    let run = |mapper: &str, queue: usize| {
+        let text = format!(
+            "[workload]\nrate = 34000\nseed = 7\ntasks = 300\n[system]\nqueue_size = {queue}\n[mapper]\nname = \"{mapper}\"\n"
+        );
+        let cfg = runner::ExperimentConfig::from_toml_str(&text, "inline.toml", None).unwrap();
+        let prepared =
+            runner::Prepared::new(cfg, None, runner::TrialSource::Generated, Some(2), None)
+                .unwrap();
+        prepared
+            .run(1, &|| {})
+            .unwrap()
+            .iter()
+            .map(|t| t.on_time)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(run("auto", 6), run("MM-P", 2));
+    assert_ne!(run("auto", 6), run("MM-P", 6));
+}

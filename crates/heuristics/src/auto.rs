@@ -1,0 +1,118 @@
+//! The recommended batch heuristic, `auto`: the paper's pruning on minimum expected
+//! completion, committing each machine no deeper than it needs to stay busy.
+//!
+//! What it decides, at each mapping event:
+//! 1. Every machine accepts tasks only while it holds fewer than `depth` tasks, the
+//!    executing one included ([`VirtualQueues::limit_depth`]; default [`DEFAULT_DEPTH`],
+//!    at most the queue's limit). A mapping event follows every completion, so a machine
+//!    with one task waiting behind the executing one never idles; a deeper queue only
+//!    commits tasks to a machine before it is known when the tasks ahead of them end, and a
+//!    committed task cannot move when another machine frees early. The tasks left in the
+//!    batch queue are placed at a later event, with what is known then, and the pruner
+//!    reconsiders them there (deferring) instead of in a machine queue (dropping).
+//! 2. The two phases of MM (thesis 3.3.1.1, paper VI-C1): per task the machine of minimum
+//!    expected completion time; of those pairs, the minimum expected completion time. A
+//!    task whose chance on its machine is at or below its type's defer threshold is
+//!    deferred, as every batch heuristic does with the pruner's thresholds.
+//!
+//! Without a `[pruner]` table it runs with the paper's pruner (drop at 50%, defer at 90%,
+//! the EWMA toggle with the Schmitt trigger), as PAM does. Why these choices, and how they
+//! compare with PAM and the other heuristics on systems unlike the papers' (copies of
+//! machine types, heavy-tailed and bimodal execution times, light to heavy load):
+//! docs/reproduction.md, "The recommended scheduler".
+//!
+//! With input-data staging (JPDC-2016 section 5) a queued task's input is staged while the
+//! tasks ahead of it run, which a shallow queue would forgo: there the default depth is the
+//! queue's own limit (an explicit `depth` still applies).
+
+use model::{BatchHeuristic, Decision, View, VirtualQueues};
+
+use crate::plan::{Phase1, Phase1Scope, Phase2, Plan};
+use crate::search::{Kept, run};
+
+/// The default depth: the executing task and one waiting behind it.
+pub const DEFAULT_DEPTH: usize = 2;
+
+/// The recommended heuristic (see the module docs).
+#[derive(Debug, Clone)]
+pub struct Auto {
+    plan: Plan,
+    /// `None`: [`DEFAULT_DEPTH`], or the queue's limit with staging.
+    depth: Option<usize>,
+    /// Chances kept across mapping events.
+    kept: Kept,
+}
+
+impl Auto {
+    /// `auto` with phase-1 scope `scope` and the depth given (`None`: the default).
+    pub fn new(scope: Phase1Scope, depth: Option<usize>) -> Self {
+        Auto {
+            plan: Plan {
+                phase1: Phase1::MinCompletion,
+                phase2: Phase2::MinCompletion {
+                    tie_by_execution: false,
+                },
+                scope,
+            },
+            depth,
+            kept: Kept::default(),
+        }
+    }
+
+    /// The plan it runs.
+    pub fn plan(&self) -> Plan {
+        self.plan
+    }
+
+    /// The depth in force on `view`: `None` when the queues' own limits apply.
+    pub fn depth(&self, view: &View<'_>) -> Option<usize> {
+        match self.depth {
+            Some(d) => Some(d),
+            None if view.staging.is_some() => None,
+            None => Some(DEFAULT_DEPTH),
+        }
+    }
+
+    /// The virtual queues it maps into: the view's, capped at the depth in force.
+    fn queues<'a>(&self, view: &View<'a>, lazy: bool) -> VirtualQueues<'a> {
+        let mut vq = if lazy {
+            VirtualQueues::from_view_lazy(view)
+        } else {
+            VirtualQueues::from_view(view)
+        };
+        if let Some(d) = self.depth(view) {
+            vq.limit_depth(d);
+        }
+        vq
+    }
+
+    /// The decisions by the plain reference loop ([`crate::reference`]): what
+    /// [`BatchHeuristic::map`] must return, computed without any acceleration.
+    pub fn map_reference(&self, view: &View<'_>) -> Decision {
+        let mut decision = Decision::default();
+        let mut vq = self.queues(view, false);
+        crate::reference::run(view, self.plan, &mut vq, view.batch, &mut decision);
+        decision
+    }
+}
+
+impl BatchHeuristic for Auto {
+    fn name(&self) -> &str {
+        "auto"
+    }
+
+    fn map(&mut self, view: &View<'_>) -> Decision {
+        let mut decision = Decision::default();
+        // MinCompletion reads only expected tails: no tail CDF is built until one is read.
+        let mut vq = self.queues(view, true);
+        run(
+            view,
+            self.plan,
+            &mut vq,
+            view.batch,
+            &mut decision,
+            &mut self.kept,
+        );
+        decision
+    }
+}

@@ -1,0 +1,132 @@
+//! `auto` decides as the plain reference loop on its depth-capped queues, and never commits
+//! a machine deeper than its depth.
+
+use heuristics::{Auto, Phase1Scope};
+use model::{BatchHeuristic, View};
+use proptest::prelude::*;
+
+use crate::system::{System, large_batch_strategy, many_machines_strategy, system_strategy};
+
+/// Tasks on each machine after the decision: those queued plus those assigned.
+fn depths_after(view: &View<'_>, assign: &[(usize, usize)]) -> Vec<usize> {
+    let mut d: Vec<usize> = view.machines.iter().map(model::Machine::len).collect();
+    for &(_, m) in assign {
+        d[m] += 1;
+    }
+    d
+}
+
+fn check(system: &System, free_only: bool, depth: Option<usize>) -> Result<(), TestCaseError> {
+    let scope = if free_only {
+        Phase1Scope::FreeMachines
+    } else {
+        Phase1Scope::AllMachines
+    };
+    let mut fast = Auto::new(scope, depth);
+    let reference = fast.clone();
+    let (a, b) = (system.clone(), system.clone());
+    let got = fast.map(&a.view());
+    let want = reference.map_reference(&b.view());
+    prop_assert_eq!(&got.assign, &want.assign, "assignments");
+    let mut gd = got.deferred.clone();
+    let mut wd = want.deferred.clone();
+    gd.sort_unstable();
+    wd.sort_unstable();
+    prop_assert_eq!(gd, wd, "deferred");
+    prop_assert!(got.drop.is_empty() && got.discard.is_empty());
+    let view = a.view();
+    let cap = depth.unwrap_or(heuristics::auto::DEFAULT_DEPTH);
+    for (m, (&after, machine)) in depths_after(&view, &got.assign)
+        .iter()
+        .zip(view.machines)
+        .enumerate()
+    {
+        let assigned = got.assign.iter().filter(|&&(_, x)| x == m).count();
+        if assigned > 0 {
+            prop_assert!(
+                after <= cap,
+                "machine {m} holds {after} tasks after the decision, depth {cap}"
+            );
+        }
+        if let Some(limit) = machine.capacity() {
+            prop_assert!(after <= limit.max(machine.len()), "machine {m} over its limit");
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn auto_decides_as_the_reference_loop_within_its_depth(
+        system in system_strategy(),
+        free_only in any::<bool>(),
+        depth in prop_oneof![Just(None), (1usize..5).prop_map(Some)],
+    ) {
+        check(&system, free_only, depth)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    #[test]
+    fn auto_decides_as_the_reference_loop_on_many_machines(
+        system in prop_oneof![many_machines_strategy(), large_batch_strategy()],
+        depth in prop_oneof![Just(None), (1usize..4).prop_map(Some)],
+    ) {
+        check(&system, false, depth)?;
+    }
+}
+
+/// A machine holding `depth` tasks gets none; a free machine gets at most `depth`.
+#[test]
+fn a_machine_at_its_depth_gets_no_task() {
+    use model::{Machine, Oracle, TaskSpec};
+    use ndarray::Array2;
+    use pmf::{DropModel, Pmf};
+    use workload::Pet;
+    // One task type, two machines: machine 0 fast (2 ticks), machine 1 slow (50 ticks).
+    let pet = Pet::new(
+        Array2::from_shape_vec((1, 2), vec![Pmf::point(2), Pmf::point(50)]).unwrap(),
+        vec!["t".into()],
+        vec!["fast".into(), "slow".into()],
+    )
+    .unwrap();
+    let tasks: Vec<TaskSpec> = (0..6)
+        .map(|id| TaskSpec {
+            id,
+            task_type: 0,
+            arrival: 0,
+            deadline: 1_000,
+        })
+        .collect();
+    let mut machines = vec![Machine::new(0, Some(6)), Machine::new(1, Some(6))];
+    // Machine 0 executes task 0 and holds task 1: two tasks, at the default depth.
+    machines[0].start(0, 0, 2);
+    machines[0].push(1);
+    let mut oracle = Oracle::new(2);
+    oracle.sync(&machines, 0);
+    let system = System {
+        pet,
+        tasks,
+        machines,
+        oracle,
+        batch: vec![2, 3, 4, 5],
+        now: 0,
+        model: DropModel::All,
+        defer: None,
+    };
+    let view = system.view();
+    let mut auto = Auto::new(Phase1Scope::FreeMachines, None);
+    let d = auto.map(&view);
+    // Every task would finish first on machine 0, but it is at its depth: only machine 1,
+    // empty, takes two tasks (its depth), and the others wait in the batch queue.
+    assert_eq!(d.assign, vec![(2, 1), (3, 1)]);
+    // With depth 6 (the queue's limit) machine 0 takes every task: MM's decision.
+    let mut deep = Auto::new(Phase1Scope::FreeMachines, Some(6));
+    let d = deep.map(&view);
+    assert_eq!(d.assign.len(), 4);
+    assert!(d.assign.iter().all(|&(_, m)| m == 0));
+}
