@@ -7,6 +7,9 @@
 //!                       #   (samples: bin_width = W ticks | "auto" (the default: per pair,
 //!                       #   at most 200 bins over its range, see io::csv_files);
 //!                       #   bin_value = "upper" (default) | "centre" | "lower")
+//!                       # | { means = [[...]], bin_width = 2, type_names = [...], machine_names = [...] }
+//!                       # | { family = "gamma" | "lognormal" | "pareto" | "bimodal", ... }
+//!                       #   (a generated PET, next paragraph)
 //! pattern = "constant"  # or "bursty"; bursty intervals in an optional [workload.burst] table
 //! rate = 34000          # the rate label R: R tasks arrive over `horizon`
 //! tasks = 800           # keep the first `tasks` arrivals
@@ -35,6 +38,25 @@
 //! automatic width changes none of their PETs; `tick = 1` is not serialised, so manifests and
 //! PET hashes of configurations without `tick` are unchanged.
 //!
+//! A generated PET ([`crate::family`]) takes these keys, each with the default shown:
+//! ```toml
+//! pet = { family = "lognormal",   # "gamma" | "lognormal" | "pareto" | "bimodal" (required)
+//!         types = 12,             # task types
+//!         machine_types = 8,      # distinct machine types
+//!         copies = 1,             # identical columns per machine type (A.1, A.2, ...)
+//!         mean = 100.0,           # mean of the task means (ticks)
+//!         task_cv = 0.5,          # CVB: coefficient of variation of the task means
+//!         machine_cv = 0.5,       # CVB: of a task's cell means (0: homogeneous)
+//!         consistency = "inconsistent",  # | "consistent" | "partially"
+//!         sigma = 0.5,            # lognormal, and bimodal with modes = "lognormal": log-sd
+//!         cap = 20.0,             # samples clipped at cap x the cell mean
+//!         bin_width = 2 }         # histogram bin width (ticks)
+//! # pareto:  alpha = 2.5 (tail index > 1)
+//! # bimodal: fast_share = 0.8, slow_ratio = 5.0, modes = "gamma" | "lognormal"
+//! ```
+//! A key of another family (`alpha` with `"gamma"`, ...) is an error naming it; the PET is
+//! drawn from `pet_seed`.
+//!
 //! `"homogeneous"` is the default PET with every machine a copy of machine 0 (thesis 5.4);
 //! `{ homogeneous = k }` copies machine `k`. Relative paths are resolved against the
 //! configuration file's folder by [`WorkloadConfig::load`], and against the current folder by
@@ -58,6 +80,7 @@ use crate::arrivals::{
     ArrivalSpec, BurstParams, PAPER_HORIZON, PAPER_TASKS, Pattern, Trial, generate_trial,
 };
 use crate::error::WorkloadError;
+use crate::family::{CellFamily, Consistency, Modes, PetFamily};
 use crate::io::{self, BinWidth};
 use crate::pet::Pet;
 
@@ -86,6 +109,9 @@ pub enum PetSource {
         /// Names of the machines (default m0, m1, ...).
         machine_names: Option<Vec<String>>,
     },
+    /// A PET generated from a few parameters ([`PetFamily::generate`] with the
+    /// configuration's `pet_seed`; see [`crate::family`]).
+    Family(PetFamily),
     /// A CSV of measured execution times ([`io::read_samples_csv_with`]).
     Samples {
         /// The CSV file.
@@ -100,8 +126,9 @@ pub enum PetSource {
 
 /// Every key of the inline-table forms of `pet` (`{ homogeneous = M }`, `{ etc = PATH }`,
 /// `{ samples = PATH, bin_width = W, bin_value = ... }`, `{ means = [[...]], bin_width = W,
-/// type_names = [...], machine_names = [...] }`): the parser accepts no other.
-pub const PET_KEYS: [&str; 8] = [
+/// type_names = [...], machine_names = [...] }`, `{ family = ..., ... }` with
+/// [`FAMILY_KEYS`]): the parser accepts no other.
+pub const PET_KEYS: [&str; 22] = [
     "homogeneous",
     "etc",
     "samples",
@@ -110,9 +137,42 @@ pub const PET_KEYS: [&str; 8] = [
     "means",
     "type_names",
     "machine_names",
+    "family",
+    "types",
+    "machine_types",
+    "copies",
+    "mean",
+    "task_cv",
+    "machine_cv",
+    "consistency",
+    "sigma",
+    "alpha",
+    "fast_share",
+    "slow_ratio",
+    "modes",
+    "cap",
 ];
 
-const PET_FORMS: &str = "\"default\", \"homogeneous\", { homogeneous = MACHINE }, { etc = \"path.etc\" } or { samples = \"path.csv\", bin_width = WIDTH | \"auto\", bin_value = \"upper\" | \"centre\" | \"lower\" }";
+/// The keys of the generated form `{ family = ..., ... }` ([`PetFamily`]).
+pub const FAMILY_KEYS: [&str; 15] = [
+    "family",
+    "types",
+    "machine_types",
+    "copies",
+    "mean",
+    "task_cv",
+    "machine_cv",
+    "consistency",
+    "sigma",
+    "alpha",
+    "fast_share",
+    "slow_ratio",
+    "modes",
+    "cap",
+    "bin_width",
+];
+
+const PET_FORMS: &str = "\"default\", \"homogeneous\", { homogeneous = MACHINE }, { etc = \"path.etc\" }, { samples = \"path.csv\", bin_width = WIDTH | \"auto\", bin_value = \"upper\" | \"centre\" | \"lower\" }, { means = [[...]], ... } or { family = \"gamma\" | \"lognormal\" | \"pareto\" | \"bimodal\", ... }";
 
 impl TryFrom<toml::Value> for PetSource {
     type Error = String;
@@ -185,6 +245,15 @@ impl TryFrom<toml::Value> for PetSource {
                         })
                     }
                     keys if keys.contains(&"means") => means_source(&t),
+                    keys if keys.contains(&"family") => family_source(&t),
+                    keys if keys
+                        .iter()
+                        .any(|k| FAMILY_KEYS.contains(k) && *k != "bin_width") =>
+                    {
+                        Err(format!(
+                            "pet: keys {keys:?} of a generated PET without 'family' (\"gamma\", \"lognormal\", \"pareto\" or \"bimodal\")"
+                        ))
+                    }
                     _ => Err(format!("unknown keys {keys:?} in pet: {}", bad())),
                 }
             }
@@ -250,6 +319,149 @@ fn means_source(t: &toml::Table) -> Result<PetSource, String> {
     })
 }
 
+/// Parses `{ family = "...", types = ..., ... }` (see [`crate::family`]).
+fn family_source(t: &toml::Table) -> Result<PetSource, String> {
+    use crate::family::family_defaults as d;
+    for k in t.keys() {
+        if !FAMILY_KEYS.contains(&k.as_str()) {
+            return Err(format!(
+                "pet: unknown key '{k}' beside 'family' (expected {})",
+                FAMILY_KEYS[1..].join(", ")
+            ));
+        }
+    }
+    let number = |key: &str, default: f64| -> Result<f64, String> {
+        match t.get(key) {
+            None => Ok(default),
+            Some(v) => v
+                .as_float()
+                .or_else(|| v.as_integer().map(|i| i as f64))
+                .ok_or_else(|| format!("pet.{key}: expected a number")),
+        }
+    };
+    let count = |key: &str, default: usize| -> Result<usize, String> {
+        match t.get(key) {
+            None => Ok(default),
+            Some(v) => v
+                .as_integer()
+                .and_then(|i| usize::try_from(i).ok())
+                .ok_or_else(|| format!("pet.{key}: expected an integer >= 0")),
+        }
+    };
+    let word = |key: &str| -> Result<Option<&str>, String> {
+        match t.get(key) {
+            None => Ok(None),
+            Some(v) => v
+                .as_str()
+                .map(Some)
+                .ok_or_else(|| format!("pet.{key}: expected a string")),
+        }
+    };
+    let family_name = word("family")?.unwrap_or_default();
+    let only = |key: &str, applies: &str| -> Result<(), String> {
+        if t.contains_key(key) {
+            Err(format!(
+                "pet.{key}: applies to {applies} only, not to family = \"{}\"",
+                crate::error::quote(family_name)
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    let family = match family_name {
+        "gamma" => {
+            only(
+                "sigma",
+                "family = \"lognormal\" or \"bimodal\" with lognormal modes",
+            )?;
+            CellFamily::Gamma
+        }
+        "lognormal" => CellFamily::Lognormal {
+            sigma: number("sigma", d::SIGMA)?,
+        },
+        "pareto" => {
+            only(
+                "sigma",
+                "family = \"lognormal\" or \"bimodal\" with lognormal modes",
+            )?;
+            CellFamily::Pareto {
+                alpha: number("alpha", d::ALPHA)?,
+            }
+        }
+        "bimodal" => {
+            let modes = match word("modes")? {
+                None | Some("gamma") => {
+                    only(
+                        "sigma",
+                        "family = \"lognormal\" or \"bimodal\" with modes = \"lognormal\"",
+                    )?;
+                    Modes::Gamma
+                }
+                Some("lognormal") => Modes::Lognormal {
+                    sigma: number("sigma", d::SIGMA)?,
+                },
+                Some(m) => {
+                    return Err(format!(
+                        "pet.modes: expected \"gamma\" or \"lognormal\", found \"{}\"",
+                        crate::error::quote(m)
+                    ));
+                }
+            };
+            CellFamily::Bimodal {
+                fast_share: number("fast_share", d::FAST_SHARE)?,
+                slow_ratio: number("slow_ratio", d::SLOW_RATIO)?,
+                modes,
+            }
+        }
+        other => {
+            return Err(format!(
+                "pet.family: expected \"gamma\", \"lognormal\", \"pareto\" or \"bimodal\", found \"{}\"",
+                crate::error::quote(other)
+            ));
+        }
+    };
+    if !matches!(family, CellFamily::Pareto { .. }) {
+        only("alpha", "family = \"pareto\"")?;
+    }
+    if !matches!(family, CellFamily::Bimodal { .. }) {
+        for key in ["fast_share", "slow_ratio", "modes"] {
+            only(key, "family = \"bimodal\"")?;
+        }
+    }
+    let consistency = match word("consistency")? {
+        None | Some("inconsistent") => Consistency::Inconsistent,
+        Some("consistent") => Consistency::Consistent,
+        Some("partially") => Consistency::Partially,
+        Some(c) => {
+            return Err(format!(
+                "pet.consistency: expected \"inconsistent\", \"consistent\" or \"partially\", found \"{}\"",
+                crate::error::quote(c)
+            ));
+        }
+    };
+    let bin_width = match t.get("bin_width") {
+        None => d::BIN_WIDTH,
+        Some(v) => v
+            .as_integer()
+            .filter(|&w| w > 0)
+            .ok_or("pet.bin_width: expected a positive integer number of ticks")?,
+    };
+    let f = PetFamily {
+        family,
+        types: count("types", d::TYPES)?,
+        machine_types: count("machine_types", d::MACHINE_TYPES)?,
+        copies: count("copies", d::COPIES)?,
+        mean: number("mean", d::MEAN)?,
+        task_cv: number("task_cv", d::TASK_CV)?,
+        machine_cv: number("machine_cv", d::MACHINE_CV)?,
+        consistency,
+        bin_width,
+        cap: number("cap", d::CAP)?,
+    };
+    f.validate().map_err(|e| e.to_string())?;
+    Ok(PetSource::Family(f))
+}
+
 impl From<PetSource> for toml::Value {
     fn from(p: PetSource) -> toml::Value {
         let table = |pairs: Vec<(&str, toml::Value)>| {
@@ -295,6 +507,51 @@ impl From<PetSource> for toml::Value {
                 if let Some(n) = machine_names {
                     pairs.push(("machine_names", strings(n)));
                 }
+                table(pairs)
+            }
+            PetSource::Family(f) => {
+                let int = |n: usize| toml::Value::Integer(i64::try_from(n).unwrap_or(i64::MAX));
+                let mut pairs = vec![
+                    ("family", toml::Value::String(f.family.name().into())),
+                    ("types", int(f.types)),
+                    ("machine_types", int(f.machine_types)),
+                    ("copies", int(f.copies)),
+                    ("mean", toml::Value::Float(f.mean)),
+                    ("task_cv", toml::Value::Float(f.task_cv)),
+                    ("machine_cv", toml::Value::Float(f.machine_cv)),
+                    (
+                        "consistency",
+                        toml::Value::String(f.consistency.name().into()),
+                    ),
+                ];
+                match f.family {
+                    CellFamily::Gamma => {}
+                    CellFamily::Lognormal { sigma } => {
+                        pairs.push(("sigma", toml::Value::Float(sigma)));
+                    }
+                    CellFamily::Pareto { alpha } => {
+                        pairs.push(("alpha", toml::Value::Float(alpha)));
+                    }
+                    CellFamily::Bimodal {
+                        fast_share,
+                        slow_ratio,
+                        modes,
+                    } => {
+                        pairs.push(("fast_share", toml::Value::Float(fast_share)));
+                        pairs.push(("slow_ratio", toml::Value::Float(slow_ratio)));
+                        match modes {
+                            Modes::Gamma => {
+                                pairs.push(("modes", toml::Value::String("gamma".into())));
+                            }
+                            Modes::Lognormal { sigma } => {
+                                pairs.push(("modes", toml::Value::String("lognormal".into())));
+                                pairs.push(("sigma", toml::Value::Float(sigma)));
+                            }
+                        }
+                    }
+                }
+                pairs.push(("cap", toml::Value::Float(f.cap)));
+                pairs.push(("bin_width", toml::Value::Integer(f.bin_width)));
                 table(pairs)
             }
             PetSource::Samples {
@@ -375,7 +632,8 @@ pub struct WorkloadConfig {
     pub beta: f64,
     /// The master seed: trial `k` uses streams `(seed, k, purpose)`.
     pub seed: u64,
-    /// The seed of the generated PET (`"default"`/`"homogeneous"`); `seed` when absent.
+    /// The seed of the generated PET (`"default"`, `"homogeneous"`, `{ means = ... }`,
+    /// `{ family = ... }`); `seed` when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pet_seed: Option<u64>,
     /// The time over which `rate` tasks arrive.
@@ -478,6 +736,22 @@ impl WorkloadConfig {
                 "0".into(),
             );
         }
+        if let PetSource::Family(f) = &self.pet {
+            f.validate().map_err(|e| match e {
+                WorkloadError::InvalidConfig {
+                    field,
+                    expected,
+                    found,
+                    ..
+                } => WorkloadError::InvalidConfig {
+                    file: name.to_owned(),
+                    field,
+                    expected,
+                    found,
+                },
+                e => e,
+            })?;
+        }
         if let PetSource::Samples {
             bin_width: BinWidth::Ticks(w),
             ..
@@ -565,6 +839,7 @@ impl WorkloadConfig {
                 Ok(pet.homogeneous(*machine))
             }
             PetSource::Etc(path) => io::read_etc(path).map(|(pet, _)| pet),
+            PetSource::Family(f) => f.generate(self.pet_seed()),
             PetSource::Samples {
                 path,
                 bin_width,

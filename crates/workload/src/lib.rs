@@ -7,6 +7,9 @@
 //!   with the published mean and a shape uniform in [1, 20], histogram with 2-unit bins);
 //!   [`Pet::homogeneous`] gives the homogeneous system of thesis 5.4;
 //!   [`Pet::select_machines`] builds larger systems from the columns of a PET.
+//! * [`family`]: PETs generated from a few parameters ([`PetFamily`]): CVB cell means (Ali et
+//!   al. 2000), consistent or not, cells gamma, lognormal, pareto or bimodal, machine types
+//!   in identical copies.
 //! * [`generate_trial`]: arrival trials (thesis 3.4.2, paper VI-B, JPDC-2016 7.2). A rate label
 //!   R (the paper's "19k", "34k") means R tasks over 88,200 time units, trimmed to the first
 //!   800 arrivals; constant (Poisson) or bursty patterns; deadlines by eq. (3.7).
@@ -64,6 +67,7 @@ mod arrivals;
 #[cfg(feature = "files")]
 mod config;
 mod error;
+pub mod family;
 #[cfg(feature = "files")]
 pub mod io;
 mod pet;
@@ -77,6 +81,7 @@ pub use arrivals::{
 #[cfg(feature = "files")]
 pub use config::{PET_KEYS, PatternName, PetSource, WorkloadConfig};
 pub use error::WorkloadError;
+pub use family::{CellFamily, Consistency, Modes, PetFamily};
 pub use pet::{PAPER_MACHINES, PUBLISHED_MEANS, Pet, defaults};
 pub use pmf::{Pmf, Tick};
 pub use staging::{Staging, StagingConfig};

@@ -5,6 +5,7 @@
 mod arrivals;
 mod common;
 mod config;
+mod family;
 mod fuzz_regressions;
 mod malformed;
 mod pet;

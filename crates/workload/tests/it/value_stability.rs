@@ -69,3 +69,60 @@ fn bursty_trial_is_pinned() {
     assert_task(&t.tasks[1], 2, 2.4229875297352113, 192.39998752973526);
     assert_task(&t.tasks[799], 8, 4820.872599320922, 5030.398599320922);
 }
+
+#[test]
+fn generated_families_are_pinned() {
+    use workload::{CellFamily, Modes, PetFamily};
+    // (family, cell (0, 0): min, max, mean, its first mass, avg_all) at seed 42, the
+    // other keys at their defaults. Means of 500-sample histograms are multiples of 2 / 500.
+    let cases = [
+        (
+            CellFamily::Gamma,
+            34,
+            200,
+            91.476,
+            0.002,
+            107.743_208_333_333_36,
+        ),
+        (
+            CellFamily::Lognormal { sigma: 1.0 },
+            4,
+            1340,
+            88.724,
+            0.008,
+            107.762_541_666_666_68,
+        ),
+        (
+            CellFamily::Pareto { alpha: 2.5 },
+            58,
+            824,
+            95.676,
+            0.078,
+            107.066_041_666_666_66,
+        ),
+        (
+            CellFamily::Bimodal {
+                fast_share: 0.8,
+                slow_ratio: 5.0,
+                modes: Modes::Gamma,
+            },
+            20,
+            446,
+            92.792,
+            0.002,
+            107.529_208_333_333_36,
+        ),
+    ];
+    for (family, min, max, mean, first, avg_all) in cases {
+        let pet = PetFamily::new(family).generate(42).unwrap();
+        let p = pet.pmf(0, 0);
+        assert_eq!((p.min(), p.max()), (min, max), "{family:?}");
+        assert!(close(p.mean(), mean), "{family:?}: {}", p.mean());
+        assert!(close(p.masses()[0], first), "{family:?}: {}", p.masses()[0]);
+        assert!(
+            close(pet.avg_all(), avg_all),
+            "{family:?}: {}",
+            pet.avg_all()
+        );
+    }
+}
