@@ -1,5 +1,6 @@
 //! The recommended batch heuristic, `auto`: the paper's pruning on minimum expected
-//! completion, committing each machine no deeper than it needs to stay busy.
+//! completion, committing each machine no deeper than it needs to stay busy, and deferring
+//! only while a machine has better use for its time.
 //!
 //! What it decides, at each mapping event:
 //! 1. Every machine accepts tasks only while it holds fewer than `depth` tasks, the
@@ -14,6 +15,15 @@
 //!    expected completion time; of those pairs, the minimum expected completion time. A
 //!    task whose chance on its machine is at or below its type's defer threshold is
 //!    deferred, as every batch heuristic does with the pruner's thresholds.
+//! 3. Deferring is work-conserving: a machine that would stay idle after steps 1-2 (nothing
+//!    executing, queued or assigned) takes a deferred task whose chance on it is above
+//!    [`FILL_FLOOR`] (deferred tasks in batch order, each to the idle machine of its
+//!    highest chance). Deferring keeps a machine's time for a task likelier to succeed; an
+//!    idle machine has no such use for it. This matters where a task type cannot reach the
+//!    defer threshold at all, even on an idle machine: execution times with a slow mode or
+//!    a heavy tail that a deadline cuts (a bimodal type that takes 5x longer one time in
+//!    five has a chance of at most 0.8), whose tasks fixed thresholds defer until they
+//!    expire however idle the system is.
 //!
 //! Without a `[pruner]` table it runs with the paper's pruner (drop at 50%, defer at 90%,
 //! the EWMA toggle with the Schmitt trigger), as PAM does. Why these choices, and how they
@@ -25,13 +35,17 @@
 //! tasks ahead of it run, which a shallow queue would forgo: there the default depth is the
 //! queue's own limit (an explicit `depth` still applies).
 
-use model::{BatchHeuristic, Decision, View, VirtualQueues};
+use model::{BatchHeuristic, Decision, MachineId, View, VirtualQueues};
 
 use crate::plan::{Phase1, Phase1Scope, Phase2, Plan};
 use crate::search::{Kept, run};
 
 /// The default depth: the executing task and one waiting behind it.
 pub const DEFAULT_DEPTH: usize = 2;
+
+/// A deferred task goes to an idle machine when its chance there is above this: the paper's
+/// drop threshold (HCW 2019, VII), so a task the pruner would keep.
+pub const FILL_FLOOR: f64 = 0.5;
 
 /// The recommended heuristic (see the module docs).
 #[derive(Debug, Clone)]
@@ -92,7 +106,44 @@ impl Auto {
         let mut decision = Decision::default();
         let mut vq = self.queues(view, false);
         crate::reference::run(view, self.plan, &mut vq, view.batch, &mut decision);
+        fill_idle(view, &mut decision);
         decision
+    }
+}
+
+/// Work-conserving deferring: a machine that would stay idle after the decision (nothing
+/// executing, queued or assigned) takes a deferred task rather than nothing. The deferred
+/// tasks are taken in batch order, each to the idle machine of its highest chance (ties to
+/// the lower index) when that chance is above [`FILL_FLOOR`]; the task leaves the deferred
+/// list.
+fn fill_idle(view: &View<'_>, decision: &mut Decision) {
+    if decision.deferred.is_empty() {
+        return;
+    }
+    let mut idle: Vec<MachineId> = (0..view.machines.len())
+        .filter(|&m| view.machines[m].is_empty() && view.machines[m].free_slots() > 0)
+        .filter(|&m| decision.assign.iter().all(|&(_, x)| x != m))
+        .collect();
+    if idle.is_empty() {
+        return;
+    }
+    let mut deferred = std::mem::take(&mut decision.deferred);
+    deferred.sort_unstable();
+    for t in deferred {
+        let best = idle
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| (i, view.append_success(t, m)))
+            .fold(None, |b: Option<(usize, f64)>, (i, p)| match b {
+                Some((_, bp)) if bp >= p => b,
+                _ => Some((i, p)),
+            });
+        match best {
+            Some((i, p)) if p > FILL_FLOOR => {
+                decision.assign.push((t, idle.remove(i)));
+            }
+            _ => decision.deferred.push(t),
+        }
     }
 }
 
@@ -113,6 +164,7 @@ impl BatchHeuristic for Auto {
             &mut decision,
             &mut self.kept,
         );
+        fill_idle(view, &mut decision);
         decision
     }
 }

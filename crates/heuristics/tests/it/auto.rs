@@ -130,3 +130,59 @@ fn a_machine_at_its_depth_gets_no_task() {
     assert_eq!(d.assign.len(), 4);
     assert!(d.assign.iter().all(|&(_, m)| m == 0));
 }
+
+/// A deferred task takes a machine that would stay idle when its chance there is above
+/// `FILL_FLOOR`; below it, it stays deferred.
+#[test]
+fn a_deferred_task_takes_an_idle_machine_above_the_floor() {
+    use heuristics::auto::FILL_FLOOR;
+    use model::{Machine, Oracle, TaskSpec};
+    use ndarray::Array2;
+    use pmf::{DropModel, Pmf};
+    use workload::Pet;
+    // One task type on one machine: 10 ticks with 0.8, 100 with 0.2 (bimodal): a task with
+    // a deadline 50 ticks away has a chance of 0.8 at best, below the defer threshold 0.9.
+    let pmf = Pmf::from_weighted_pairs([(10, 0.8), (100, 0.2)]).unwrap();
+    let pet = Pet::new(
+        Array2::from_shape_vec((1, 1), vec![pmf]).unwrap(),
+        vec!["t".into()],
+        vec!["m".into()],
+    )
+    .unwrap();
+    let task = |id, deadline| TaskSpec {
+        id,
+        task_type: 0,
+        arrival: 0,
+        deadline,
+    };
+    let system = |deadline| {
+        let machines = vec![Machine::new(0, Some(6))];
+        let mut oracle = Oracle::new(1);
+        oracle.sync(&machines, 0);
+        System {
+            pet: pet.clone(),
+            tasks: vec![task(0, deadline)],
+            machines,
+            oracle,
+            batch: vec![0],
+            now: 0,
+            model: DropModel::All,
+            defer: Some(vec![0.9]),
+        }
+    };
+    // Chance 0.8 > FILL_FLOOR on the idle machine: mapped, not deferred.
+    let s = system(50);
+    let d = Auto::new(Phase1Scope::AllMachines, None).map(&s.view());
+    assert!(0.8 > FILL_FLOOR);
+    assert_eq!(d.assign, vec![(0, 0)]);
+    assert!(d.deferred.is_empty());
+    // MM-P (no fill) defers it and leaves the machine idle.
+    let d = heuristics::TwoPhase::mm(Phase1Scope::AllMachines).map(&s.view());
+    assert!(d.assign.is_empty());
+    assert_eq!(d.deferred, vec![0]);
+    // A deadline 5 ticks away: chance 0, it stays deferred.
+    let s = system(5);
+    let d = Auto::new(Phase1Scope::AllMachines, None).map(&s.view());
+    assert!(d.assign.is_empty());
+    assert_eq!(d.deferred, vec![0]);
+}
