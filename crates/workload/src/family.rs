@@ -79,6 +79,15 @@ use crate::error::WorkloadError;
 use crate::pet::{Pet, defaults};
 use crate::rng::{Purpose, stream, substream};
 
+/// The words of `family`, in the order of [`CellFamily`].
+pub const FAMILY_NAMES: [&str; 4] = ["gamma", "lognormal", "pareto", "bimodal"];
+
+/// The words of `consistency`, in the order of [`Consistency`].
+pub const CONSISTENCY_NAMES: [&str; 3] = ["inconsistent", "consistent", "partially"];
+
+/// The words of `modes`, in the order of [`Modes`].
+pub const MODE_NAMES: [&str; 2] = ["gamma", "lognormal"];
+
 /// Samples per distinct cell (as [`crate::Pet::from_means`]).
 pub const SAMPLES: usize = defaults::SAMPLES;
 

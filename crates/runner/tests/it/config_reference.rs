@@ -85,6 +85,11 @@ fn variants(t: &Table, key: &str) -> Option<Vec<&'static str>> {
         (FileKind::Sweep, "", "kind") => serde_introspect::<SweepKind>().to_vec(),
         (FileKind::Sweep, "", "chart") => serde_introspect::<runner::Chart>().to_vec(),
         (FileKind::Cutting, "", "table") => serde_introspect::<cutting::GaoTable>().to_vec(),
+        (FileKind::Experiment, "workload.pet", "family") => workload::family::FAMILY_NAMES.to_vec(),
+        (FileKind::Experiment, "workload.pet", "consistency") => {
+            workload::family::CONSISTENCY_NAMES.to_vec()
+        }
+        (FileKind::Experiment, "workload.pet", "modes") => workload::family::MODE_NAMES.to_vec(),
         _ => return None,
     })
 }
@@ -201,7 +206,7 @@ fn every_enumerated_key_lists_exactly_the_words_its_parser_accepts() {
             }
         }
     }
-    assert_eq!(checked, 13);
+    assert_eq!(checked, 16);
 }
 
 #[test]

@@ -253,6 +253,32 @@ fn the_toml_form_parses_with_its_defaults_and_round_trips() {
 }
 
 #[test]
+fn every_listed_word_parses() {
+    use workload::family::{CONSISTENCY_NAMES, FAMILY_NAMES, MODE_NAMES};
+    for (k, family) in FAMILY_NAMES.iter().enumerate() {
+        let c = config(&format!("{{ family = \"{family}\" }}")).unwrap();
+        let PetSource::Family(f) = c.pet else {
+            panic!("{family}")
+        };
+        assert_eq!(f.family.name(), *family);
+        assert_eq!(FAMILY_NAMES[k], f.family.name());
+    }
+    for word in CONSISTENCY_NAMES {
+        let c = config(&format!(
+            "{{ family = \"gamma\", consistency = \"{word}\" }}"
+        ))
+        .unwrap();
+        let PetSource::Family(f) = c.pet else {
+            panic!("{word}")
+        };
+        assert_eq!(f.consistency.name(), word);
+    }
+    for word in MODE_NAMES {
+        config(&format!("{{ family = \"bimodal\", modes = \"{word}\" }}")).unwrap();
+    }
+}
+
+#[test]
 fn errors_name_the_key() {
     let cases: &[(&str, &str)] = &[
         ("{ family = \"weibull\" }", "pet.family"),
