@@ -207,13 +207,13 @@ fn auto_brings_the_papers_pruner_and_checks_its_depth() {
     assert!(e.contains("depth does not apply to MM"), "{e}");
 }
 
-/// On the default system at 34k, `auto` is MM-P committing at most two tasks per machine:
-/// the same trial as MM-P with queue size 2.
+/// `auto` commits at most `depth` tasks to a machine: with depth 2 a queue of 6 runs as a
+/// queue of 2, and with depth 6 it does not.
 #[test]
-fn auto_is_mm_p_on_queues_two_deep() {
+fn auto_commits_no_deeper_than_its_depth() {
     let run = |mapper: &str, queue: usize| {
         let text = format!(
-            "[workload]\nrate = 34000\nseed = 7\ntasks = 300\n[system]\nqueue_size = {queue}\n[mapper]\nname = \"{mapper}\"\n"
+            "[workload]\nrate = 34000\nseed = 7\ntasks = 300\n[system]\nqueue_size = {queue}\n[mapper]\n{mapper}\n"
         );
         let cfg = runner::ExperimentConfig::from_toml_str(&text, "inline.toml", None).unwrap();
         let prepared =
@@ -226,6 +226,8 @@ fn auto_is_mm_p_on_queues_two_deep() {
             .map(|t| t.on_time)
             .collect::<Vec<_>>()
     };
-    assert_eq!(run("auto", 6), run("MM-P", 2));
-    assert_ne!(run("auto", 6), run("MM-P", 6));
+    let auto = "name = \"auto\"";
+    assert_eq!(run(auto, 6), run(auto, 2));
+    assert_eq!(run(auto, 6), run("name = \"auto\"\ndepth = 2", 6));
+    assert_ne!(run(auto, 6), run("name = \"auto\"\ndepth = 6", 6));
 }
