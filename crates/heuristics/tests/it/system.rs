@@ -96,6 +96,48 @@ pub fn large_batch_strategy() -> impl Strategy<Value = System> {
     systems(64..129, 4, 64..97)
 }
 
+/// Random systems of 2-8 machines, copies of 2 random PET columns, and up to 20 batch tasks,
+/// each twice: as drawn, and with the PET column of some machines perturbed by 1e-12
+/// relative ([`perturbed`]), so that the copies tie exactly in the first and within rounding
+/// in the second.
+pub fn near_ties_strategy() -> impl Strategy<Value = (System, System)> {
+    twins(2..9, 2, 0..20)
+}
+
+/// [`near_ties_strategy`] with 64-320 machines, copies of 1-4 random PET columns, where the
+/// searches index and narrow the machines.
+pub fn many_near_ties_strategy() -> impl Strategy<Value = (System, System)> {
+    twins(64..321, 4, 0..20)
+}
+
+/// [`near_ties_strategy`] with 64-128 machines and 64-96 batch tasks, where MaxSuccess
+/// shares one search per (task type, deadline) class.
+pub fn large_batch_near_ties_strategy() -> impl Strategy<Value = (System, System)> {
+    twins(64..129, 4, 64..97)
+}
+
+/// The relative perturbation of [`perturbed`].
+pub const PERTURBATION: f64 = 1e-12;
+
+/// `p` with its masses scaled by `1 + PERTURBATION` and `1 - PERTURBATION` in turn (then
+/// renormalised): its chances and expected value move by about 1e-12 relative, the rounding
+/// of a learned belief that equals the truth.
+pub fn perturbed(p: &Pmf) -> Pmf {
+    let masses = p
+        .masses()
+        .iter()
+        .enumerate()
+        .map(|(k, &w)| {
+            w * if k % 2 == 0 {
+                1.0 + PERTURBATION
+            } else {
+                1.0 - PERTURBATION
+            }
+        })
+        .collect();
+    Pmf::new(p.offset(), masses).unwrap()
+}
+
 /// Random systems with `machines` machines whose PET columns are drawn from `columns` random
 /// ones (1: every machine its own column).
 fn systems(
@@ -103,6 +145,27 @@ fn systems(
     columns: usize,
     batch: std::ops::Range<usize>,
 ) -> impl Strategy<Value = System> {
+    systems_and_perturbed(machines, columns, batch, false).prop_map(|(system, _)| system)
+}
+
+/// [`systems`], each with its twin whose machines flagged at random have their PET column
+/// [`perturbed`] (the same queues, tasks and ticks).
+fn twins(
+    machines: std::ops::Range<usize>,
+    columns: usize,
+    batch: std::ops::Range<usize>,
+) -> impl Strategy<Value = (System, System)> {
+    systems_and_perturbed(machines, columns, batch, true)
+        .prop_map(|(system, twin)| (system, twin.expect("a twin")))
+}
+
+/// [`systems`], each with its twin when `twin` is set.
+fn systems_and_perturbed(
+    machines: std::ops::Range<usize>,
+    columns: usize,
+    batch: std::ops::Range<usize>,
+    twin: bool,
+) -> impl Strategy<Value = (System, Option<System>)> {
     (1usize..4, machines).prop_flat_map(move |(types, machines)| {
         let distinct = if columns == 1 {
             machines
@@ -128,12 +191,43 @@ fn systems(
                 prop::collection::vec(0.0f64..1.0, types).prop_map(Some)
             ],
             1i64..40,
+            prop::collection::vec(any::<bool>(), machines),
         )
-            .prop_map(move |(pmfs, plans, batch, queued, model, defer, gap)| {
-                build(
-                    types, machines, pmfs, &plans, &batch, &queued, model, defer, gap,
-                )
-            })
+            .prop_map(
+                move |(pmfs, plans, batch, queued, model, defer, gap, flags)| {
+                    let moved: Vec<Pmf> = if twin {
+                        pmfs.iter()
+                            .enumerate()
+                            .map(|(i, p)| {
+                                if flags[i % machines] {
+                                    perturbed(p)
+                                } else {
+                                    p.clone()
+                                }
+                            })
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                    let system = build(
+                        types,
+                        machines,
+                        pmfs,
+                        &plans,
+                        &batch,
+                        &queued,
+                        model,
+                        defer.clone(),
+                        gap,
+                    );
+                    let twin = twin.then(|| {
+                        build(
+                            types, machines, moved, &plans, &batch, &queued, model, defer, gap,
+                        )
+                    });
+                    (system, twin)
+                },
+            )
     })
 }
 
