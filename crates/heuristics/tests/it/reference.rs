@@ -9,7 +9,8 @@ use proptest::prelude::*;
 
 use crate::system::{
     System, large_batch_near_ties_strategy, large_batch_strategy, many_machines_strategy,
-    many_near_ties_strategy, near_ties_strategy, system_strategy,
+    many_near_ties_strategy, many_staggered_ties_strategy, near_ties_strategy,
+    staggered_ties_strategy, system_strategy,
 };
 
 fn sorted(mut v: Vec<usize>) -> Vec<usize> {
@@ -318,4 +319,92 @@ proptest! {
     ) {
         near_ties_decide_as_exact_ties(&systems, Phase1Scope::AllMachines, alpha, &[TwoPhase::pam])?;
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Copies whose chances and expected completions lie about the decision slack apart, so
+    /// that which machines tie with the best moves as machines receive tasks: the search,
+    /// which keeps a choice until a machine it rests on changes, decides as the reference
+    /// loop, for every batch heuristic and any plan.
+    #[test]
+    fn with_staggered_ties_the_search_decides_as_the_reference_loop(
+        systems in staggered_ties_strategy(),
+        free_only in any::<bool>(),
+        alpha in 0.0f64..0.6,
+        success_first in any::<bool>(),
+        key in 0usize..5,
+    ) {
+        let scope = if free_only { Phase1Scope::FreeMachines } else { Phase1Scope::AllMachines };
+        every_heuristic_and_a_plan(&systems.1, scope, alpha, success_first, key)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// [`with_staggered_ties_the_search_decides_as_the_reference_loop`] with 64-320 machines.
+    #[test]
+    fn with_many_machines_and_staggered_ties_the_search_decides_as_the_reference_loop(
+        systems in many_staggered_ties_strategy(),
+        alpha in 0.0f64..0.6,
+    ) {
+        let scope = Phase1Scope::AllMachines;
+        for h in [TwoPhase::pam(scope), TwoPhase::mm(scope), TwoPhase::msd(scope)] {
+            let r = h.clone();
+            same_decisions(&systems.1, h, |v| r.map_reference(v))?;
+        }
+        let moc = Moc::new(alpha, ODD_EPSILON, scope);
+        let r = moc.clone();
+        same_decisions(&systems.1, moc, |v| r.map_reference(v))?;
+    }
+}
+
+/// Every named batch heuristic and the plan `(success_first, key)` decide as the reference
+/// loop on `system`.
+fn every_heuristic_and_a_plan(
+    system: &System,
+    scope: Phase1Scope,
+    alpha: f64,
+    success_first: bool,
+    key: usize,
+) -> Result<(), TestCaseError> {
+    use heuristics::{Phase1, Phase2, Plan};
+    let plan = Plan {
+        phase1: if success_first {
+            Phase1::MaxSuccess
+        } else {
+            Phase1::MinCompletion
+        },
+        phase2: match key {
+            0 => Phase2::MinCompletion {
+                tie_by_execution: false,
+            },
+            1 => Phase2::MinCompletion {
+                tie_by_execution: true,
+            },
+            2 => Phase2::SoonestDeadline,
+            3 => Phase2::MaxUrgency,
+            _ => Phase2::Shortlist {
+                epsilon: ODD_EPSILON,
+            },
+        },
+        scope,
+    };
+    for h in [
+        TwoPhase::mm(scope),
+        TwoPhase::msd(scope),
+        TwoPhase::mmu(scope),
+        TwoPhase::pam(scope),
+        TwoPhase::edf(scope),
+        TwoPhase::sjf(scope),
+        TwoPhase::from_plan("custom", plan),
+    ] {
+        let r = h.clone();
+        same_decisions(system, h, |v| r.map_reference(v))?;
+    }
+    let moc = Moc::new(alpha, ODD_EPSILON, scope);
+    let r = moc.clone();
+    same_decisions(system, moc, |v| r.map_reference(v))
 }

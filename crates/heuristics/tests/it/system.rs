@@ -101,39 +101,48 @@ pub fn large_batch_strategy() -> impl Strategy<Value = System> {
 /// relative ([`perturbed`]), so that the copies tie exactly in the first and within rounding
 /// in the second.
 pub fn near_ties_strategy() -> impl Strategy<Value = (System, System)> {
-    twins(2..9, 2, 0..20)
+    twins(2..9, 2, 0..20, PERTURBATION)
+}
+
+/// [`near_ties_strategy`] with steps of 7e-10 relative (each perturbed column by 1, 2 or 3 of
+/// them): chances and expected completions of copies lie about the decision slack apart, so
+/// the sets that tie with the best move as machines receive tasks.
+pub fn staggered_ties_strategy() -> impl Strategy<Value = (System, System)> {
+    twins(2..9, 2, 0..20, STAGGER)
+}
+
+/// [`staggered_ties_strategy`] with 64-320 machines.
+pub fn many_staggered_ties_strategy() -> impl Strategy<Value = (System, System)> {
+    twins(64..321, 4, 0..20, STAGGER)
 }
 
 /// [`near_ties_strategy`] with 64-320 machines, copies of 1-4 random PET columns, where the
 /// searches index and narrow the machines.
 pub fn many_near_ties_strategy() -> impl Strategy<Value = (System, System)> {
-    twins(64..321, 4, 0..20)
+    twins(64..321, 4, 0..20, PERTURBATION)
 }
 
 /// [`near_ties_strategy`] with 64-128 machines and 64-96 batch tasks, where MaxSuccess
 /// shares one search per (task type, deadline) class.
 pub fn large_batch_near_ties_strategy() -> impl Strategy<Value = (System, System)> {
-    twins(64..129, 4, 64..97)
+    twins(64..129, 4, 64..97, PERTURBATION)
 }
 
-/// The relative perturbation of [`perturbed`].
+/// The relative perturbation of [`near_ties_strategy`]: the rounding of a learned belief that
+/// equals the truth.
 pub const PERTURBATION: f64 = 1e-12;
 
-/// `p` with its masses scaled by `1 + PERTURBATION` and `1 - PERTURBATION` in turn (then
-/// renormalised): its chances and expected value move by about 1e-12 relative, the rounding
-/// of a learned belief that equals the truth.
-pub fn perturbed(p: &Pmf) -> Pmf {
+/// The step of [`staggered_ties_strategy`], about the decision slack.
+const STAGGER: f64 = 7e-10;
+
+/// `p` with its masses scaled by `1 + rel` and `1 - rel` in turn (then renormalised): its
+/// chances and expected value move by about `rel` relative.
+pub fn perturbed(p: &Pmf, rel: f64) -> Pmf {
     let masses = p
         .masses()
         .iter()
         .enumerate()
-        .map(|(k, &w)| {
-            w * if k % 2 == 0 {
-                1.0 + PERTURBATION
-            } else {
-                1.0 - PERTURBATION
-            }
-        })
+        .map(|(k, &w)| w * if k % 2 == 0 { 1.0 + rel } else { 1.0 - rel })
         .collect();
     Pmf::new(p.offset(), masses).unwrap()
 }
@@ -145,26 +154,27 @@ fn systems(
     columns: usize,
     batch: std::ops::Range<usize>,
 ) -> impl Strategy<Value = System> {
-    systems_and_perturbed(machines, columns, batch, false).prop_map(|(system, _)| system)
+    systems_and_perturbed(machines, columns, batch, 0.0).prop_map(|(system, _)| system)
 }
 
-/// [`systems`], each with its twin whose machines flagged at random have their PET column
-/// [`perturbed`] (the same queues, tasks and ticks).
+/// [`systems`], each with its twin whose machines have their PET column [`perturbed`] by 0,
+/// 1, 2 or 3 times `step` at random (the same queues, tasks and ticks).
 fn twins(
     machines: std::ops::Range<usize>,
     columns: usize,
     batch: std::ops::Range<usize>,
+    step: f64,
 ) -> impl Strategy<Value = (System, System)> {
-    systems_and_perturbed(machines, columns, batch, true)
+    systems_and_perturbed(machines, columns, batch, step)
         .prop_map(|(system, twin)| (system, twin.expect("a twin")))
 }
 
-/// [`systems`], each with its twin when `twin` is set.
+/// [`systems`], each with its twin when `step` is above 0.
 fn systems_and_perturbed(
     machines: std::ops::Range<usize>,
     columns: usize,
     batch: std::ops::Range<usize>,
-    twin: bool,
+    step: f64,
 ) -> impl Strategy<Value = (System, Option<System>)> {
     (1usize..4, machines).prop_flat_map(move |(types, machines)| {
         let distinct = if columns == 1 {
@@ -191,19 +201,17 @@ fn systems_and_perturbed(
                 prop::collection::vec(0.0f64..1.0, types).prop_map(Some)
             ],
             1i64..40,
-            prop::collection::vec(any::<bool>(), machines),
+            prop::collection::vec(0u8..4, machines),
         )
             .prop_map(
                 move |(pmfs, plans, batch, queued, model, defer, gap, flags)| {
+                    let twin = step > 0.0;
                     let moved: Vec<Pmf> = if twin {
                         pmfs.iter()
                             .enumerate()
-                            .map(|(i, p)| {
-                                if flags[i % machines] {
-                                    perturbed(p)
-                                } else {
-                                    p.clone()
-                                }
+                            .map(|(i, p)| match flags[i % machines] {
+                                0 => p.clone(),
+                                k => perturbed(p, step * f64::from(k)),
                             })
                             .collect()
                     } else {
