@@ -47,9 +47,11 @@ pub enum Phase1Scope {
 /// Phase-1 objective.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Phase1 {
-    /// Minimum expected completion time (MM, MSD, MMU, EDF, SJF).
+    /// Minimum expected completion time (MM, MSD, MMU, EDF, SJF); ties (within the decision
+    /// slack, relative) by the lower machine index.
     MinCompletion,
-    /// Maximum success probability (PAM, MOC); ties by minimum expected completion.
+    /// Maximum success probability (PAM, MOC); ties (chances within the decision slack) by
+    /// minimum expected completion, then the lower machine index (see "Ties" above).
     MaxSuccess,
 }
 
@@ -76,7 +78,8 @@ pub struct Plan {
     pub scope: Phase1Scope,
 }
 
-/// Phase-2 key, lower is better: (criterion, tie-break).
+/// Phase-2 key, lower is better: (criterion, tie-break); compared by [`phase2_pick`] (ties
+/// within the decision slack, deadlines exactly).
 pub fn phase2_key(
     view: &View<'_>,
     phase2: Phase2,

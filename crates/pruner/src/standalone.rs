@@ -106,8 +106,8 @@ impl<'a> Queue<'a> {
 pub enum Verdict {
     /// Map it to `machine`: the machine of the highest success probability, ties by the
     /// least expected completion time, then by the lower index (PAM's first phase, thesis
-    /// Algorithm 2); `chance` is its success probability there, above its type's defer
-    /// threshold.
+    /// Algorithm 2; ties within the decision slack, see [`Pruner::verdict`]); `chance` is its
+    /// success probability there, above its type's defer threshold.
     Map {
         /// The machine (the position of its queue).
         machine: usize,
