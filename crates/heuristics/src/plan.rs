@@ -137,47 +137,37 @@ impl Choice {
 /// Phase 1 by [`Phase1::MaxSuccess`] over `scored`, each machine with its chance (any order;
 /// every machine whose chance ties with the highest must be there, the others may be left
 /// out): `P*` the highest chance; of the machines whose chance ties with it, `E*` the least
-/// expected completion (`ect`, read for those only); of those whose expected completion ties
-/// with `E*`, the lowest index. `None` when `scored` is empty.
+/// expected completion (`ect`, read for those only and written in the third field); of those
+/// whose expected completion ties with `E*`, the lowest index. `None` when `scored` is empty.
 pub(crate) fn max_success_choice(
-    scored: &[(MachineId, f64)],
+    scored: &mut [(MachineId, f64, f64)],
     mut ect: impl FnMut(MachineId) -> f64,
 ) -> Option<Choice> {
     let mut top: Option<(f64, MachineId)> = None;
-    for &(m, p) in scored {
+    for &(m, p, _) in scored.iter() {
         if top.is_none_or(|(bp, bm)| p > bp || (p == bp && m < bm)) {
             top = Some((p, m));
         }
     }
     let (p_top, m_top) = top?;
-    // (machine, chance, expected completion) of the machines that tie with `P*`.
     let mut least: Option<(f64, MachineId)> = None;
-    let mut chosen: Option<(MachineId, f64, f64)> = None;
-    let mut near: [(MachineId, f64, f64); 8] = [(0, 0.0, 0.0); 8];
-    let mut n_near = 0;
-    let mut more: Vec<(MachineId, f64, f64)> = Vec::new();
-    for &(m, p) in scored {
-        if !chance_ties(p, p_top) {
+    for (m, p, e) in scored.iter_mut() {
+        if !chance_ties(*p, p_top) {
             continue;
         }
-        let e = ect(m);
-        if least.is_none_or(|(be, bm)| e < be || (e == be && m < bm)) {
-            least = Some((e, m));
-        }
-        if n_near < near.len() {
-            near[n_near] = (m, p, e);
-            n_near += 1;
-        } else {
-            more.push((m, p, e));
+        *e = ect(*m);
+        if least.is_none_or(|(be, bm)| *e < be || (*e == be && *m < bm)) {
+            least = Some((*e, *m));
         }
     }
     let (e_least, m_least) = least?;
-    for &(m, p, e) in near[..n_near].iter().chain(&more) {
-        if times_tie(e, e_least) && chosen.is_none_or(|(bm, _, _)| m < bm) {
-            chosen = Some((m, p, e));
+    let mut chosen: Option<(MachineId, f64)> = None;
+    for &(m, p, e) in scored.iter() {
+        if chance_ties(p, p_top) && times_tie(e, e_least) && chosen.is_none_or(|(bm, _)| m < bm) {
+            chosen = Some((m, p));
         }
     }
-    let (m, p, _) = chosen?;
+    let (m, p) = chosen?;
     Some(Choice {
         m,
         p,
@@ -225,12 +215,21 @@ pub(crate) fn phase2_ties(phase2: Phase2, j: usize, a: f64, b: f64) -> bool {
 /// key ties with that, the first. Returns its position in `keyed`.
 pub(crate) fn phase2_pick(phase2: Phase2, keyed: &[(f64, f64)]) -> Option<usize> {
     let k0 = keyed.iter().map(|k| k.0).reduce(f64::min)?;
-    let k1 = keyed
-        .iter()
-        .filter(|k| phase2_ties(phase2, 0, k.0, k0))
-        .map(|k| k.1)
-        .reduce(f64::min)?;
-    keyed
+    // The least second key of those that tie with `K*`, and the first of them.
+    let mut k1 = f64::INFINITY;
+    let (mut first, mut count) = (usize::MAX, 0);
+    for (j, k) in keyed.iter().enumerate() {
+        if phase2_ties(phase2, 0, k.0, k0) {
+            k1 = k1.min(k.1);
+            first = first.min(j);
+            count += 1;
+        }
+    }
+    if count == 1 {
+        return Some(first);
+    }
+    keyed[first..]
         .iter()
         .position(|k| phase2_ties(phase2, 0, k.0, k0) && phase2_ties(phase2, 1, k.1, k1))
+        .map(|j| first + j)
 }

@@ -55,9 +55,10 @@ fn phase1(view: &View<'_>, plan: Plan, vq: &VirtualQueues, t: TaskId) -> Option<
             min_completion_choice(&scored)
         }
         Phase1::MaxSuccess => {
-            let scored: Vec<(MachineId, f64)> =
-                in_scope.map(|m| (m, vq.success(view, m, t))).collect();
-            max_success_choice(&scored, |m| vq.expected_completion(view, m, t))
+            let mut scored: Vec<(MachineId, f64, f64)> = in_scope
+                .map(|m| (m, vq.success(view, m, t), f64::NAN))
+                .collect();
+            max_success_choice(&mut scored, |m| vq.expected_completion(view, m, t))
         }
     };
     choice.map(|c| c.m)

@@ -229,7 +229,8 @@ const TIE_MARGIN: f64 = 2.0 * BOUND_SLACK;
 /// the highest chance found (`top`); the others are dropped as the top rises.
 #[derive(Debug, Default)]
 struct Scored {
-    items: Vec<(MachineId, f64)>,
+    /// (machine, chance, room for its expected completion).
+    items: Vec<(MachineId, f64, f64)>,
     top: f64,
 }
 
@@ -243,16 +244,17 @@ impl Scored {
         if p > self.top {
             self.top = p;
             let top = p;
-            self.items.retain(|&(_, q)| pmf::prec::chance_ties(q, top));
+            self.items
+                .retain(|&(_, q, _)| pmf::prec::chance_ties(q, top));
         }
         if pmf::prec::chance_ties(p, self.top) {
-            self.items.push((m, p));
+            self.items.push((m, p, f64::NAN));
         }
     }
 
     /// The choice among the machines scored ([`max_success_choice`]).
-    fn choose(&self, view: &View<'_>, vq: &VirtualQueues, t: TaskId) -> Option<Choice> {
-        max_success_choice(&self.items, |m| vq.expected_completion(view, m, t))
+    fn choose(&mut self, view: &View<'_>, vq: &VirtualQueues, t: TaskId) -> Option<Choice> {
+        max_success_choice(&mut self.items, |m| vq.expected_completion(view, m, t))
     }
 }
 
