@@ -3,7 +3,7 @@
 //! machine in scope, exactly, assigns one pair, and starts again. It is `O(rounds x
 //! candidates x machines)` and reads nothing but exact success probabilities and expected
 //! completion times. The heuristics that run ([`crate::TwoPhase`], [`crate::Moc`]) search
-//! faster (bounds, kept searches, per-type shortcuts, see `batch.rs`) and must take exactly
+//! faster (bounds, kept searches, per-type shortcuts, module `search`) and must take exactly
 //! the decisions this loop takes: property tests compare the two on random systems.
 //!
 //! One round (thesis Algorithm 2):
@@ -15,39 +15,53 @@
 //!    defer threshold is deferred (out of play for the event).
 //! 2. **Phase 2**, among the candidates whose machine has a free slot (for MOC: within
 //!    `epsilon` of the best chance any candidate has on that machine): the least phase-2 key
-//!    (see [`crate::plan::phase2_key`]); ties to the first in batch order.
+//!    (see [`crate::plan::phase2_key`]); ties by the key's second component, then to the
+//!    first in batch order.
+//!
+//! Ties are ties within the decision slack, [`pmf::prec::DECISION_SLACK`] (1e-9): chances
+//! within it of each other, times within it relative (`|a - b| <= 1e-9 max(1, |a|, |b|)`),
+//! deadlines exactly. Each choice takes the best value first and then the set that ties with
+//! it, so it does not depend on the order of the scan:
+//! * MaxSuccess: `P*` the highest chance over the machines in scope; of the machines whose
+//!   chance is at least `P* - 1e-9`, `E*` the least expected completion; of those whose
+//!   expected completion ties with `E*`, the lowest machine index;
+//! * MinCompletion: of the machines whose expected completion ties with the least, the
+//!   lowest index;
+//! * phase 2: `K*` the least first key; of the candidates whose first key ties with it, the
+//!   least second key; of those whose second key ties with that, the first in batch order.
+//!
+//! A belief equal to the truth within rounding decides as the truth (see [`crate::plan`],
+//! "Ties").
 //! 3. The pair is assigned provisionally (the machine's tail becomes the task's completion
 //!    time); the loop ends when no machine has a free slot or no pair is left.
 
 use model::{Decision, MachineId, TaskId, View, VirtualQueues};
 
-use crate::plan::{Phase1, Phase1Scope, Phase2, Plan, phase2_key};
+use crate::plan::{
+    Phase1, Phase1Scope, Phase2, Plan, max_success_choice, min_completion_choice, phase2_key,
+    phase2_pick,
+};
 
-/// Phase 1 for one task, exactly: its machine, or `None` when no machine is in scope.
+/// Phase 1 for one task, exactly: its machine, or `None` when no machine is in scope. Every
+/// machine in scope is scored, then the rule of [`crate::plan`] ("Ties") picks.
 fn phase1(view: &View<'_>, plan: Plan, vq: &VirtualQueues, t: TaskId) -> Option<MachineId> {
-    let mut best: Option<(MachineId, f64, f64)> = None;
-    for m in 0..view.machines.len() {
-        if plan.scope == Phase1Scope::FreeMachines && vq.free(m) == 0 {
-            continue;
+    let in_scope = (0..view.machines.len())
+        .filter(|&m| plan.scope == Phase1Scope::AllMachines || vq.free(m) > 0);
+    let choice = match plan.phase1 {
+        Phase1::MinCompletion => {
+            let scored: Vec<(MachineId, f64)> = in_scope
+                .map(|m| (m, vq.expected_completion(view, m, t)))
+                .collect();
+            min_completion_choice(&scored)
         }
-        let ect = vq.expected_completion(view, m, t);
-        let better = match (plan.phase1, best) {
-            (_, None) => true,
-            (Phase1::MinCompletion, Some((_, _, be))) => ect < be,
-            (Phase1::MaxSuccess, Some((_, bp, be))) => {
-                let p = vq.success(view, m, t);
-                p > bp || (p == bp && ect < be)
-            }
-        };
-        if better {
-            let p = match plan.phase1 {
-                Phase1::MaxSuccess => vq.success(view, m, t),
-                Phase1::MinCompletion => 0.0,
-            };
-            best = Some((m, p, ect));
+        Phase1::MaxSuccess => {
+            let mut scored: Vec<(MachineId, f64, f64)> = in_scope
+                .map(|m| (m, vq.success(view, m, t), f64::NAN))
+                .collect();
+            max_success_choice(&mut scored, |m| vq.expected_completion(view, m, t))
         }
-    }
-    best.map(|(m, _, _)| m)
+    };
+    choice.map(|c| c.m)
 }
 
 /// The reference two-phase loop over `cands` (in batch order) on the virtual queues `vq`,
@@ -83,7 +97,8 @@ pub fn run(
                 .map(|c| c.2)
                 .fold(f64::NEG_INFINITY, f64::max)
         };
-        let mut pick: Option<((f64, f64), TaskId, MachineId)> = None;
+        let mut eligible: Vec<(TaskId, MachineId)> = Vec::new();
+        let mut keys: Vec<(f64, f64)> = Vec::new();
         for &(t, m, p) in &chosen {
             if vq.free(m) == 0 {
                 continue;
@@ -93,12 +108,13 @@ pub fn run(
                     continue;
                 }
             }
-            let key = phase2_key(view, plan.phase2, vq, t, m);
-            if pick.is_none_or(|(k, _, _)| key.0 < k.0 || (key.0 == k.0 && key.1 < k.1)) {
-                pick = Some((key, t, m));
-            }
+            eligible.push((t, m));
+            keys.push(phase2_key(view, plan.phase2, vq, t, m));
         }
-        let Some((_, t, m)) = pick else { break };
+        let Some(k) = phase2_pick(plan.phase2, &keys) else {
+            break;
+        };
+        let (t, m) = eligible[k];
         vq.assign(view, m, t);
         decision.assign.push((t, m));
         in_play.retain(|&x| x != t);

@@ -8,13 +8,25 @@
 //! provisionally assigned to the virtual queues. Only the chosen machine's tail changed, so
 //! only its column of cached scores is re-evaluated. The loop ends when no machine has a
 //! free slot or no candidate is left.
+//!
+//! Ties follow [`crate::plan`] ("Ties"): within the decision slack `s`, the best value first,
+//! then the set that ties with it. So a machine may be passed over only when a bound proves
+//! it outside that set: for a chance, below the best chance found less `2 s` (`s` for the
+//! tie, `s` for the rounding of the bound); for an expected completion, above the least found
+//! by more than `3 s` relative. A phase-1 choice rests on three machines
+//! ([`Choice::rests_on`]: the one chosen, one of the highest chance, one of the least
+//! expected completion among those that tie); it is found again when any of them receives a
+//! task, since the others only get worse.
 
 use model::{Decision, MachineId, TaskId, View, VirtualQueues};
 use pmf::Tick;
 use pmf::{Pmf, next_pct};
 use rustc_hash::FxHashMap;
 
-use crate::plan::{Phase1, Phase1Scope, Phase2, Plan, phase2_key};
+use crate::plan::{
+    Choice, Phase1, Phase1Scope, Phase2, Plan, max_success_choice, min_completion_choice,
+    phase2_key, phase2_pick, phase2_ties,
+};
 
 /// Success probabilities of (task, machine) pairs kept across mapping events (thesis 7.2.7):
 /// each with the id of the machine PCTs it was computed on ([`model::Cache::id`]), so it is
@@ -67,6 +79,8 @@ struct SuccessCache {
     use_memo: bool,
     /// [`best_of`]'s idle machines of one search (reused).
     seen: Vec<(usize, Tick, MachineId)>,
+    /// The machines scored by one search (reused).
+    scored: Scored,
 }
 
 enum Table {
@@ -126,6 +140,7 @@ impl SuccessCache {
             memo,
             use_memo: machines < NARROW_MIN_MACHINES,
             seen: Vec::new(),
+            scored: Scored::default(),
         }
     }
 
@@ -199,10 +214,49 @@ impl SuccessCache {
     }
 }
 
-/// Slack kept when skipping a machine by its upper bound, far above rounding error, so that a
-/// skipped machine can never have tied or beaten the best one: the choice is exactly the
-/// one of evaluating every machine.
+/// The decision slack, `s`: two chances tie when within it ([`pmf::prec::chance_ties`]). A
+/// machine is skipped by its upper bound only when the bound is below the best chance found
+/// less `2 s` (`s` for the tie, `s`, far above rounding error, for the bound), so that a
+/// skipped machine can never have tied or beaten the best one: the choice is exactly the one
+/// of evaluating every machine.
 const BOUND_SLACK: f64 = pmf::prec::DECISION_SLACK;
+
+/// The margin below the best chance found under which a bound leaves a machine out: the tie
+/// width and the rounding of the bound.
+const TIE_MARGIN: f64 = 2.0 * BOUND_SLACK;
+
+/// The machines one phase-1 search scored with their chances: those that may still tie with
+/// the highest chance found (`top`); the others are dropped as the top rises.
+#[derive(Debug, Default)]
+struct Scored {
+    /// (machine, chance, room for its expected completion).
+    items: Vec<(MachineId, f64, f64)>,
+    top: f64,
+}
+
+impl Scored {
+    fn clear(&mut self) {
+        self.items.clear();
+        self.top = f64::NEG_INFINITY;
+    }
+
+    fn push(&mut self, m: MachineId, p: f64) {
+        if p > self.top {
+            self.top = p;
+            let top = p;
+            self.items
+                .retain(|&(_, q, _)| pmf::prec::chance_ties(q, top));
+        }
+        if pmf::prec::chance_ties(p, self.top) {
+            self.items.push((m, p, f64::NAN));
+        }
+    }
+
+    /// The choice among the machines scored ([`max_success_choice`]).
+    fn choose(&mut self, view: &View<'_>, vq: &VirtualQueues, t: TaskId) -> Option<Choice> {
+        max_success_choice(&mut self.items, |m| vq.expected_completion(view, m, t))
+    }
+}
 
 /// The tail half of [`success_upper_bound`]: `P(T + E < d) <= P(T < d - min E)`. On a machine
 /// whose PCTs are not computed yet, an earlier tail of the same queue scaled by its factor
@@ -239,6 +293,11 @@ struct Buffers {
     alive: Vec<bool>,
     best_m: Vec<MachineId>,
     best_p: Vec<f64>,
+    /// Per candidate, the machines its phase-1 choice rests on ([`Choice::rests_on`]).
+    rests: Vec<[MachineId; 3]>,
+    /// Phase 2's keys of one round and the candidates they belong to.
+    keyed: Vec<(f64, f64)>,
+    keyed_at: Vec<usize>,
     valid: Vec<bool>,
     shortlist_best: Vec<f64>,
     live: Vec<usize>,
@@ -321,16 +380,23 @@ fn by_type_applies(view: &View<'_>, plan: Plan) -> bool {
 /// O(types) per assignment instead of O(candidates).
 ///
 /// In [`run_in`], every candidate of type `k` has the same phase-1 machine `m_k` (kept per
-/// type until `m_k` receives a task), so its phase-2 key is read from `m_k`'s expected
-/// completion `E` and, for MSD and MMU, its own deadline `d`; phase 2 takes the least key,
-/// ties to the first candidate in batch order. Each type's candidates are sorted once per
-/// event, by batch order (MinCompletion's key is the same for all of them) or by (deadline,
-/// batch order), and each round compares one candidate per type, the type's best:
-/// * MinCompletion, SoonestDeadline: the first candidate not yet assigned;
+/// type until a machine its choice rests on receives a task), so its phase-2 key is read
+/// from `m_k`'s expected completion `E` and, for MSD and MMU, its own deadline `d`; phase 2
+/// takes the least first key `K*`, of those that tie with it the least second key, of those
+/// that tie with that the first candidate in batch order ([`phase2_pick`]). The second key
+/// (`E`, or the expected execution time) is one per type. Each type's candidates are sorted
+/// once per event, by batch order (MinCompletion's key is the same for all of them) or by
+/// (deadline, batch order), and each round compares one candidate per type, the type's best
+/// (the least key), to find `K*` and the second key:
+/// * MinCompletion, SoonestDeadline: the first candidate not yet assigned, which is also the
+///   first in batch order of the type's candidates whose key ties with `K*` (deadlines tie
+///   only when equal);
 /// * MaxUrgency, key `-1 / (d - E)` (`-inf` at `d = E`): the key grows with `d` on either
-///   side of `E` and is negative from `E` on, positive before it; so the first candidate
-///   not yet assigned with `d >= E`, else the first one, then any later one whose key
-///   equals its (rounding) with an earlier batch position.
+///   side of `E` and is negative from `E` on, positive before it; so the type's best is the
+///   first candidate not yet assigned with `d >= E`, else the first one. The candidates whose
+///   key ties with `K*` are a run from the start of each side (the keys that tie with the
+///   least form an interval, [`pmf::prec::times_tie`]), walked for the first in batch
+///   order.
 ///
 /// A type whose machine is full waits, as its candidates do in [`run_in`], and one with no
 /// machine in scope is out of play.
@@ -370,67 +436,93 @@ fn run_by_type(
         }
         p
     };
-    // The phase-1 machine of each type (`Some(None)`: none in scope), until it changes.
-    let mut by_type: Vec<Option<Option<MachineId>>> = vec![None; types];
+    // The phase-1 choice of each type (`Some(None)`: none in scope), until a machine it
+    // rests on changes.
+    let mut by_type: Vec<Option<Option<Choice>>> = vec![None; types];
+    // Per type in the round: its best key, the type, its machine, the position of its best.
+    let mut reps: Vec<((f64, f64), usize, MachineId, usize)> = Vec::with_capacity(types);
+    let keyed = &mut bufs.keyed;
     while vq.any_free() {
-        let mut chosen: Option<((f64, f64), usize, usize, MachineId)> = None;
+        reps.clear();
         for k in 0..types {
             let list = &lists[k];
             first[k] = next(list, assigned, first[k]);
             let Some(&i0) = list.get(first[k]) else {
                 continue;
             };
-            let Some(m) = *by_type[k]
+            let Some(m) = by_type[k]
                 .get_or_insert_with(|| min_completion(view, plan.scope, vq, cands[i0], true))
+                .map(|c| c.m)
             else {
                 continue;
             };
             if vq.free(m) == 0 {
                 continue;
             }
-            let (key, i) = match plan.phase2 {
+            let p = match plan.phase2 {
                 Phase2::MaxUrgency => {
                     let ect = vq.expected_completion(view, m, cands[i0]);
                     // The first with `d - E >= 0` (the same subtraction as the key's).
                     let from = list.partition_point(|&i| (deadline(i) as f64 - ect) < 0.0);
-                    let p = match next(list, assigned, from.max(first[k])) {
+                    match next(list, assigned, from.max(first[k])) {
                         p if p < list.len() => p,
                         _ => first[k],
-                    };
-                    let mut best = (
-                        phase2_key(view, plan.phase2, vq, cands[list[p]], m),
-                        list[p],
-                    );
-                    let mut q = next(list, assigned, p + 1);
-                    while q < list.len() {
+                    }
+                }
+                _ => first[k],
+            };
+            let key = phase2_key(view, plan.phase2, vq, cands[list[p]], m);
+            reps.push((key, k, m, p));
+        }
+        keyed.clear();
+        keyed.extend(reps.iter().map(|r| r.0));
+        let Some(at) = phase2_pick(plan.phase2, keyed) else {
+            break;
+        };
+        let (k0, k1) = keyed[at];
+        let ties = |key: (f64, f64)| {
+            phase2_ties(plan.phase2, 0, key.0, k0) && phase2_ties(plan.phase2, 1, key.1, k1)
+        };
+        let mut chosen: Option<(usize, MachineId)> = None;
+        for &(key, k, m, p) in &reps {
+            if !ties(key) {
+                continue;
+            }
+            let list = &lists[k];
+            let mut i = list[p];
+            if plan.phase2 == Phase2::MaxUrgency {
+                // The type's candidates whose key ties with `K*`: a run from its best on, and
+                // a run from the first on among those with `d < E` (when its best has
+                // `d >= E`); each stops at the first that does not tie.
+                let ect = vq.expected_completion(view, m, cands[list[p]]);
+                let from = list.partition_point(|&i| (deadline(i) as f64 - ect) < 0.0);
+                let mut runs = [(p, list.len()), (first[k], from)];
+                if p < from {
+                    runs[1] = (0, 0);
+                }
+                for (start, end) in runs {
+                    let mut q = next(list, assigned, start);
+                    while q < end {
                         let key = phase2_key(view, plan.phase2, vq, cands[list[q]], m);
-                        if key != best.0 {
+                        if !ties(key) {
                             break;
                         }
-                        best.1 = best.1.min(list[q]);
+                        i = i.min(list[q]);
                         q = next(list, assigned, q + 1);
                     }
-                    best
                 }
-                _ => (phase2_key(view, plan.phase2, vq, cands[i0], m), i0),
-            };
-            let better = match chosen {
-                None => true,
-                Some((b, bi, _, _)) => {
-                    key.0 < b.0 || (key.0 == b.0 && (key.1 < b.1 || (key.1 == b.1 && i < bi)))
-                }
-            };
-            if better {
-                chosen = Some((key, i, k, m));
+            }
+            if chosen.is_none_or(|(bi, _)| i < bi) {
+                chosen = Some((i, m));
             }
         }
-        let Some((_, i, _, m)) = chosen else { break };
+        let Some((i, m)) = chosen else { break };
         let t = cands[i];
         vq.assign(view, m, t);
         decision.assign.push((t, m));
         assigned[i] = true;
         for choice in &mut by_type {
-            if *choice == Some(Some(m)) {
+            if choice.is_some_and(|c| c.is_some_and(|c| c.rests_on(m))) {
                 *choice = None;
             }
         }
@@ -456,6 +548,9 @@ fn run_in(
     let mut alive = std::mem::take(&mut bufs.alive);
     let mut best_m = std::mem::take(&mut bufs.best_m);
     let mut best_p = std::mem::take(&mut bufs.best_p);
+    let mut rests = std::mem::take(&mut bufs.rests);
+    let mut keyed = std::mem::take(&mut bufs.keyed);
+    let mut keyed_at = std::mem::take(&mut bufs.keyed_at);
     let mut shortlist_best = std::mem::take(&mut bufs.shortlist_best);
     let mut valid = std::mem::take(&mut bufs.valid);
     let mut live = std::mem::take(&mut bufs.live);
@@ -464,9 +559,11 @@ fn run_in(
     reset(&mut alive, n, true);
     reset(&mut best_m, n, 0);
     reset(&mut best_p, n, 0.0);
+    reset(&mut rests, n, [0; 3]);
     reset(&mut shortlist_best, m_count, f64::NEG_INFINITY);
-    // A task's phase-1 choice stays valid until its machine's tail changes: an assignment
-    // only makes the assigned machine worse, so no other task's best machine can change.
+    // A task's phase-1 choice stays valid until the tail of a machine it rests on changes: an
+    // assignment only makes the assigned machine worse, so no other task's choice can change
+    // ([`Choice::rests_on`]).
     reset(&mut valid, n, false);
     let needs_p = view.defer.is_some() || matches!(plan.phase2, Phase2::Shortlist { .. });
     // Oversubscribed, most candidates are deferred: room for all at once.
@@ -548,7 +645,7 @@ fn run_in(
                                         (&mut kept, &mut cap),
                                     );
                                     match best {
-                                        Best::Machine(_) => memo.keep(i, order, kept, cap),
+                                        Best::Machine { .. } => memo.keep(i, order, kept, cap),
                                         _ => memo.forget(i),
                                     }
                                     best
@@ -561,7 +658,7 @@ fn run_in(
                     }
                 };
                 match best {
-                    Best::Machine(m) => Some(m),
+                    Best::Machine { choice, .. } => Some(choice),
                     Best::NoMachine => None,
                     // Every machine's chance is below the threshold by more than the slack.
                     Best::BelowDefer => {
@@ -572,9 +669,10 @@ fn run_in(
                 }
             }
         };
-        let Some(m) = choice else {
+        let Some(choice) = choice else {
             return Verdict::NoMachine;
         };
+        let m = choice.m;
         let p = if needs_p {
             succ.get(view, vq, i, t, m)
         } else {
@@ -583,7 +681,11 @@ fn run_in(
         if view.defer.is_some() && view.should_defer(t, p) {
             Verdict::Deferred { p }
         } else {
-            Verdict::Chosen { m, p }
+            Verdict::Chosen {
+                m,
+                p,
+                rests_on: choice.rests_on,
+            }
         }
     };
     if view.defer.is_some() && vq.any_free() {
@@ -595,8 +697,7 @@ fn run_in(
                 i,
                 cands[i],
                 &mut alive,
-                &mut best_m,
-                &mut best_p,
+                (&mut best_m, &mut best_p, &mut rests),
                 decision,
             );
             v
@@ -627,8 +728,7 @@ fn run_in(
                 i,
                 cands[i],
                 &mut alive,
-                &mut best_m,
-                &mut best_p,
+                (&mut best_m, &mut best_p, &mut rests),
                 decision,
             );
         }
@@ -641,7 +741,8 @@ fn run_in(
             }
         }
         // Phase 2: the best pair whose machine has a free slot.
-        let mut chosen: Option<((f64, f64), usize)> = None;
+        keyed.clear();
+        keyed_at.clear();
         for &i in &live {
             let t = cands[i];
             let m = best_m[i];
@@ -653,33 +754,32 @@ fn run_in(
                     continue;
                 }
             }
-            let key = phase2_key(view, plan.phase2, vq, t, m);
-            let better = match chosen {
-                None => true,
-                Some((k, _)) => key.0 < k.0 || (key.0 == k.0 && key.1 < k.1),
-            };
-            if better {
-                chosen = Some((key, i));
-            }
+            keyed.push(phase2_key(view, plan.phase2, vq, t, m));
+            keyed_at.push(i);
         }
-        let Some((_, i)) = chosen else { break };
+        let Some(at) = phase2_pick(plan.phase2, &keyed) else {
+            break;
+        };
+        let i = keyed_at[at];
         let (t, m) = (cands[i], best_m[i]);
         vq.assign(view, m, t);
         decision.assign.push((t, m));
         alive[i] = false;
         st.succ.invalidate_machine(m);
         for choice in &mut st.by_type {
-            if *choice == Some(Some(m)) {
+            if choice.is_some_and(|c| c.is_some_and(|c| c.rests_on(m))) {
                 *choice = None;
             }
         }
         for (_, best) in st.classes.iter_mut().flat_map(|c| c.values_mut()) {
-            if *best == Some(Best::Machine(m)) {
-                *best = None;
+            if let Some(Best::Machine { choice, .. }) = best {
+                if choice.rests_on(m) {
+                    *best = None;
+                }
             }
         }
         for &k in &live {
-            if best_m[k] == m {
+            if rests[k].contains(&m) {
                 valid[k] = false;
             }
         }
@@ -689,6 +789,9 @@ fn run_in(
         alive,
         best_m,
         best_p,
+        rests,
+        keyed,
+        keyed_at,
         valid,
         shortlist_best,
         live,
@@ -708,7 +811,7 @@ struct Phase1State {
     /// Reused by every search.
     order: Vec<(f64, MachineId)>,
     /// MinCompletion's choice per task type.
-    by_type: Vec<Option<Option<MachineId>>>,
+    by_type: Vec<Option<Option<Choice>>>,
     indexes: Option<Indexes>,
     memo: Memo,
     /// MaxSuccess with many machines: per (task type, deadline), the first candidate of that
@@ -730,8 +833,12 @@ enum Verdict {
     NoMachine,
     /// Its chance on its phase-1 machine, `p`, is at or below its defer threshold.
     Deferred { p: f64 },
-    /// Its phase-1 machine and its chance there.
-    Chosen { m: MachineId, p: f64 },
+    /// Its phase-1 machine, its chance there, and the machines the choice rests on.
+    Chosen {
+        m: MachineId,
+        p: f64,
+        rests_on: [MachineId; 3],
+    },
 }
 
 /// Applies candidate `i`'s (task `t`'s) phase-1 verdict: out of play (no machine, or deferred)
@@ -741,8 +848,7 @@ fn record(
     i: usize,
     t: TaskId,
     alive: &mut [bool],
-    best_m: &mut [MachineId],
-    best_p: &mut [f64],
+    (best_m, best_p, rests): (&mut [MachineId], &mut [f64], &mut [[MachineId; 3]]),
     decision: &mut Decision,
 ) {
     match v {
@@ -751,25 +857,29 @@ fn record(
             alive[i] = false;
             decision.deferred.push(t);
         }
-        Verdict::Chosen { m, p } => {
+        Verdict::Chosen { m, p, rests_on } => {
             best_m[i] = m;
             best_p[i] = p;
+            rests[i] = rests_on;
         }
     }
 }
 
 /// Margin below the defer threshold at which a probe's verdict is extended to the tasks of its
-/// type with earlier deadlines; far above rounding error, so that the inference never
-/// disagrees with evaluating each task.
-const DEFER_SLACK: f64 = pmf::prec::DECISION_SLACK;
+/// type with earlier deadlines: twice the decision slack, once for the chosen machine's chance
+/// lying up to the slack below the highest ([`crate::plan`], "Ties"), once, far above rounding
+/// error, so that the inference never disagrees with evaluating each task.
+const DEFER_SLACK: f64 = 2.0 * pmf::prec::DECISION_SLACK;
 
 /// Deferrals decided without evaluating every task (first iteration of the loop, real tails).
 ///
 /// For tasks of one type, the chance on every machine, `P(T_m + E_m < d)`, cannot decrease
-/// with the deadline `d`, and neither can its maximum over machines (PAM's phase-1 choice) nor
-/// the chance on the minimum-expected-completion machine (MM's, the same machine for every
-/// task of the type). So when a task is deferred with a margin (`p <= threshold - slack`),
-/// every task of its type with an earlier or equal deadline is deferred too. Per type, a
+/// with the deadline `d`, and neither can its maximum over machines `P*` nor the chance on
+/// the minimum-expected-completion machine (MM's, the same machine for every task of the
+/// type). PAM's phase-1 machine has a chance within the decision slack `s` of `P*`. So when a
+/// task is deferred with a margin (`p <= threshold - 2 s`, hence `P* <= threshold - s`, or
+/// [`Best::BelowDefer`], `P* < threshold - s`), every task of its type with an earlier or
+/// equal deadline has every chance below the threshold and is deferred too. Per type, a
 /// binary search over the tasks sorted by deadline evaluates `O(log n)` probes through
 /// `evaluate` (which records their verdicts) and returns the tasks it inferred deferred; the
 /// rest are evaluated as usual. The decisions are exactly those of evaluating every task.
@@ -894,18 +1004,23 @@ fn by_type_and_deadline(view: &View<'_>, cands: &[TaskId], sc: &mut DeferScratch
     }
 }
 
-/// Phase 1 by minimum expected completion time (ties: the lower machine index).
+/// Phase 1 by minimum expected completion time: of the machines whose expected completion
+/// ties with the least, the lowest index ([`min_completion_choice`]).
 ///
 /// Machines whose tail is known exactly come first, then the other free machines, then the
 /// other full ones. A machine whose PCTs are not computed yet is computed only when bounds on
 /// its expected completion (from its earlier PCTs, or from its executing task's PCT and first
 /// pending task without convolving: [`VirtualQueues::tail_mean_bounds`]) leave the
-/// comparison open, with a slack far above rounding error:
-/// * a lower bound above the best so far: it cannot win or tie;
-/// * with `any_full_will_do`, a full machine whose upper bound is below the best so far: the
-///   winner is a full machine (every free one was settled before). Which one does not matter
-///   when nothing but its being full is read (no chance is needed): the task waits either
-///   way, and a full machine is never assigned to in this event.
+/// comparison open, with a margin of `3 s max(1, |b|)` around the least found so far, `b`
+/// (`s` the decision slack: a value above `b` by more than `2 s max(1, |b|)` does not tie
+/// with `b` nor with anything below it, and `s` more for rounding):
+/// * a lower bound above `b` by more than the margin: it cannot win or tie;
+/// * with `any_full_will_do`, a full machine whose upper bound is below `b` by more than the
+///   margin: the least expected completion is a full machine's, and no free machine ties
+///   with it (every free one was settled before, at `b` or above), so the winner is a full
+///   machine. Which one does not matter when nothing but its being full is read (no chance
+///   is needed): the task waits either way, and a full machine is never assigned to in this
+///   event (nor does a free one come to tie: it only gets later).
 ///
 /// The outcome is the one of evaluating every machine.
 fn min_completion(
@@ -914,15 +1029,16 @@ fn min_completion(
     vq: &VirtualQueues,
     t: TaskId,
     any_full_will_do: bool,
-) -> Option<MachineId> {
+) -> Option<Choice> {
     let spec = view.task(t);
     let in_scope = |m: MachineId| scope == Phase1Scope::AllMachines || vq.free(m) > 0;
-    let mut best: Option<(f64, MachineId)> = None;
-    let consider = |m: MachineId, best: &mut Option<(f64, MachineId)>| {
+    // The machines evaluated, with their expected completions, and the least of them.
+    let mut scored: Vec<(MachineId, f64)> = Vec::new();
+    let mut best = f64::INFINITY;
+    let mut consider = |m: MachineId, best: &mut f64| {
         let ect = vq.expected_completion(view, m, t);
-        if best.is_none_or(|(b, bm)| ect < b || (ect == b && m < bm)) {
-            *best = Some((ect, m));
-        }
+        *best = best.min(ect);
+        scored.push((m, ect));
     };
     let n = view.machines.len();
     // Plain loops (iterator adapters here did not inline): the computed machines first,
@@ -937,20 +1053,26 @@ fn min_completion(
             if !in_scope(m) || vq.is_exact(m) || (vq.free(m) == 0) != full {
                 continue;
             }
-            if let (Some((b, _)), Some((lower, upper))) = (best, vq.tail_mean_bounds(view, m)) {
+            if let (true, Some((lower, upper))) =
+                (best < f64::INFINITY, vq.tail_mean_bounds(view, m))
+            {
                 let pet_mean = view.pet.mean(spec.task_type, m);
-                let slack = MEAN_SLACK * b.abs().max(1.0);
-                if lower + pet_mean > b + slack {
+                let margin = 3.0 * MEAN_SLACK * best.abs().max(1.0);
+                if lower + pet_mean > best + margin {
                     continue;
                 }
-                if any_full_will_do && full && upper + pet_mean < b - slack {
-                    return Some(m);
+                if any_full_will_do && full && upper + pet_mean < best - margin {
+                    return Some(Choice {
+                        m,
+                        p: 0.0,
+                        rests_on: [m; 3],
+                    });
                 }
             }
             consider(m, &mut best);
         }
     }
-    best.map(|b| b.1)
+    min_completion_choice(&scored)
 }
 
 /// Relative slack when skipping a machine by a lower bound on its expected completion.
@@ -980,8 +1102,8 @@ const INDEX_MIN_MACHINES: usize = 64;
 /// * `level` 0: the key is (a lower bound on) the first tick of the tail, so the machines
 ///   left out give the task a chance of exactly 0;
 /// * `level` `q > 0`: the key is the first tick where the tail's CDF, times its bound factor
-///   ([`VirtualQueues::bound_tail`]), reaches `q` less twice [`BOUND_SLACK`], so the
-///   machines left out have a tail bound, hence a chance, below `q - BOUND_SLACK`.
+///   ([`VirtualQueues::bound_tail`]), reaches `q` less three times [`BOUND_SLACK`], so the
+///   machines left out have a tail bound, hence a chance, below `q - 3 BOUND_SLACK`.
 ///
 /// Within a group `min E_km` is one number, so the machines that pass are a prefix. The keys
 /// stay valid through the event: a provisional assignment only delays a tail, which raises
@@ -1005,7 +1127,7 @@ impl MachineIndex {
                 vq.tail_min_lower(m)
             } else {
                 let (tail, f) = vq.bound_tail(view, m);
-                match tail.first_reaching((level - 2.0 * BOUND_SLACK) / f) {
+                match tail.first_reaching((level - 3.0 * BOUND_SLACK) / f) {
                     Some(x) => x,
                     None => continue, // below the level whatever the deadline
                 }
@@ -1036,10 +1158,11 @@ impl MachineIndex {
 /// appended to `out`.
 ///
 /// A machine whose tail starts at `s` or later gives the task a chance of at most
-/// `P(E < deadline - s)`, below `floor - BOUND_SLACK` once `s` is past the group's cut (and
+/// `P(E < deadline - s)`, below `floor - 2 BOUND_SLACK` once `s` is past the group's cut (and
 /// 0 past `deadline - 1 - min E`): the machines of the level-0 order past it cannot reach
-/// the floor. A machine past a level index's cut, `deadline - 1 - e` with `P(E < e) <= s`,
-/// cannot reach the level `L + s` it stands for. Of the prefixes, the shortest is walked and
+/// the floor, nor tie with a chance at or above it. A machine past a level index's cut,
+/// `deadline - 1 - e` with `P(E < e) <= s`, has a chance below `L + s - 3 BOUND_SLACK`,
+/// `L + s` the level it stands for. Of the prefixes, the shortest is walked and
 /// filtered by the others' keys, so that the machines left out are not read. With no floor
 /// and no levels, `by_start` may be any index whose keys are cut at `deadline - 1 - min E`
 /// (the one level-`q` index below [`NARROW_MIN_MACHINES`]).
@@ -1054,7 +1177,7 @@ fn narrow_group(
     let (c, starts) = &by_start.groups[group];
     let pet = view.pet.exec_pmf(k, *c);
     let y = deadline - 1 - pet.min();
-    let x = match first_bin_reaching(pet, floor - BOUND_SLACK) {
+    let x = match first_bin_reaching(pet, floor - TIE_MARGIN) {
         Some(bin) => (deadline - pet.offset() - bin as Tick).min(y),
         None => return,
     };
@@ -1210,22 +1333,23 @@ const HEAD_WALK: usize = 8;
 const HEAD_EXACT: usize = 3;
 
 /// [`max_success`] over the machines an index leaves, when there are many machines. With
-/// deferring on (threshold `q`), the index at level `q` (from [`NARROW_MIN_MACHINES`], the
-/// indexes at `q (1 - s)` cut at the PET's `q s`-quantiles, [`LEVEL_SHIFTS`]): every machine
-/// left out has a chance below `q - BOUND_SLACK`, so a best machine at or above that is the
-/// global best,
-/// and a best below it (or none) means every chance is below it: the task is deferred with
-/// the margin whichever machine is best ([`Best::BelowDefer`]: the verdict the full scan's
-/// best machine gets, `Deferred` with a chance at or below the threshold less the slack).
+/// deferring on (threshold `q`, above [`LEVEL_MIN`]), the index at level `q` (from
+/// [`NARROW_MIN_MACHINES`], the indexes at `q (1 - s)` cut at the PET's `q s`-quantiles,
+/// [`LEVEL_SHIFTS`]): every machine left out has a chance below `q - 3 BOUND_SLACK`, so when
+/// the highest chance found, `P`, is at least `q - BOUND_SLACK`, no machine left out beats
+/// or ties with it and the choice is the global one; when it is below, every chance is below
+/// `q - BOUND_SLACK` (none found, likewise): the task is deferred with the margin whichever
+/// machine is chosen ([`Best::BelowDefer`]: the verdict the full scan's choice gets).
 /// Without deferring, the index at level 0: the machines left out have a chance of 0, so a
-/// best machine of positive chance is the global best. In every other case the full scan
-/// decides.
+/// `P` of at least `3 BOUND_SLACK` makes the choice the global one. In every other case the
+/// full scan decides.
 ///
 /// From [`NARROW_MIN_MACHINES`], the index is narrowed further by a floor, the exact chance
 /// of one machine in scope ([`Indexes::floor`]): the machines whose tail starts too late to
-/// reach it ([`narrow_group`]) are strictly worse than the best, so they are left out too.
-/// The outcome is the one of the full scan. `kept_out` and `cap_out` describe the search
-/// for [`Memo::keep`]: every machine it left out has a bound below `cap_out` less the slack.
+/// come within `2 BOUND_SLACK` of it ([`narrow_group`]) can neither beat nor tie with the
+/// best, so they are left out too. The outcome is the one of the full scan. `kept_out` and
+/// `cap_out` describe the search for [`Memo::keep`]: every machine it left out has a bound
+/// below `cap_out - 2 BOUND_SLACK`.
 #[allow(clippy::too_many_arguments)]
 fn max_success_indexed(
     view: &View<'_>,
@@ -1243,7 +1367,7 @@ fn max_success_indexed(
     };
     let spec = view.task(t);
     let q = view.defer.map_or(0.0, |th| th[spec.task_type]);
-    let level = if q > 2.0 * BOUND_SLACK { q } else { 0.0 };
+    let level = if q > LEVEL_MIN { q } else { 0.0 };
     // Level q is reached through indexes at `q - s`, each cut at the PET's `s`-quantile
     // ([`narrow_group`]): far fewer machines pass than at `q` cut at `min E`.
     // Without narrowing further, the one index at `q` (cut at `min E`, as the level-0
@@ -1289,27 +1413,26 @@ fn max_success_indexed(
     let in_scope = scope == Phase1Scope::AllMachines || vq.any_free();
     match narrowed {
         Best::BelowDefer => return Best::BelowDefer,
-        Best::Machine(m) => {
-            let p = succ.get(view, vq, i, t, m);
-            if level > 0.0 && p >= q - BOUND_SLACK || level == 0.0 && p > 0.0 {
+        Best::Machine { choice, top } => {
+            if level > 0.0 && top >= q - BOUND_SLACK || level == 0.0 && top >= 3.0 * BOUND_SLACK {
                 // Every machine the narrowing left out has a bound below one of these less
-                // the slack: the floor of `narrow_group` (when it left any out),
-                // `q - BOUND_SLACK` (level q: below `q - 2 BOUND_SLACK`), `2 BOUND_SLACK`
-                // (level 0: a chance of 0).
+                // `2 BOUND_SLACK`: the floor of `narrow_group` (when it left any out with a
+                // chance above 0), `q - BOUND_SLACK` (level q: below `q - 3 BOUND_SLACK`),
+                // `3 BOUND_SLACK` (level 0: a chance of 0).
                 let cap = if level > 0.0 {
                     q - BOUND_SLACK
                 } else {
-                    2.0 * BOUND_SLACK
+                    3.0 * BOUND_SLACK
                 };
-                let narrowing = if floor - BOUND_SLACK > 0.0 {
+                let narrowing = if floor - TIE_MARGIN > 0.0 {
                     floor
                 } else {
                     f64::NEG_INFINITY
                 };
                 *cap_out = cap.max(narrowing);
-                return Best::Machine(m);
+                return Best::Machine { choice, top };
             }
-            if level > 0.0 && p < q - BOUND_SLACK {
+            if level > 0.0 {
                 return Best::BelowDefer;
             }
         }
@@ -1323,19 +1446,24 @@ fn max_success_indexed(
 /// The result of [`max_success`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Best {
-    /// The machine of highest chance.
-    Machine(MachineId),
+    /// The phase-1 choice ([`max_success_choice`]) and the highest chance, `top`.
+    Machine { choice: Choice, top: f64 },
     /// No machine in scope.
     NoMachine,
-    /// Deferring is on and every machine's upper bound is below the task's defer threshold
-    /// by more than the slack: the task is deferred whichever machine is best.
+    /// Deferring is on and every machine's chance is below the task's defer threshold by more
+    /// than the slack: the task is deferred whichever machine is chosen.
     BelowDefer,
 }
 
+/// Defer thresholds from which [`max_success_indexed`] indexes machines at the threshold (the
+/// keys and cuts of its indexes stay above 0 down to `LEVEL_SHIFTS`' last share).
+const LEVEL_MIN: f64 = 16.0 * BOUND_SLACK;
+
 /// Phase 1 by maximum success probability, ties by minimum expected completion, then the
-/// lower machine index. Machines are visited by decreasing upper bound and the search stops
-/// once no remaining machine can reach the best found: the result is the one of evaluating
-/// every machine, at a fraction of the cost.
+/// lower machine index ([`max_success_choice`]). Machines are visited by decreasing upper
+/// bound and the search stops once no remaining machine can reach or tie with the best found
+/// (its bound below it less [`TIE_MARGIN`]): the result is the one of evaluating every
+/// machine, at a fraction of the cost.
 ///
 /// With deferring on, the task's defer threshold is a floor too: a task whose best chance is
 /// at or below it is deferred whichever machine that is, so machines whose bound is below
@@ -1383,20 +1511,22 @@ fn max_success(
         return Best::BelowDefer;
     }
     // Pass 2: the machine of highest tail bound sets a floor, its exact chance (or the defer
-    // threshold when higher). A machine whose bound is below the floor (with the slack) can
-    // neither beat nor tie the best of a task that is not deferred; the others get the full
-    // bound, and only those still reaching the floor are sorted and visited. The machines
-    // below it stay in `order`, after them, with their bounds, for [`Memo`].
+    // threshold when higher). A machine whose bound is below the floor less the tie margin
+    // can neither beat nor tie the best of a task that is not deferred with the margin (when
+    // the highest chance is below the threshold less the slack, the task is deferred
+    // whichever machine is chosen); the others get the full bound, and only those still
+    // reaching the floor are sorted and visited. The machines below it stay in `order`,
+    // after them, with their bounds, for [`Memo`].
     let floor = succ.get(view, vq, i, t, m0).max(defer_floor);
     let mut kept = 0;
     for j in 0..order.len() {
         let (a, m) = order[j];
-        if a + BOUND_SLACK < floor {
+        if a + TIE_MARGIN < floor {
             continue;
         }
         let ub = full_bound(view, vq, t, m, a);
         order[j].0 = ub;
-        if ub + BOUND_SLACK >= floor {
+        if ub + TIE_MARGIN >= floor {
             order.swap(kept, j);
             kept += 1;
         }
@@ -1408,8 +1538,25 @@ fn max_success(
     // Machine ids are unique: the unstable sort gives the one order.
     order[..kept].sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
     *kept_out = (kept, floor);
-    best_of(view, scope, vq, succ, order[..kept].iter().copied(), (i, t))
-        .map_or(Best::NoMachine, |b| Best::Machine(b.0))
+    let mut scored = std::mem::take(&mut succ.scored);
+    scored.clear();
+    best_of(
+        view,
+        scope,
+        vq,
+        succ,
+        order[..kept].iter().copied(),
+        (i, t),
+        &mut scored,
+    );
+    let best = scored
+        .choose(view, vq, t)
+        .map_or(Best::NoMachine, |choice| Best::Machine {
+            choice,
+            top: scored.top,
+        });
+    succ.scored = scored;
+    best
 }
 
 /// True when every machine of `order` is below the defer threshold `q` by more than the slack
@@ -1484,10 +1631,9 @@ fn full_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: MachineId, a: f
     a.min(exec_bound(pet, tail, spec.deadline)).min(seg)
 }
 
-/// The best machine of `order` (sorted by decreasing upper bound), its chance and expected
-/// completion: visited in that order until no remaining bound can reach the best chance
-/// found (with the slack); ties by minimum expected completion, then the lower machine
-/// index. Machines out of `scope` are skipped.
+/// Scores the machines of `order` (sorted by decreasing upper bound) into `scored`, visited
+/// in that order until no remaining bound can reach or tie with the highest chance scored
+/// (its bound below it less [`TIE_MARGIN`]). Machines out of `scope` are skipped.
 fn best_of(
     view: &View<'_>,
     scope: Phase1Scope,
@@ -1495,35 +1641,30 @@ fn best_of(
     succ: &mut SuccessCache,
     order: impl IntoIterator<Item = (f64, MachineId)>,
     (i, t): (usize, TaskId),
-) -> Option<(MachineId, f64, f64)> {
+    scored: &mut Scored,
+) {
     // With few machines there are few copies, and looking for them costs more than it saves.
     if view.machines.len() >= NARROW_MIN_MACHINES && !plain() {
-        return best_of_copies(view, scope, vq, succ, order, (i, t));
+        return best_of_copies(view, scope, vq, succ, order, (i, t), scored);
     }
-    let mut best: Option<(MachineId, f64, f64)> = None;
     for (ub, m) in order {
-        if let Some((_, p, _)) = best {
-            if ub + BOUND_SLACK < p {
-                break;
-            }
+        if ub + TIE_MARGIN < scored.top {
+            break;
         }
         if scope == Phase1Scope::FreeMachines && vq.free(m) == 0 {
             continue;
         }
         let p = succ.get(view, vq, i, t, m);
-        let ect = vq.expected_completion(view, m, t);
-        if better(best, (m, p, ect)) {
-            best = Some((m, p, ect));
-        }
+        scored.push(m, p);
     }
-    best
 }
 
 /// [`best_of`] with many machines: an idle, empty copy (the same PET column, the same tick)
 /// of a machine visited before it with a lower index has that machine's chance and expected
-/// completion ([`VirtualQueues::idle_at`]); that machine is the best or lost to it, so the
-/// copy, with a higher index, loses too and is not evaluated. With many copies of a few
-/// machines, most machines of a search are such copies.
+/// completion ([`VirtualQueues::idle_at`]); the two tie in every respect and the copy, with a
+/// higher index, is never chosen nor needed as the highest chance or the least expected
+/// completion, so it is not evaluated. With many copies of a few machines, most machines of
+/// a search are such copies.
 fn best_of_copies(
     view: &View<'_>,
     scope: Phase1Scope,
@@ -1531,17 +1672,15 @@ fn best_of_copies(
     succ: &mut SuccessCache,
     order: impl IntoIterator<Item = (f64, MachineId)>,
     (i, t): (usize, TaskId),
-) -> Option<(MachineId, f64, f64)> {
-    let mut best: Option<(MachineId, f64, f64)> = None;
+    scored: &mut Scored,
+) {
     // The idle, empty machines visited so far: (PET column, idle tick, machine), at most
     // `IDLE_SEEN` of them.
     let mut seen = std::mem::take(&mut succ.seen);
     seen.clear();
     for (ub, m) in order {
-        if let Some((_, p, _)) = best {
-            if ub + BOUND_SLACK < p {
-                break;
-            }
+        if ub + TIE_MARGIN < scored.top {
+            break;
         }
         if scope == Phase1Scope::FreeMachines && vq.free(m) == 0 {
             continue;
@@ -1556,26 +1695,13 @@ fn best_of_copies(
             }
         }
         let p = succ.get(view, vq, i, t, m);
-        let ect = vq.expected_completion(view, m, t);
-        if better(best, (m, p, ect)) {
-            best = Some((m, p, ect));
-        }
+        scored.push(m, p);
     }
     succ.seen = seen;
-    best
 }
 
 /// Idle machines [`best_of`] remembers per search (beyond, it evaluates every machine).
 const IDLE_SEEN: usize = 32;
-
-/// Phase 1's order on (machine, chance, expected completion): higher chance, then lower
-/// expected completion, then lower machine index.
-fn better(best: Option<(MachineId, f64, f64)>, (m, p, ect): (MachineId, f64, f64)) -> bool {
-    match best {
-        None => true,
-        Some((bm, bp, be)) => p > bp || (p == bp && (ect < be || (ect == be && m < bm))),
-    }
-}
 
 /// Phase-1 searches of this event kept for their re-evaluation (thesis 7.2.7's memoisation,
 /// within a mapping event).
@@ -1583,12 +1709,12 @@ fn better(best: Option<(MachineId, f64, f64)>, (m, p, ect): (MachineId, f64, f64
 /// When a task's chosen machine receives a provisional assignment, its choice must be found
 /// again, but the search it came from still holds: a machine only loses chance through
 /// assignments, so the upper bounds found then stay upper bounds. A search is kept as its
-/// machines with their bounds (the `kept` ones, which reached its floor `f`, first, sorted
-/// by decreasing bound) and `cap`: every machine not kept at all has a bound below
-/// `cap - BOUND_SLACK`. Re-evaluation visits the sorted part with the current chances
-/// (cached unless the machine changed, [`SuccessCache`]); when the best chance found is
-/// below `f`, the rest whose bound reaches it get their current full bound and are visited
-/// too. When the best chance is at least `cap`, every machine left out is strictly worse
+/// machines with their bounds (the `kept` ones, whose bound reached its floor `f` less
+/// [`TIE_MARGIN`], first, sorted by decreasing bound) and `cap`: every machine not kept at
+/// all has a bound below `cap - TIE_MARGIN`. Re-evaluation visits the sorted part with the
+/// current chances (cached unless the machine changed, [`SuccessCache`]); when the highest
+/// chance found is below `f`, the rest whose bound comes within the margin of it are visited
+/// too. When the highest chance is at least `cap`, no machine left out beats or ties with it
 /// and the answer is the one of a new search; otherwise a new search is made and kept.
 #[derive(Default)]
 struct Memo {
@@ -1620,11 +1746,11 @@ impl Memo {
         }
         let start = self.arena.len();
         self.arena.extend_from_slice(&order[..kept]);
-        // A machine below `cap` (with the slack) is as good as left out.
+        // A machine below `cap` less the margin is as good as left out.
         self.arena.extend(
             order[kept..]
                 .iter()
-                .filter(|&&(ub, _)| ub + BOUND_SLACK >= cap),
+                .filter(|&&(ub, _)| ub + TIE_MARGIN >= cap),
         );
         self.searches[i] = (start, self.arena.len(), kept, floor, cap);
     }
@@ -1649,42 +1775,52 @@ impl Memo {
         if start == end {
             return None;
         }
-        let mut best = best_of(
+        let mut scored = std::mem::take(&mut succ.scored);
+        scored.clear();
+        best_of(
             view,
             scope,
             vq,
             succ,
             self.arena[start..start + kept].iter().copied(),
             (i, t),
+            &mut scored,
         );
-        let reach = best.map_or(f64::NEG_INFINITY, |b| b.1);
+        let reach = scored.top;
         if reach < floor {
-            // The machines below the floor whose bound reaches the best chance found.
+            // The machines below the floor whose bound comes within the margin of the
+            // highest chance found.
             self.scratch.clear();
             self.scratch.extend(
                 self.arena[start + kept..end]
                     .iter()
-                    .filter(|&&(ub, _)| ub + BOUND_SLACK >= reach),
+                    .filter(|&&(ub, _)| ub + TIE_MARGIN >= reach),
             );
             self.scratch
                 .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-            if let Some(b) = best_of(view, scope, vq, succ, self.scratch.iter().copied(), (i, t)) {
-                if better(best, b) {
-                    best = Some(b);
-                }
-            }
+            best_of(
+                view,
+                scope,
+                vq,
+                succ,
+                self.scratch.iter().copied(),
+                (i, t),
+                &mut scored,
+            );
         }
-        let (m, p, _) = best?;
-        if p >= cap {
-            return Some(Best::Machine(m));
+        let (choice, top) = (scored.choose(view, vq, t), scored.top);
+        succ.scored = scored;
+        let choice = choice?;
+        if top >= cap {
+            return Some(Best::Machine { choice, top });
         }
         // Deferred with the margin: every machine kept is below `q - BOUND_SLACK` (visited,
-        // or a bound below the best chance), and those left out are below `cap`, at most
-        // `q` ([`max_success_indexed`]).
+        // or a bound below the highest chance found less the margin), and those left out are
+        // below `cap - TIE_MARGIN`, `cap` at most `q` ([`max_success_indexed`]).
         let q = view
             .defer
             .map_or(f64::NEG_INFINITY, |th| th[view.task(t).task_type]);
-        (cap <= q && p < q - BOUND_SLACK).then_some(Best::BelowDefer)
+        (cap <= q && top < q - BOUND_SLACK).then_some(Best::BelowDefer)
     }
 }
 
@@ -1810,7 +1946,11 @@ mod tests {
                 deferred.push(i);
                 Verdict::Deferred { p }
             } else {
-                Verdict::Chosen { m: 0, p }
+                Verdict::Chosen {
+                    m: 0,
+                    p,
+                    rests_on: [0; 3],
+                }
             }
         });
         // As the loop does: the tasks neither probed nor inferred are evaluated one by one.
@@ -2029,8 +2169,8 @@ mod tests {
                     // A best machine below the threshold by the slack is a deferral with the
                     // margin, which is what `BelowDefer` says without naming the machine.
                     let settle = |b: Best, succ: &mut SuccessCache| match (b, defer) {
-                        (Best::Machine(m), Some(q))
-                            if succ.get(&view, vq, i, t, m) < q - BOUND_SLACK =>
+                        (Best::Machine { choice, .. }, Some(q))
+                            if succ.get(&view, vq, i, t, choice.m) < q - BOUND_SLACK =>
                         {
                             Best::BelowDefer
                         }
@@ -2038,7 +2178,7 @@ mod tests {
                     };
                     let mut kept = (0, f64::NAN);
                     let full = max_success(&view, scope, vq, &mut succ, &mut order, &all, (i, t), &mut kept);
-                    if first && matches!(full, Best::Machine(_)) {
+                    if first && matches!(full, Best::Machine { .. }) {
                         memos[1].keep(i, &order, kept, f64::NEG_INFINITY);
                     }
                     let full = settle(full, &mut succ);
@@ -2047,13 +2187,13 @@ mod tests {
                         &view, scope, vq, event_succ, &mut order, (&all, Some(&mut *indexes)),
                         (i, t), (&mut kept, &mut cap),
                     );
-                    if first && matches!(fast, Best::Machine(_)) {
+                    if first && matches!(fast, Best::Machine { .. }) {
                         memos[0].keep(i, &order, kept, cap);
                     }
                     let fast = settle(fast, event_succ);
                     prop_assert_eq!(full, fast, "candidate {}", i);
-                    if let Best::Machine(m) = full {
-                        chosen.push(m);
+                    if let Best::Machine { choice, .. } = full {
+                        chosen.push(choice.m);
                     }
                     if !first {
                         for memo in memos.iter_mut() {

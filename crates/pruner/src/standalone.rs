@@ -106,8 +106,8 @@ impl<'a> Queue<'a> {
 pub enum Verdict {
     /// Map it to `machine`: the machine of the highest success probability, ties by the
     /// least expected completion time, then by the lower index (PAM's first phase, thesis
-    /// Algorithm 2); `chance` is its success probability there, above its type's defer
-    /// threshold.
+    /// Algorithm 2; ties within the decision slack, see [`Pruner::verdict`]); `chance` is its
+    /// success probability there, above its type's defer threshold.
     Map {
         /// The machine (the position of its queue).
         machine: usize,
@@ -312,7 +312,10 @@ impl Pruner {
     /// success probability of the task appended to the queue, ties by the least expected
     /// completion time, then the lower index), where it is deferred when that chance is at or
     /// below its type's defer threshold or the queue is full, and mapped otherwise. Ask again
-    /// for the next task once a mapped one is in its queue.
+    /// for the next task once a mapped one is in its queue. Ties are PAM's
+    /// (`heuristics::plan`, "Ties"): of the machines whose chance is within
+    /// [`pmf::prec::DECISION_SLACK`] of the highest, those whose expected completion ties with
+    /// the least of theirs ([`pmf::prec::times_tie`]), the lowest index.
     ///
     /// # Errors
     /// [`StandaloneError::NoMachines`] for an empty `queues`;
@@ -330,18 +333,19 @@ impl Pruner {
         if task.deadline <= now {
             return Ok(Verdict::Drop);
         }
-        // (machine, chance, expected completion)
-        let mut best: Option<(usize, f64, f64)> = None;
+        // (machine, chance, expected completion) of every machine.
+        let mut scored: Vec<(usize, f64, f64)> = Vec::with_capacity(queues.len());
         for (m, q) in queues.iter().enumerate() {
             let pet = task.pet_on(m)?;
             let tail = self.tail(now, m, q)?;
             let chance = tail.append_success(pet, task.deadline);
             let ect = tail.mean() + pet.mean();
-            if best.is_none_or(|(_, bp, be)| chance > bp || (chance == bp && ect < be)) {
-                best = Some((m, chance, ect));
-            }
+            scored.push((m, chance, ect));
         }
-        let Some((machine, chance, _)) = best else {
+        let top = scored.iter().map(|s| s.1).fold(f64::NEG_INFINITY, f64::max);
+        let near = || scored.iter().filter(|s| pmf::prec::chance_ties(s.1, top));
+        let least = near().map(|s| s.2).fold(f64::INFINITY, f64::min);
+        let Some(&(machine, chance, _)) = near().find(|s| pmf::prec::times_tie(s.2, least)) else {
             return Err(StandaloneError::NoMachines);
         };
         let deferred = self

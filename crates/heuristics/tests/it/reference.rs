@@ -7,7 +7,11 @@ use heuristics::{Moc, Phase1Scope, TwoPhase};
 use model::{BatchHeuristic, Decision};
 use proptest::prelude::*;
 
-use crate::system::{System, large_batch_strategy, many_machines_strategy, system_strategy};
+use crate::system::{
+    System, large_batch_near_ties_strategy, large_batch_strategy, many_machines_strategy,
+    many_near_ties_strategy, many_staggered_ties_strategy, near_ties_strategy,
+    staggered_ties_strategy, system_strategy,
+};
 
 fn sorted(mut v: Vec<usize>) -> Vec<usize> {
     v.sort_unstable();
@@ -24,25 +28,63 @@ fn same_decisions(
     let (a, b) = (system.clone(), system.clone());
     let got = fast.map(&a.view());
     let want = reference(&b.view());
-    prop_assert_eq!(&got.assign, &want.assign, "{} assignments", fast.name());
+    equal_decisions(got, want, fast.name())
+}
+
+/// The same assignments in the same order, and the same deferred, discarded and culled tasks.
+fn equal_decisions(got: Decision, want: Decision, name: &str) -> Result<(), TestCaseError> {
+    prop_assert_eq!(&got.assign, &want.assign, "{} assignments", name);
     prop_assert_eq!(
         sorted(got.deferred),
         sorted(want.deferred),
         "{} deferred",
-        fast.name()
+        name
     );
     prop_assert_eq!(
         sorted(got.discard),
         sorted(want.discard),
         "{} discarded",
-        fast.name()
+        name
     );
-    prop_assert_eq!(
-        sorted(got.drop),
-        sorted(want.drop),
-        "{} culled",
-        fast.name()
-    );
+    prop_assert_eq!(sorted(got.drop), sorted(want.drop), "{} culled", name);
+    Ok(())
+}
+
+/// MOC's shortlist width in the near-tie tests: a width no difference of two chances of the
+/// random systems equals (their masses are small integers over their sum), so that moving a
+/// chance by 1e-12 does not cross it.
+const ODD_EPSILON: f64 = 0.053_713;
+
+/// A system and its twin whose PET differs by 1e-12 relative in some machines' columns (copies
+/// that tie exactly in the one tie within rounding in the other) decide the same, by the
+/// reference loop and by the accelerated search, which decides as the reference on both:
+/// ties are decided by the rule, not by the last bits. Every batch heuristic but MMU, whose
+/// key `-1 / (d - E[C])` jumps from `-inf` to `+-1e12` when `E[C]` moves off a deadline by
+/// 1e-12 (a discontinuity of the criterion, not a tie): MMU is held to the reference alone.
+fn near_ties_decide_as_exact_ties(
+    (exact, near): &(System, System),
+    scope: Phase1Scope,
+    alpha: f64,
+    heuristics: &[fn(Phase1Scope) -> TwoPhase],
+) -> Result<(), TestCaseError> {
+    for h in heuristics {
+        let h = h(scope);
+        let want = h.map_reference(&exact.clone().view());
+        let moved = h.map_reference(&near.clone().view());
+        equal_decisions(moved, want, &format!("{} near ties", h.name()))?;
+        for system in [exact, near] {
+            let r = h.clone();
+            same_decisions(system, h.clone(), |v| r.map_reference(v))?;
+        }
+    }
+    let moc = Moc::new(alpha, ODD_EPSILON, scope);
+    let want = moc.map_reference(&exact.clone().view());
+    let moved = moc.map_reference(&near.clone().view());
+    equal_decisions(moved, want, "MOC near ties")?;
+    for system in [exact, near] {
+        let r = moc.clone();
+        same_decisions(system, moc.clone(), |v| r.map_reference(v))?;
+    }
     Ok(())
 }
 
@@ -201,4 +243,168 @@ proptest! {
         let r = h.clone();
         same_decisions(&system, h, |v| r.map_reference(v))?;
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Copies of machine types, exact in one system and 1e-12 apart in its twin: the same
+    /// decisions by the reference loop on both, and the accelerated search's decisions are
+    /// the reference's on both, for every batch heuristic and any plan.
+    #[test]
+    fn near_ties_decide_as_exact_ties_and_the_search_as_the_reference(
+        systems in near_ties_strategy(),
+        free_only in any::<bool>(),
+        alpha in 0.0f64..0.6,
+        success_first in any::<bool>(),
+        key in 0usize..5,
+    ) {
+        let scope = if free_only { Phase1Scope::FreeMachines } else { Phase1Scope::AllMachines };
+        near_ties_decide_as_exact_ties(
+            &systems,
+            scope,
+            alpha,
+            &[TwoPhase::mm, TwoPhase::msd, TwoPhase::pam, TwoPhase::edf, TwoPhase::sjf],
+        )?;
+        use heuristics::{Phase1, Phase2, Plan};
+        let plan = Plan {
+            phase1: if success_first { Phase1::MaxSuccess } else { Phase1::MinCompletion },
+            phase2: match key {
+                0 => Phase2::MinCompletion { tie_by_execution: false },
+                1 => Phase2::MinCompletion { tie_by_execution: true },
+                2 => Phase2::SoonestDeadline,
+                3 => Phase2::MaxUrgency,
+                _ => Phase2::Shortlist { epsilon: ODD_EPSILON },
+            },
+            scope,
+        };
+        for system in [&systems.0, &systems.1] {
+            for h in [TwoPhase::from_plan("custom", plan), TwoPhase::mmu(scope)] {
+                let r = h.clone();
+                same_decisions(system, h, |v| r.map_reference(v))?;
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// [`near_ties_decide_as_exact_ties_and_the_search_as_the_reference`] with 64-320
+    /// machines, where the searches index and narrow the machines, keep searches, and skip
+    /// idle copies.
+    #[test]
+    fn with_many_machines_near_ties_decide_as_exact_ties(
+        systems in many_near_ties_strategy(),
+        alpha in 0.0f64..0.6,
+    ) {
+        near_ties_decide_as_exact_ties(
+            &systems,
+            Phase1Scope::AllMachines,
+            alpha,
+            &[TwoPhase::pam, TwoPhase::mm, TwoPhase::msd],
+        )?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    /// [`near_ties_decide_as_exact_ties_and_the_search_as_the_reference`] with a large batch,
+    /// where MaxSuccess shares one search per (task type, deadline) class.
+    #[test]
+    fn with_a_large_batch_near_ties_decide_as_exact_ties(
+        systems in large_batch_near_ties_strategy(),
+        alpha in 0.0f64..0.6,
+    ) {
+        near_ties_decide_as_exact_ties(&systems, Phase1Scope::AllMachines, alpha, &[TwoPhase::pam])?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// Copies whose chances and expected completions lie about the decision slack apart, so
+    /// that which machines tie with the best moves as machines receive tasks: the search,
+    /// which keeps a choice until a machine it rests on changes, decides as the reference
+    /// loop, for every batch heuristic and any plan.
+    #[test]
+    fn with_staggered_ties_the_search_decides_as_the_reference_loop(
+        systems in staggered_ties_strategy(),
+        free_only in any::<bool>(),
+        alpha in 0.0f64..0.6,
+        success_first in any::<bool>(),
+        key in 0usize..5,
+    ) {
+        let scope = if free_only { Phase1Scope::FreeMachines } else { Phase1Scope::AllMachines };
+        every_heuristic_and_a_plan(&systems.1, scope, alpha, success_first, key)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// [`with_staggered_ties_the_search_decides_as_the_reference_loop`] with 64-320 machines.
+    #[test]
+    fn with_many_machines_and_staggered_ties_the_search_decides_as_the_reference_loop(
+        systems in many_staggered_ties_strategy(),
+        alpha in 0.0f64..0.6,
+    ) {
+        let scope = Phase1Scope::AllMachines;
+        for h in [TwoPhase::pam(scope), TwoPhase::mm(scope), TwoPhase::msd(scope)] {
+            let r = h.clone();
+            same_decisions(&systems.1, h, |v| r.map_reference(v))?;
+        }
+        let moc = Moc::new(alpha, ODD_EPSILON, scope);
+        let r = moc.clone();
+        same_decisions(&systems.1, moc, |v| r.map_reference(v))?;
+    }
+}
+
+/// Every named batch heuristic and the plan `(success_first, key)` decide as the reference
+/// loop on `system`.
+fn every_heuristic_and_a_plan(
+    system: &System,
+    scope: Phase1Scope,
+    alpha: f64,
+    success_first: bool,
+    key: usize,
+) -> Result<(), TestCaseError> {
+    use heuristics::{Phase1, Phase2, Plan};
+    let plan = Plan {
+        phase1: if success_first {
+            Phase1::MaxSuccess
+        } else {
+            Phase1::MinCompletion
+        },
+        phase2: match key {
+            0 => Phase2::MinCompletion {
+                tie_by_execution: false,
+            },
+            1 => Phase2::MinCompletion {
+                tie_by_execution: true,
+            },
+            2 => Phase2::SoonestDeadline,
+            3 => Phase2::MaxUrgency,
+            _ => Phase2::Shortlist {
+                epsilon: ODD_EPSILON,
+            },
+        },
+        scope,
+    };
+    for h in [
+        TwoPhase::mm(scope),
+        TwoPhase::msd(scope),
+        TwoPhase::mmu(scope),
+        TwoPhase::pam(scope),
+        TwoPhase::edf(scope),
+        TwoPhase::sjf(scope),
+        TwoPhase::from_plan("custom", plan),
+    ] {
+        let r = h.clone();
+        same_decisions(system, h, |v| r.map_reference(v))?;
+    }
+    let moc = Moc::new(alpha, ODD_EPSILON, scope);
+    let r = moc.clone();
+    same_decisions(system, moc, |v| r.map_reference(v))
 }

@@ -96,6 +96,57 @@ pub fn large_batch_strategy() -> impl Strategy<Value = System> {
     systems(64..129, 4, 64..97)
 }
 
+/// Random systems of 2-8 machines, copies of 2 random PET columns, and up to 20 batch tasks,
+/// each twice: as drawn, and with the PET column of some machines perturbed by 1e-12
+/// relative ([`perturbed`]), so that the copies tie exactly in the first and within rounding
+/// in the second.
+pub fn near_ties_strategy() -> impl Strategy<Value = (System, System)> {
+    twins(2..9, 2, 0..20, PERTURBATION)
+}
+
+/// [`near_ties_strategy`] with steps of 7e-10 relative (each perturbed column by 1, 2 or 3 of
+/// them): chances and expected completions of copies lie about the decision slack apart, so
+/// the sets that tie with the best move as machines receive tasks.
+pub fn staggered_ties_strategy() -> impl Strategy<Value = (System, System)> {
+    twins(2..9, 2, 0..20, STAGGER)
+}
+
+/// [`staggered_ties_strategy`] with 64-320 machines.
+pub fn many_staggered_ties_strategy() -> impl Strategy<Value = (System, System)> {
+    twins(64..321, 4, 0..20, STAGGER)
+}
+
+/// [`near_ties_strategy`] with 64-320 machines, copies of 1-4 random PET columns, where the
+/// searches index and narrow the machines.
+pub fn many_near_ties_strategy() -> impl Strategy<Value = (System, System)> {
+    twins(64..321, 4, 0..20, PERTURBATION)
+}
+
+/// [`near_ties_strategy`] with 64-128 machines and 64-96 batch tasks, where MaxSuccess
+/// shares one search per (task type, deadline) class.
+pub fn large_batch_near_ties_strategy() -> impl Strategy<Value = (System, System)> {
+    twins(64..129, 4, 64..97, PERTURBATION)
+}
+
+/// The relative perturbation of [`near_ties_strategy`]: the rounding of a learned belief that
+/// equals the truth.
+pub const PERTURBATION: f64 = 1e-12;
+
+/// The step of [`staggered_ties_strategy`], about the decision slack.
+const STAGGER: f64 = 7e-10;
+
+/// `p` with its masses scaled by `1 + rel` and `1 - rel` in turn (then renormalised): its
+/// chances and expected value move by about `rel` relative.
+pub fn perturbed(p: &Pmf, rel: f64) -> Pmf {
+    let masses = p
+        .masses()
+        .iter()
+        .enumerate()
+        .map(|(k, &w)| w * if k % 2 == 0 { 1.0 + rel } else { 1.0 - rel })
+        .collect();
+    Pmf::new(p.offset(), masses).unwrap()
+}
+
 /// Random systems with `machines` machines whose PET columns are drawn from `columns` random
 /// ones (1: every machine its own column).
 fn systems(
@@ -103,6 +154,28 @@ fn systems(
     columns: usize,
     batch: std::ops::Range<usize>,
 ) -> impl Strategy<Value = System> {
+    systems_and_perturbed(machines, columns, batch, 0.0).prop_map(|(system, _)| system)
+}
+
+/// [`systems`], each with its twin whose machines have their PET column [`perturbed`] by 0,
+/// 1, 2 or 3 times `step` at random (the same queues, tasks and ticks).
+fn twins(
+    machines: std::ops::Range<usize>,
+    columns: usize,
+    batch: std::ops::Range<usize>,
+    step: f64,
+) -> impl Strategy<Value = (System, System)> {
+    systems_and_perturbed(machines, columns, batch, step)
+        .prop_map(|(system, twin)| (system, twin.expect("a twin")))
+}
+
+/// [`systems`], each with its twin when `step` is above 0.
+fn systems_and_perturbed(
+    machines: std::ops::Range<usize>,
+    columns: usize,
+    batch: std::ops::Range<usize>,
+    step: f64,
+) -> impl Strategy<Value = (System, Option<System>)> {
     (1usize..4, machines).prop_flat_map(move |(types, machines)| {
         let distinct = if columns == 1 {
             machines
@@ -128,12 +201,41 @@ fn systems(
                 prop::collection::vec(0.0f64..1.0, types).prop_map(Some)
             ],
             1i64..40,
+            prop::collection::vec(0u8..4, machines),
         )
-            .prop_map(move |(pmfs, plans, batch, queued, model, defer, gap)| {
-                build(
-                    types, machines, pmfs, &plans, &batch, &queued, model, defer, gap,
-                )
-            })
+            .prop_map(
+                move |(pmfs, plans, batch, queued, model, defer, gap, flags)| {
+                    let twin = step > 0.0;
+                    let moved: Vec<Pmf> = if twin {
+                        pmfs.iter()
+                            .enumerate()
+                            .map(|(i, p)| match flags[i % machines] {
+                                0 => p.clone(),
+                                k => perturbed(p, step * f64::from(k)),
+                            })
+                            .collect()
+                    } else {
+                        Vec::new()
+                    };
+                    let system = build(
+                        types,
+                        machines,
+                        pmfs,
+                        &plans,
+                        &batch,
+                        &queued,
+                        model,
+                        defer.clone(),
+                        gap,
+                    );
+                    let twin = twin.then(|| {
+                        build(
+                            types, machines, moved, &plans, &batch, &queued, model, defer, gap,
+                        )
+                    });
+                    (system, twin)
+                },
+            )
     })
 }
 
