@@ -113,8 +113,9 @@ impl Auto {
 
 /// Work-conserving deferring: a machine that would stay idle after the decision (nothing
 /// executing, queued or assigned) takes a deferred task rather than nothing. The deferred
-/// tasks are taken in batch order, each to the idle machine of its highest chance (ties to
-/// the lower index) when that chance is above [`FILL_FLOOR`]; the task leaves the deferred
+/// tasks are taken in batch order, each to the idle machine of its highest chance (chances
+/// within the decision slack tie, and go to the lower index) when that chance is above
+/// [`FILL_FLOOR`]; the task leaves the deferred
 /// list.
 fn fill_idle(view: &View<'_>, decision: &mut Decision) {
     if decision.deferred.is_empty() {
@@ -130,14 +131,14 @@ fn fill_idle(view: &View<'_>, decision: &mut Decision) {
     let mut deferred = std::mem::take(&mut decision.deferred);
     deferred.sort_unstable();
     for t in deferred {
-        let best = idle
+        // The highest chance, then the first idle machine (lowest index) that ties with it
+        // (`plan`'s tie rule).
+        let chances: Vec<f64> = idle.iter().map(|&m| view.append_success(t, m)).collect();
+        let top = chances.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let best = chances
             .iter()
-            .enumerate()
-            .map(|(i, &m)| (i, view.append_success(t, m)))
-            .fold(None, |b: Option<(usize, f64)>, (i, p)| match b {
-                Some((_, bp)) if bp >= p => b,
-                _ => Some((i, p)),
-            });
+            .position(|&p| pmf::prec::chance_ties(p, top))
+            .map(|i| (i, chances[i]));
         match best {
             Some((i, p)) if p > FILL_FLOOR => {
                 decision.assign.push((t, idle.remove(i)));
