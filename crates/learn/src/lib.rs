@@ -52,6 +52,31 @@
 //!    applied ([`pmf::transform::scale_time`]). With the factor off (the default) every
 //!    factor is 1 and nothing is scaled.
 //!
+//! 5. **Exploration** (optional, [`Options::explore`] `= N`): optimism in the face of
+//!    uncertainty. While a cell holds `n < N` observations, its PMF ([`Estimator::pmf`],
+//!    what a scheduler reads) is the most favourable PMF within
+//!    `eps = 1 / sqrt(n0 + n + 1)` of the belief of steps 1-4 in CDF ([`optimistic`],
+//!    [`optimism`]; `n0` the prior's weight): `eps` of the mass moved from the slowest end
+//!    onto the fastest tick, every chance of finishing by a time raised by up to `eps`.
+//!    From `N` observations on, `eps = 0`: the belief itself, bit for bit.
+//!    A scheduler learns a cell only by running tasks on it. A cell believed slow (a
+//!    pessimistic prior, another system's PET) loses every comparison and never runs, so
+//!    its belief is never corrected; a chance below the defer threshold on every machine
+//!    (a flat prior under PAM) runs nothing at all, and nothing is learned. The optimistic
+//!    reading is an upper confidence bound on the chance of success. The belief rests on
+//!    `n0 + n` observations, the prior's pseudo-count and the cell's own; by the
+//!    Dvoretzky-Kiefer-Wolfowitz inequality the empirical CDF of `k` observations lies
+//!    within `sqrt(ln(2 / delta) / (2 k))` of the true one with probability `1 - delta`, a
+//!    band that shrinks as `1 / sqrt(k)`, which `eps` follows with `k = n0 + n + 1`
+//!    (`delta = 2 e^-2`, about 0.27). A prior that weighs little is explored much, one
+//!    that weighs much little. With `n0 = 0` a never-observed cell (`eps = 1`) reads a
+//!    point mass on its fastest tick: a task's chance there on an idle machine is 1
+//!    whenever that tick is before its deadline, so no defer threshold holds a
+//!    never-observed cell back (a flat prior, whose fastest tick is 1, carries no
+//!    information and is best weighed so). A cell is tried until it holds `N`
+//!    observations or its optimistic chance loses to a better cell's; what the
+//!    exploration costs is the tasks run on cells while they are optimistic.
+//!
 //! [`Options`] choose ignoring censoring (the naive estimator, for comparison), a sliding
 //! window over the last observations of each cell (for drift), the machine factor, and the
 //! update cadence: a cell's PMF is rebuilt after every `k`-th observation of that cell, and
@@ -223,6 +248,10 @@ pub struct Options {
     /// The machine factor's window: only the last this many observations of the machine
     /// count (>= 1; its forgetting).
     pub machine_window: usize,
+    /// Optimism in the face of uncertainty: a cell with fewer than this many observations
+    /// held is read optimistically ([`optimism`], [`optimistic`]; the crate docs, step 5);
+    /// 0 = never (the default).
+    pub explore: usize,
 }
 
 /// The observations since a cell's last rebuild after which it is rebuilt, for a cell
@@ -243,6 +272,7 @@ impl Default for Options {
             cadence_share: 0.0,
             machine_scale: false,
             machine_window: 50,
+            explore: 0,
         }
     }
 }
@@ -525,7 +555,17 @@ impl Estimator {
                 found: prior.len(),
             });
         }
-        let cells = prior.iter().map(Cell::new).collect();
+        let cells = prior
+            .iter()
+            .map(|p| {
+                let mut c = Cell::new(p);
+                c.current = read(
+                    p.clone(),
+                    optimism(options.prior_weight, 0, options.explore),
+                )?;
+                Ok(c)
+            })
+            .collect::<Result<_, LearnError>>()?;
         let medians = prior
             .iter()
             .map(|p| p.quantile(0.5).map(|q| (q as f64).max(1.0)))
@@ -629,7 +669,10 @@ impl Estimator {
                 Some(e) => blend(&self.prior[i], options.prior_weight, &e, used)?,
                 None => self.prior[i].clone(),
             };
-            let current = stretch(&next, factor)?;
+            let current = read(
+                stretch(&next, factor)?,
+                optimism(options.prior_weight, cell.n, options.explore),
+            )?;
             if current != cell.current && update == Update::Unchanged {
                 update = Update::Cell;
             }
@@ -670,8 +713,12 @@ impl Estimator {
         if (est / f.applied).ln().abs() <= SCALE_STEP.ln_1p() {
             return Ok(None);
         }
+        let (n0, explore) = (self.options.prior_weight, self.options.explore);
         let pmfs = (0..self.types)
-            .map(|t| stretch(&self.cells[t * self.machines + machine].base, est))
+            .map(|t| {
+                let c = &self.cells[t * self.machines + machine];
+                read(stretch(&c.base, est)?, optimism(n0, c.n, explore))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         self.factors[machine].applied = est;
         Ok(Some(pmfs))
@@ -820,6 +867,52 @@ pub fn median_ratio(samples: &[Sample]) -> Result<Option<f64>, LearnError> {
         }
     }
     Ok(Some(km.last_time()))
+}
+
+/// The optimism of a cell holding `n` observations, its prior weighing `n0`
+/// ([`Options::prior_weight`]), with [`Options::explore`] `explore`: `1 / sqrt(n0 + n + 1)`
+/// while `n < explore`, then 0.
+pub fn optimism(n0: f64, n: usize, explore: usize) -> f64 {
+    if n < explore {
+        1.0 / (n0 + n as f64 + 1.0).sqrt()
+    } else {
+        0.0
+    }
+}
+
+/// The most favourable PMF within `eps` of `p` in CDF: `eps` of the mass taken from the
+/// slowest end of `p` and put on its fastest tick, so the CDF is `min(1, F(x) + eps)` on
+/// `p`'s support (a point mass on `p.min()` from `eps >= 1`); `p` itself when `eps <= 0`.
+/// No PMF whose CDF lies within `eps` of `p`'s on `p`'s support has a higher chance of
+/// finishing by any tick.
+pub fn optimistic(p: &Pmf, eps: f64) -> Result<Pmf, PmfError> {
+    if eps.is_nan() || eps <= 0.0 {
+        return Ok(p.clone());
+    }
+    if eps >= 1.0 {
+        return Ok(Pmf::point(p.min()));
+    }
+    let mut masses = p.masses().to_vec();
+    let mut take = eps;
+    for m in masses.iter_mut().rev() {
+        if take <= 0.0 {
+            break;
+        }
+        let t = m.min(take);
+        *m -= t;
+        take -= t;
+    }
+    masses[0] += eps - take.max(0.0);
+    Pmf::from_weights(p.min(), masses)
+}
+
+/// The PMF read for a belief `p` at optimism `eps`: [`optimistic`], `p` itself at 0.
+fn read(p: Pmf, eps: f64) -> Result<Pmf, PmfError> {
+    if eps > 0.0 {
+        optimistic(&p, eps)
+    } else {
+        Ok(p)
+    }
 }
 
 /// `p` stretched by `factor` ([`pmf::transform::scale_time`]); `p` itself at factor 1.

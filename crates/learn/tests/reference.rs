@@ -163,6 +163,7 @@ proptest! {
             cadence_share: share,
             machine_scale,
             machine_window,
+            explore: 0,
         };
         let mut est = Estimator::new(2, 2, prior.clone(), o).unwrap();
         let mut reference = Reference::new(2, 2, prior, o);
