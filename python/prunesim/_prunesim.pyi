@@ -92,6 +92,10 @@ class Estimator:
         prior_weight: float = ...,
         window: Optional[int] = ...,
         cadence: int = ...,
+        cadence_share: float = ...,
+        machine_scale: bool = ...,
+        machine_window: int = ...,
+        explore: int = ...,
     ) -> None: ...
     def observe(
         self, task_type: int, machine: int, time: float, censored: bool = False

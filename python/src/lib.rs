@@ -843,7 +843,8 @@ struct PyEstimator(Mutex<learn::Estimator>);
 #[pymethods]
 impl PyEstimator {
     /// `Estimator(prior, **options)`: `prior` a `Pet`; options as the `[belief]` table's
-    /// (`censoring`, `tail`, `prior_weight`, `window`, `cadence`).
+    /// (`censoring`, `tail`, `prior_weight`, `window`, `cadence`, `cadence_share`,
+    /// `machine_scale`, `machine_window`, `explore`).
     #[new]
     #[pyo3(signature = (prior, **options))]
     fn new(prior: &PyPet, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {

@@ -52,16 +52,66 @@
 //!    applied ([`pmf::transform::scale_time`]). With the factor off (the default) every
 //!    factor is 1 and nothing is scaled.
 //!
+//! 5. **Exploration** (optional, [`Options::explore`] `= N`): optimism in the face of
+//!    uncertainty. While a cell holds `n < N` observations, its PMF ([`Estimator::pmf`],
+//!    what a scheduler reads) is the most favourable PMF within
+//!    `eps = 1 / sqrt(n0 + n + 1)` of the belief of steps 1-4 in CDF ([`optimistic`],
+//!    [`optimism`]; `n0` the prior's weight): `eps` of the mass moved from the slowest end
+//!    onto the fastest tick, every chance of finishing by a time raised by up to `eps`.
+//!    From `N` observations on, `eps = 0`: the belief itself, bit for bit.
+//!    A scheduler learns a cell only by running tasks on it. A cell believed slow (a
+//!    pessimistic prior, another system's PET) loses every comparison and never runs, so
+//!    its belief is never corrected; a chance below the defer threshold on every machine
+//!    (a flat prior under PAM) runs nothing at all, and nothing is learned. The optimistic
+//!    reading is an upper confidence bound on the chance of success. The belief rests on
+//!    `n0 + n` observations, the prior's pseudo-count and the cell's own; by the
+//!    Dvoretzky-Kiefer-Wolfowitz inequality the empirical CDF of `k` observations lies
+//!    within `sqrt(ln(2 / delta) / (2 k))` of the true one with probability `1 - delta`, a
+//!    band that shrinks as `1 / sqrt(k)`, which `eps` follows with `k = n0 + n + 1`
+//!    (`delta = 2 e^-2`, about 0.27). A prior that weighs little is explored much, one
+//!    that weighs much little. With `n0 = 0` a never-observed cell (`eps = 1`) reads a
+//!    point mass on its fastest tick: a task's chance there on an idle machine is 1
+//!    whenever that tick is before its deadline, so no defer threshold holds a
+//!    never-observed cell back (a flat prior, whose fastest tick is 1, carries no
+//!    information and is best weighed so). A cell is tried until it holds `N`
+//!    observations or its optimistic chance loses to a better cell's; what the
+//!    exploration costs is the tasks run on cells while they are optimistic.
+//!
 //! [`Options`] choose ignoring censoring (the naive estimator, for comparison), a sliding
 //! window over the last observations of each cell (for drift), the machine factor, and the
-//! update cadence: a cell's PMF is rebuilt after every `k`-th observation of that cell, so
-//! the cost per observation is bounded by `O(window log window) / k`, and optionally only
-//! once the observations since the last rebuild reach a share of those the cell holds
-//! ([`Options::cadence_share`]: about `ln(n) / share` rebuilds for `n` observations; the
-//! machine factor,
-//! re-estimated at the same cadence per machine, adds `O(machine_window log
-//! machine_window) / k`, and a rebuild of the machine's cells when the factor applied
-//! moves).
+//! update cadence: a cell's PMF is rebuilt after every `k`-th observation of that cell, and
+//! optionally only once the observations since the last rebuild reach a share of those the
+//! cell holds ([`Options::cadence_share`]: about `ln(n) / share` rebuilds for `n`
+//! observations). The machine factor is re-estimated at the same cadence per machine.
+//!
+//! # Cost and memory
+//! A cell keeps its observations as **counts per distinct time** (completions and
+//! censorings at each time, in a sorted map): the Kaplan-Meier risk sets without the
+//! samples. An observation adds one count (`O(log d)`, `d` the distinct times held); a
+//! rebuild walks the `d` times once in order (the same products in the same order as
+//! [`pmf::kaplan_meier::KaplanMeier`] on the sorted samples, so the same bits as
+//! [`estimate`] on them), then places the tail and blends with the prior (`O(support of the
+//! prior and of the estimate)`). Neither depends on how many observations the cell holds.
+//! With a [`Options::window`] the cell also keeps the window's observations in order, to
+//! take each out of its count when it leaves (and to sum their times when the geometric
+//! tail needs them: `O(window)`, in that case only). The machine factor's Kaplan-Meier
+//! median costs `O(machine_window log machine_window)` at each re-estimate, and a move of
+//! the factor rebuilds the machine's cells from their blends (a stretch each).
+//!
+//! **Recorded times.** An observation is recorded on the tick grid: a completion at `x` at
+//! tick `ceil(x)` (where its mass lands anyway), a censoring at `e` at `floor(e)` (on the
+//! grid what it tells: the execution outlasted `floor(e)` ticks, since `X > e` implies
+//! `ceil(X) > floor(e)`; the prior's tail is conditioned on exceeding the same tick).
+//! Observations at integer ticks, what the simulator produces, are recorded as they are.
+//! A censoring at `e` is in the risk set of the completions of ticks up to `floor(e)`
+//! (not of those of tick `floor(e) + 1` that came before `e`). So without the machine factor a cell holds
+//! at most one time per tick of the observed range: memory is `O(support)` per cell (plus
+//! the window's observations), whatever the number of observations. With the machine
+//! factor an observation's base time is its tick divided by the factor applied, one time
+//! per (tick, factor) pair; a cell records at most [`MAX_KEYS`] distinct times exactly,
+//! and beyond them a time it does not hold yet goes on its tick of the base grid (`ceil`
+//! for a completion, `floor` for a censoring, as above). Memory and the rebuild's walk
+//! stay within `MAX_KEYS` plus the ticks of the base times' range.
 //!
 //! **The geometric tail** (step 2, when the prior has no mass beyond the last, censored,
 //! observation `w`) is `P(floor(w) + k) = q (1 - q)^(k - 1)`, `q = 1 / theta`, `k >= 1`:
@@ -75,7 +125,8 @@
 //! prior's own tail, when it reaches beyond `w`, takes precedence.
 //!
 //! Times are in the ticks of the prior's PMFs. A completion at time `x` counts at tick
-//! `ceil(x)`; a censoring at `e` means the execution time exceeds `e`.
+//! `ceil(x)`; a censoring at `e` means the execution time exceeds `floor(e)` ticks
+//! ("Recorded times" above).
 //!
 //! # Example
 //! ```
@@ -98,12 +149,16 @@
 //! assert_eq!(est.observations(0, 0), 3);
 //! ```
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 use pmf::kaplan_meier::{KaplanMeier, Sample};
 use pmf::{Pmf, PmfError, Tick};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
+
+/// The most distinct times a cell records exactly; beyond them a new time is recorded on
+/// its tick (the crate docs, "Cost and memory").
+pub const MAX_KEYS: usize = 4096;
 
 /// The most ticks the geometric tail ([`Tail::Prior`]'s fallback) spans.
 pub const MAX_TAIL_TICKS: usize = 4096;
@@ -176,7 +231,8 @@ pub struct Options {
     /// first observation).
     pub prior_weight: f64,
     /// Only the last this many observations of each cell count (>= 1); `None`: all of them
-    /// (memory grows by 16 bytes per observation).
+    /// (kept as counts per distinct time: memory bounded by the times, not the
+    /// observations; a window also keeps its observations, 16 bytes each).
     pub window: Option<usize>,
     /// A cell's PMF is rebuilt after every `cadence`-th observation of the cell (>= 1).
     pub cadence: usize,
@@ -192,6 +248,10 @@ pub struct Options {
     /// The machine factor's window: only the last this many observations of the machine
     /// count (>= 1; its forgetting).
     pub machine_window: usize,
+    /// Optimism in the face of uncertainty: a cell with fewer than this many observations
+    /// held is read optimistically ([`optimism`], [`optimistic`]; the crate docs, step 5);
+    /// 0 = never (the default).
+    pub explore: usize,
 }
 
 /// The observations since a cell's last rebuild after which it is rebuilt, for a cell
@@ -212,6 +272,7 @@ impl Default for Options {
             cadence_share: 0.0,
             machine_scale: false,
             machine_window: 50,
+            explore: 0,
         }
     }
 }
@@ -298,10 +359,29 @@ pub enum LearnError {
     Pmf(#[from] PmfError),
 }
 
+/// The completions and censorings recorded at one time of a cell.
+#[derive(Debug, Clone, Copy, Default)]
+struct Counts {
+    completed: usize,
+    censored: usize,
+}
+
 /// One (task type, machine) cell.
 #[derive(Debug, Clone)]
 struct Cell {
-    samples: VecDeque<Sample>,
+    /// The held observations counted by recorded time (the bits of a non-negative `f64`,
+    /// which order as the times): the Kaplan-Meier risk sets, walked in order.
+    counts: BTreeMap<u64, Counts>,
+    /// With a window, the held observations as recorded, oldest first (to evict them);
+    /// empty without one.
+    held: VecDeque<Sample>,
+    /// Observations held.
+    n: usize,
+    /// Completions held.
+    completed: usize,
+    /// The recorded times of the held observations summed in the order observed (without
+    /// a window; with one, summed from `held` when used).
+    sum: f64,
     /// Observations since the PMF was last rebuilt.
     since: usize,
     /// The current PMF: `base` stretched by the machine's factor.
@@ -310,6 +390,127 @@ struct Cell {
     base: Pmf,
     /// Observations in the current PMF's estimate (`n` of the blend).
     used: usize,
+}
+
+impl Cell {
+    fn new(prior: &Pmf) -> Self {
+        Cell {
+            counts: BTreeMap::new(),
+            held: VecDeque::new(),
+            n: 0,
+            completed: 0,
+            sum: 0.0,
+            since: 0,
+            current: prior.clone(),
+            base: prior.clone(),
+            used: 0,
+        }
+    }
+
+    /// The time an observation of base time `base` (non-negative) is recorded at: `base`
+    /// itself, or, when the cell already holds [`MAX_KEYS`] distinct times and `base` is
+    /// not one of them, its tick (`ceil` for a completion, `floor` for a censoring).
+    fn key(&self, base: f64, censored: bool) -> f64 {
+        if self.counts.len() < MAX_KEYS || self.counts.contains_key(&base.to_bits()) {
+            base
+        } else if censored {
+            base.floor() + 0.0
+        } else {
+            base.ceil() + 0.0
+        }
+    }
+
+    /// Records an observation at base time `base` (non-negative), evicting the oldest
+    /// beyond `window`.
+    fn record(&mut self, base: f64, censored: bool, window: Option<usize>) {
+        let time = self.key(base, censored);
+        let c = self.counts.entry(time.to_bits()).or_default();
+        if censored {
+            c.censored += 1;
+        } else {
+            c.completed += 1;
+            self.completed += 1;
+        }
+        self.n += 1;
+        match window {
+            None => self.sum += time,
+            Some(w) => {
+                self.held.push_back(Sample { time, censored });
+                while self.held.len() > w {
+                    let Some(old) = self.held.pop_front() else {
+                        break;
+                    };
+                    self.forget(old);
+                }
+            }
+        }
+    }
+
+    /// Removes one held observation from the counts.
+    fn forget(&mut self, old: Sample) {
+        let key = old.time.to_bits();
+        if let Some(c) = self.counts.get_mut(&key) {
+            if old.censored {
+                c.censored -= 1;
+            } else {
+                c.completed -= 1;
+                self.completed -= 1;
+            }
+            if c.completed == 0 && c.censored == 0 {
+                self.counts.remove(&key);
+            }
+        }
+        self.n -= 1;
+    }
+
+    /// The recorded times of the held observations summed in the order observed.
+    fn total(&self, window: Option<usize>) -> f64 {
+        match window {
+            None => self.sum,
+            Some(_) => self.held.iter().map(|s| s.time).sum(),
+        }
+    }
+
+    /// [`estimate`] of the held observations, from the counts: one walk over the distinct
+    /// times (the same operations in the same order, so the same bits).
+    fn estimate(&self, prior: &Pmf, options: &Options) -> Result<Option<(Pmf, usize)>, LearnError> {
+        let ignore = options.censoring == Censoring::Ignore;
+        let n = if ignore { self.completed } else { self.n };
+        if n == 0 {
+            return Ok(None);
+        }
+        let mut pairs: Vec<(Tick, f64)> = Vec::new();
+        let mut s = 1.0;
+        let mut before = 0usize;
+        let mut last = 0.0;
+        for (&key, c) in &self.counts {
+            let here = if ignore {
+                c.completed
+            } else {
+                c.completed + c.censored
+            };
+            if here == 0 {
+                continue;
+            }
+            let w = f64::from_bits(key);
+            let d = c.completed;
+            if d > 0 {
+                let r = n - before;
+                let prev = s;
+                // r - d exactly zero when every remaining task died here: S is exactly 0.
+                s *= (r - d) as f64 / r as f64;
+                pairs.push((tick_of(w.ceil())?, prev - s));
+            }
+            before += here;
+            last = w;
+        }
+        if s > 0.0 {
+            push_tail(&mut pairs, s, last, prior, options, || {
+                (self.total(options.window), self.completed)
+            })?;
+        }
+        Ok(Some((Pmf::from_weighted_pairs(pairs)?, n)))
+    }
 }
 
 /// A machine's factor ([`Options::machine_scale`]).
@@ -356,14 +557,15 @@ impl Estimator {
         }
         let cells = prior
             .iter()
-            .map(|p| Cell {
-                samples: VecDeque::new(),
-                since: 0,
-                current: p.clone(),
-                base: p.clone(),
-                used: 0,
+            .map(|p| {
+                let mut c = Cell::new(p);
+                c.current = read(
+                    p.clone(),
+                    optimism(options.prior_weight, 0, options.explore),
+                )?;
+                Ok(c)
             })
-            .collect();
+            .collect::<Result<_, LearnError>>()?;
         let medians = prior
             .iter()
             .map(|p| p.quantile(0.5).map(|q| (q as f64).max(1.0)))
@@ -434,6 +636,8 @@ impl Estimator {
             return Err(LearnError::InvalidTime(time));
         }
         let options = self.options;
+        // On the tick grid: a completion at its tick, a censoring at the ticks it outlasted.
+        let time = if censored { time.floor() } else { time.ceil() } + 0.0;
         let mut update = Update::Unchanged;
         let mut failed = None;
         if options.machine_scale {
@@ -450,23 +654,14 @@ impl Estimator {
         }
         let factor = self.factors[machine].applied;
         let cell = &mut self.cells[i];
-        cell.samples.push_back(Sample {
-            time: time / factor,
-            censored,
-        });
-        if let Some(w) = options.window {
-            while cell.samples.len() > w {
-                cell.samples.pop_front();
-            }
-        }
+        cell.record(time / factor, censored, options.window);
         cell.since += 1;
         if let Some(e) = failed {
             return Err(e);
         }
-        if cell.since >= rebuild_after(&options, cell.samples.len()) {
+        if cell.since >= rebuild_after(&options, cell.n) {
             cell.since = 0;
-            let samples = cell.samples.make_contiguous();
-            let (estimate, used) = match estimate(samples, &self.prior[i], &options)? {
+            let (estimate, used) = match cell.estimate(&self.prior[i], &options)? {
                 Some((p, n)) => (Some(p), n),
                 None => (None, 0),
             };
@@ -474,7 +669,10 @@ impl Estimator {
                 Some(e) => blend(&self.prior[i], options.prior_weight, &e, used)?,
                 None => self.prior[i].clone(),
             };
-            let current = stretch(&next, factor)?;
+            let current = read(
+                stretch(&next, factor)?,
+                optimism(options.prior_weight, cell.n, options.explore),
+            )?;
             if current != cell.current && update == Update::Unchanged {
                 update = Update::Cell;
             }
@@ -515,8 +713,12 @@ impl Estimator {
         if (est / f.applied).ln().abs() <= SCALE_STEP.ln_1p() {
             return Ok(None);
         }
+        let (n0, explore) = (self.options.prior_weight, self.options.explore);
         let pmfs = (0..self.types)
-            .map(|t| stretch(&self.cells[t * self.machines + machine].base, est))
+            .map(|t| {
+                let c = &self.cells[t * self.machines + machine];
+                read(stretch(&c.base, est)?, optimism(n0, c.n, explore))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         self.factors[machine].applied = est;
         Ok(Some(pmfs))
@@ -561,7 +763,7 @@ impl Estimator {
     /// On a cell outside the estimator's shape.
     pub fn observations(&self, task_type: usize, machine: usize) -> usize {
         match self.index(task_type, machine) {
-            Ok(i) => self.cells[i].samples.len(),
+            Ok(i) => self.cells[i].n,
             Err(e) => panic!("{e}"),
         }
     }
@@ -604,31 +806,47 @@ pub fn estimate(
     }
     let rem = km.remainder();
     if rem > 0.0 {
-        let w = km.last_time();
-        match options.tail {
-            Tail::AtLast => pairs.push((tick_of(w.ceil())?, rem)),
-            Tail::Prior => {
-                let after = tick_of(w.floor())?;
-                if prior.max() > after {
-                    let beyond = prior.condition_after(after);
-                    pairs.extend(beyond.iter().map(|(t, p)| (t, rem * p)));
+        push_tail(&mut pairs, rem, km.last_time(), prior, options, || {
+            (samples.iter().map(|s| s.time).sum(), km.completed_count())
+        })?;
+    }
+    Ok(Some((Pmf::from_weighted_pairs(pairs)?, samples.len())))
+}
+
+/// Appends the mass `rem` that survives the last observation `w` (censored) to `pairs`
+/// ([`Options::tail`]); `totals` gives the sum of the observed times and the completions,
+/// which the geometric tail reads.
+fn push_tail(
+    pairs: &mut Vec<(Tick, f64)>,
+    rem: f64,
+    w: f64,
+    prior: &Pmf,
+    options: &Options,
+    totals: impl FnOnce() -> (f64, usize),
+) -> Result<(), LearnError> {
+    match options.tail {
+        Tail::AtLast => pairs.push((tick_of(w.ceil())?, rem)),
+        Tail::Prior => {
+            let after = tick_of(w.floor())?;
+            if prior.max() > after {
+                let beyond = prior.condition_after(after);
+                pairs.extend(beyond.iter().map(|(t, p)| (t, rem * p)));
+            } else {
+                let (total, completed) = totals();
+                let theta = if completed > 0 {
+                    total / completed as f64
                 } else {
-                    let total: f64 = samples.iter().map(|s| s.time).sum();
-                    let theta = if km.completed_count() > 0 {
-                        total / km.completed_count() as f64
-                    } else {
-                        w
-                    };
-                    pairs.extend(
-                        geometric_tail(after, theta.max(1.0))
-                            .into_iter()
-                            .map(|(t, p)| (t, rem * p)),
-                    );
-                }
+                    w
+                };
+                pairs.extend(
+                    geometric_tail(after, theta.max(1.0))
+                        .into_iter()
+                        .map(|(t, p)| (t, rem * p)),
+                );
             }
         }
     }
-    Ok(Some((Pmf::from_weighted_pairs(pairs)?, samples.len())))
+    Ok(())
 }
 
 /// The Kaplan-Meier median of `samples`: the smallest time at which the Kaplan-Meier CDF
@@ -649,6 +867,52 @@ pub fn median_ratio(samples: &[Sample]) -> Result<Option<f64>, LearnError> {
         }
     }
     Ok(Some(km.last_time()))
+}
+
+/// The optimism of a cell holding `n` observations, its prior weighing `n0`
+/// ([`Options::prior_weight`]), with [`Options::explore`] `explore`: `1 / sqrt(n0 + n + 1)`
+/// while `n < explore`, then 0.
+pub fn optimism(n0: f64, n: usize, explore: usize) -> f64 {
+    if n < explore {
+        1.0 / (n0 + n as f64 + 1.0).sqrt()
+    } else {
+        0.0
+    }
+}
+
+/// The most favourable PMF within `eps` of `p` in CDF: `eps` of the mass taken from the
+/// slowest end of `p` and put on its fastest tick, so the CDF is `min(1, F(x) + eps)` on
+/// `p`'s support (a point mass on `p.min()` from `eps >= 1`); `p` itself when `eps <= 0`.
+/// No PMF whose CDF lies within `eps` of `p`'s on `p`'s support has a higher chance of
+/// finishing by any tick.
+pub fn optimistic(p: &Pmf, eps: f64) -> Result<Pmf, PmfError> {
+    if eps.is_nan() || eps <= 0.0 {
+        return Ok(p.clone());
+    }
+    if eps >= 1.0 {
+        return Ok(Pmf::point(p.min()));
+    }
+    let mut masses = p.masses().to_vec();
+    let mut take = eps;
+    for m in masses.iter_mut().rev() {
+        if take <= 0.0 {
+            break;
+        }
+        let t = m.min(take);
+        *m -= t;
+        take -= t;
+    }
+    masses[0] += eps - take.max(0.0);
+    Pmf::from_weights(p.min(), masses)
+}
+
+/// The PMF read for a belief `p` at optimism `eps`: [`optimistic`], `p` itself at 0.
+fn read(p: Pmf, eps: f64) -> Result<Pmf, PmfError> {
+    if eps > 0.0 {
+        optimistic(&p, eps)
+    } else {
+        Ok(p)
+    }
 }
 
 /// `p` stretched by `factor` ([`pmf::transform::scale_time`]); `p` itself at factor 1.

@@ -1,7 +1,8 @@
 //! The estimator against hand-computed examples and plain references.
 
 use learn::{
-    Censoring, Estimator, LearnError, MIN_MACHINE_OBSERVATIONS, Options, Tail, Update, median_ratio,
+    Censoring, Estimator, LearnError, MIN_MACHINE_OBSERVATIONS, Options, Tail, Update,
+    median_ratio, optimism, optimistic,
 };
 use pmf::Pmf;
 use pmf::kaplan_meier::Sample;
@@ -373,6 +374,75 @@ fn when_nothing_completed_the_geometric_tail_has_the_censoring_time_as_mean_exce
     assert!((p.mass_at(9) - 1.0 / 8.0).abs() < EPS);
     assert!((p.mass_at(10) - 7.0 / 64.0).abs() < EPS);
     assert!((p.mean() - 16.0).abs() < 1e-3, "{}", p.mean());
+}
+
+#[test]
+fn the_optimistic_reading_by_hand() {
+    // Uniform on 1..=4. eps 0.1: 0.1 off tick 4 onto tick 1.
+    let p = Pmf::new(1, vec![0.25; 4]).unwrap();
+    let o = optimistic(&p, 0.1).unwrap();
+    for (t, m) in [(1, 0.35), (2, 0.25), (3, 0.25), (4, 0.15)] {
+        assert!((o.mass_at(t) - m).abs() < EPS, "tick {t}: {o:?}");
+    }
+    // eps 0.5 empties ticks 4 and 3: 3/4 at 1, 1/4 at 2.
+    let o = optimistic(&p, 0.5).unwrap();
+    assert_eq!((o.min(), o.max()), (1, 2));
+    assert!((o.mass_at(1) - 0.75).abs() < EPS && (o.mass_at(2) - 0.25).abs() < EPS);
+    // The CDF raised by eps, capped at 1: F(2) = 0.5 + 0.3.
+    let o = optimistic(&p, 0.3).unwrap();
+    assert!((o.cdf(2.0) - 0.8).abs() < EPS, "{o:?}");
+    // eps 1 (and beyond): a point mass on the fastest tick; eps 0: the PMF itself.
+    assert_eq!(optimistic(&p, 1.0).unwrap(), Pmf::point(1));
+    assert_eq!(optimistic(&p, 2.0).unwrap(), Pmf::point(1));
+    assert_eq!(optimistic(&p, 0.0).unwrap(), p);
+    // eps = 1 / sqrt(n0 + n + 1) while n < explore, then 0.
+    assert_eq!(optimism(0.0, 0, 10), 1.0);
+    assert_eq!(optimism(0.0, 3, 10), 0.5);
+    assert_eq!(optimism(5.0, 3, 10), 1.0 / 3.0);
+    assert!((optimism(10.0, 0, 10) - 1.0 / 11f64.sqrt()).abs() < EPS);
+    assert_eq!(optimism(0.0, 10, 10), 0.0);
+    assert_eq!(optimism(0.0, 0, 0), 0.0);
+}
+
+#[test]
+fn an_explored_cell_is_read_optimistically_until_it_holds_explore_observations() {
+    let prior = Pmf::new(1, vec![0.25; 4]).unwrap();
+    let o = Options {
+        explore: 4,
+        ..options(1.0)
+    };
+    let mut est = Estimator::new(1, 1, vec![prior.clone()], o).unwrap();
+    let mut plain = Estimator::new(1, 1, vec![prior.clone()], options(1.0)).unwrap();
+    // Never observed, the prior weighing 1: eps = 1 / sqrt(2) off tick 4 (1/4) and 3
+    // (1/4) and 2 (the rest, eps - 1/2), onto 1.
+    let eps = 1.0 / 2f64.sqrt();
+    let p = est.pmf(0, 0);
+    assert_eq!(p.max(), 2);
+    assert!((p.mass_at(1) - (0.25 + eps)).abs() < EPS, "{p:?}");
+    assert!((p.mass_at(2) - (0.25 - (eps - 0.5))).abs() < EPS, "{p:?}");
+    // One completion at 4: the blend is 1/8 on each of 1, 2, 3 and 5/8 on 4; eps = 1 /
+    // sqrt(3) < 5/8 comes off 4 only, onto 1.
+    assert!(est.observe(0, 0, 4.0, false).unwrap().changed());
+    plain.observe(0, 0, 4.0, false).unwrap();
+    let eps = 1.0 / 3f64.sqrt();
+    let p = est.pmf(0, 0);
+    assert!((p.mass_at(1) - (0.125 + eps)).abs() < EPS, "{p:?}");
+    assert!((p.mass_at(3) - 0.125).abs() < EPS, "{p:?}");
+    assert!((p.mass_at(4) - (0.625 - eps)).abs() < EPS, "{p:?}");
+    // From the 4th observation on, the belief itself, bit for bit.
+    for _ in 0..3 {
+        est.observe(0, 0, 4.0, false).unwrap();
+        plain.observe(0, 0, 4.0, false).unwrap();
+    }
+    assert_eq!(est.pmf(0, 0), plain.pmf(0, 0));
+    assert!((est.pmf(0, 0).mass_at(4) - 0.85).abs() < EPS);
+    // A prior weighing nothing, never observed: a point mass on its fastest tick.
+    let o = Options {
+        explore: 1,
+        ..options(0.0)
+    };
+    let est = Estimator::new(1, 1, vec![prior], o).unwrap();
+    assert_eq!(est.pmf(0, 0), &Pmf::point(1));
 }
 
 proptest! {

@@ -463,7 +463,9 @@ impl Scheduler {
     /// After every [`LearnConfig::refresh_every`] observations, the cells whose estimate
     /// changed replace the PET's ([`System::set_pmf`], as the simulator's learned belief:
     /// the completion-time PMFs that read a changed cell are recomputed at the next
-    /// decision). Calling it again starts afresh from the current PET.
+    /// decision). With [`learn::Options::explore`] the PET takes the estimator's
+    /// optimistic reading of its cells at once. Calling it again starts afresh from the
+    /// current PET.
     ///
     /// Errors: options out of range ([`learn::Options::validate`]), a `refresh_every` of 0.
     pub fn learn_online(&mut self, config: LearnConfig) -> Result<(), LiveError> {
@@ -480,6 +482,17 @@ impl Scheduler {
             .collect();
         let estimator = Estimator::new(types, machines, prior, config.options)
             .map_err(|e| LiveError::Config(e.to_string()))?;
+        // Explored cells are read optimistically from the start (`learn::Options::explore`).
+        for t in 0..types {
+            for m in 0..machines {
+                let p = estimator.pmf(t, m);
+                if self.sys.pet().pmf(t, m) != p {
+                    self.sys
+                        .set_pmf(t, m, p.clone())
+                        .map_err(|e| LiveError::Config(e.to_string()))?;
+                }
+            }
+        }
         self.learner = Some(Learner {
             estimator,
             refresh_every: config.refresh_every,

@@ -492,6 +492,11 @@ const BELIEF: &[Key] = &[
         .allowed(">= 1; only with machine_scale = true")
         .means("the machine factor from only the last this many observations of the machine (its forgetting; estimated from 10 observations on)")
         .example("source = \"learned\"\nmachine_scale = true\nmachine_window = 30"),
+    key("explore", "integer", "0")
+        .unit("observations")
+        .allowed(">= 0; only with source = \"learned\"")
+        .means("optimism in the face of uncertainty: a cell holding n observations, n below this, is read optimistically, 1 / sqrt(prior_weight + n + 1) of its mass moved from its slowest times onto its fastest tick (never observed with prior_weight = 0: a point mass on its fastest tick), so cells believed slow or uncertain are tried and corrected, and a flat prior weighing 0 cannot stall PAM; 0 = never. Recommended: 10 for a prior that may be too slow or is flat (flat with prior_weight = 0); not for a prior believed right or too fast, where it costs tasks")
+        .example("source = \"learned\"\nprior = \"flat\"\nprior_weight = 0\nexplore = 10"),
 ];
 
 const DRIFT: &[Key] = &[

@@ -463,7 +463,20 @@ fn simulate_inner(
     let (belief, follows_truth, estimator) = match knowledge.belief {
         Belief::Oracle => (Cow::Borrowed(pet), true, None),
         Belief::Fixed(p) => (Cow::Borrowed(p), false, None),
-        Belief::Learned { prior, estimator } => (Cow::Owned(prior.clone()), false, Some(estimator)),
+        Belief::Learned { prior, estimator } => {
+            // The estimator's reading before any observation: the prior, or its optimistic
+            // reading when cells are explored (`learn::Options::explore`).
+            let start = if estimator.options().explore > 0 {
+                prior
+                    .map_pmfs(|t, m, _| {
+                        Ok::<_, workload::WorkloadError>(estimator.pmf(t, m).clone())
+                    })
+                    .unwrap_or_else(|_| prior.clone())
+            } else {
+                prior.clone()
+            };
+            (Cow::Owned(start), false, Some(estimator))
+        }
     };
     assert!(same(&belief), "the belief has the truth's shape");
     if let Some(st) = jpdc.staging {

@@ -48,6 +48,30 @@ fn a_learned_belief_from_the_truth_runs_deterministically_and_learns() {
 }
 
 #[test]
+fn an_explored_flat_prior_never_stalls_pam() {
+    // Under a flat prior every chance is below PAM's defer threshold: it defers every task,
+    // nothing runs, nothing is learned. Explored, the prior weighing nothing, a
+    // never-observed cell reads a point mass on its fastest tick: tasks run, and the
+    // belief learns.
+    let flat = "[belief]\nsource = \"learned\"\nprior = \"flat\"\nprior_weight = 0.0\n";
+    let stalled = run(flat, "PAM");
+    assert!(stalled.iter().all(|m| m.robustness == 0.0), "the stall");
+    let explored = run(&format!("{flat}explore = 10\n"), "PAM");
+    for m in &explored {
+        assert!(m.robustness > 5.0, "{}", m.robustness);
+        assert_eq!(m.outcomes.iter().sum::<usize>(), m.counted);
+    }
+    // Off (0) is the learned belief without exploration (its cost per robustness is NaN).
+    let off = run(&format!("{flat}explore = 0\n"), "PAM");
+    for (a, b) in stalled.iter().zip(&off) {
+        assert_eq!(
+            (&a.outcomes, a.deferrals, a.mapping_events),
+            (&b.outcomes, b.deferrals, b.mapping_events)
+        );
+    }
+}
+
+#[test]
 fn a_drift_changes_the_truth_from_its_task_on() {
     let plain = run("[system]\nwindows = 2\n", "PAM");
     let slow = run(
