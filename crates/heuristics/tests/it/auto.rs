@@ -49,7 +49,10 @@ fn check(system: &System, free_only: bool, depth: Option<usize>) -> Result<(), T
             );
         }
         if let Some(limit) = machine.capacity() {
-            prop_assert!(after <= limit.max(machine.len()), "machine {m} over its limit");
+            prop_assert!(
+                after <= limit.max(machine.len()),
+                "machine {m} over its limit"
+            );
         }
     }
     Ok(())
