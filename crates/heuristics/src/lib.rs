@@ -206,7 +206,7 @@ pub enum HeuristicError {
 pub const HEURISTICS: &[(&str, &str)] = &[
     (
         "auto",
-        "batch, recommended: MM's two phases with the paper's pruner, committing at most `depth` tasks (default 2) to a machine",
+        "batch, recommended: MM's two phases with the paper's pruner, committing at most `depth` tasks (default 2) to a machine; a machine that would stay idle takes a deferred task",
     ),
     (
         "MM",
