@@ -29,7 +29,7 @@ fn check(system: &System, free_only: bool, depth: Option<usize>) -> Result<(), T
     let want = reference.map_reference(&b.view());
     prop_assert_eq!(&got.assign, &want.assign, "assignments");
     let mut gd = got.deferred.clone();
-    let mut wd = want.deferred.clone();
+    let mut wd = want.deferred;
     gd.sort_unstable();
     wd.sort_unstable();
     prop_assert_eq!(gd, wd, "deferred");
@@ -176,7 +176,7 @@ fn a_deferred_task_takes_an_idle_machine_above_the_floor() {
     // Chance 0.8 > FILL_FLOOR on the idle machine: mapped, not deferred.
     let s = system(50);
     let d = Auto::new(Phase1Scope::AllMachines, None).map(&s.view());
-    assert!(0.8 > FILL_FLOOR);
+    const { assert!(0.8 > FILL_FLOOR) };
     assert_eq!(d.assign, vec![(0, 0)]);
     assert!(d.deferred.is_empty());
     // MM-P (no fill) defers it and leaves the machine idle.
