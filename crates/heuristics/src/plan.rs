@@ -16,13 +16,13 @@
 //! * phase 1, [`Phase1::MaxSuccess`]: `P*` = the highest chance over the machines in scope;
 //!   among the machines whose chance ties with `P*`, `E*` = the least expected completion
 //!   time; among those whose expected completion ties with `E*`, the lowest machine index
-//!   ([`max_success_choice`]);
+//!   (`max_success_choice`);
 //! * phase 1, [`Phase1::MinCompletion`]: `E*` = the least expected completion time; among the
 //!   machines whose expected completion ties with it, the lowest index
-//!   ([`min_completion_choice`]);
+//!   (`min_completion_choice`);
 //! * phase 2: `K*` = the least first key ([`phase2_key`]); among the candidates whose first
 //!   key ties with it, the least second key; among those whose second key ties with that, the
-//!   first in batch order ([`phase2_pick`]).
+//!   first in batch order (`phase2_pick`).
 //!
 //! MOC's shortlist (`p >= best - epsilon`) keeps its own width, and deferring (chance at or
 //! below the threshold, [`model::View::should_defer`]) is a threshold, not a tie.
@@ -78,7 +78,7 @@ pub struct Plan {
     pub scope: Phase1Scope,
 }
 
-/// Phase-2 key, lower is better: (criterion, tie-break); compared by [`phase2_pick`] (ties
+/// Phase-2 key, lower is better: (criterion, tie-break); compared by `phase2_pick` (ties
 /// within the decision slack, deadlines exactly).
 pub fn phase2_key(
     view: &View<'_>,

@@ -127,7 +127,7 @@ pub enum PetSource {
 /// Every key of the inline-table forms of `pet` (`{ homogeneous = M }`, `{ etc = PATH }`,
 /// `{ samples = PATH, bin_width = W, bin_value = ... }`, `{ means = [[...]], bin_width = W,
 /// type_names = [...], machine_names = [...] }`, `{ family = ..., ... }` with
-/// [`FAMILY_KEYS`]): the parser accepts no other.
+/// `FAMILY_KEYS`): the parser accepts no other.
 pub const PET_KEYS: [&str; 22] = [
     "homogeneous",
     "etc",
