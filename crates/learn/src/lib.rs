@@ -52,30 +52,35 @@
 //!    applied ([`pmf::transform::scale_time`]). With the factor off (the default) every
 //!    factor is 1 and nothing is scaled.
 //!
-//! 5. **Exploration** (optional, [`Options::explore`] `= N`): optimism in the face of
-//!    uncertainty. While a cell holds `n < N` observations, its PMF ([`Estimator::pmf`],
-//!    what a scheduler reads) is the most favourable PMF within
-//!    `eps = 1 / sqrt(n0 + n + 1)` of the belief of steps 1-4 in CDF ([`optimistic`],
-//!    [`optimism`]; `n0` the prior's weight): `eps` of the mass moved from the slowest end
-//!    onto the fastest tick, every chance of finishing by a time raised by up to `eps`.
-//!    From `N` observations on, `eps = 0`: the belief itself, bit for bit.
-//!    A scheduler learns a cell only by running tasks on it. A cell believed slow (a
-//!    pessimistic prior, another system's PET) loses every comparison and never runs, so
-//!    its belief is never corrected; a chance below the defer threshold on every machine
-//!    (a flat prior under PAM) runs nothing at all, and nothing is learned. The optimistic
-//!    reading is an upper confidence bound on the chance of success. The belief rests on
-//!    `n0 + n` observations, the prior's pseudo-count and the cell's own; by the
-//!    Dvoretzky-Kiefer-Wolfowitz inequality the empirical CDF of `k` observations lies
-//!    within `sqrt(ln(2 / delta) / (2 k))` of the true one with probability `1 - delta`, a
-//!    band that shrinks as `1 / sqrt(k)`, which `eps` follows with `k = n0 + n + 1`
-//!    (`delta = 2 e^-2`, about 0.27). A prior that weighs little is explored much, one
-//!    that weighs much little. With `n0 = 0` a never-observed cell (`eps = 1`) reads a
-//!    point mass on its fastest tick: a task's chance there on an idle machine is 1
-//!    whenever that tick is before its deadline, so no defer threshold holds a
-//!    never-observed cell back (a flat prior, whose fastest tick is 1, carries no
-//!    information and is best weighed so). A cell is tried until it holds `N`
-//!    observations or its optimistic chance loses to a better cell's; what the
-//!    exploration costs is the tasks run on cells while they are optimistic.
+//! 5. **Exploration** ([`Options::explore`] `= N`, 10 by default; 0 = off). A scheduler
+//!    learns a cell only by running tasks on it. A cell believed slow (a pessimistic
+//!    prior, another system's PET) loses every comparison and never runs, so its belief is
+//!    never corrected; a chance below the defer threshold on every machine (a flat prior
+//!    under PAM) runs nothing at all, and nothing is learned. A cell holding `n < N`
+//!    observations is **explored** ([`Estimator::explores`]). The scheduler's rule
+//!    (`live::system::System`, the simulator and the live scheduler alike): at a mapping
+//!    event, after the policy's decision, a machine left **idle** (nothing executing,
+//!    nothing queued) takes one waiting task of a cell it explores, the one whose cell
+//!    there holds the fewest observations, then the latest deadline, then the lowest task
+//!    id. The exploration is work-conserving: it runs only on a machine the policy left
+//!    without work and only tasks the policy did not map, so its cost is bounded by the
+//!    idle time and the tasks it takes from a later, better mapping; once every cell holds
+//!    `N` observations it stops. A cell tried this way is observed (completed, or censored
+//!    at its drop), so no prior, however wrong, stalls the system or starves a cell.
+//!
+//!    With [`Options::optimism`], an explored cell is also read optimistically (optimism
+//!    in the face of uncertainty): its PMF ([`Estimator::pmf`], what a scheduler reads) is
+//!    the most favourable PMF within `eps = 1 / sqrt(n0 + n + 1)` of the belief of steps
+//!    1-4 in CDF ([`optimistic`], [`optimism`]; `n0` the prior's weight): `eps` of the mass
+//!    moved from the slowest end onto the fastest tick, every chance of finishing by a
+//!    time raised by up to `eps`. From `N` observations on, `eps = 0`: the belief itself,
+//!    bit for bit. The optimistic reading is an upper confidence bound on the chance of
+//!    success: by the Dvoretzky-Kiefer-Wolfowitz inequality the empirical CDF of `k`
+//!    observations lies within `sqrt(ln(2 / delta) / (2 k))` of the true one with
+//!    probability `1 - delta`, a band that shrinks as `1 / sqrt(k)`, which `eps` follows
+//!    with `k = n0 + n + 1` (`delta = 2 e^-2`, about 0.27). It makes every policy try an
+//!    explored cell, not only an idle machine, and it costs tasks where the belief is
+//!    right or too fast (every decision reads the optimism), so it is off by default.
 //!
 //! [`Options`] choose ignoring censoring (the naive estimator, for comparison), a sliding
 //! window over the last observations of each cell (for drift), the machine factor, and the
@@ -248,10 +253,14 @@ pub struct Options {
     /// The machine factor's window: only the last this many observations of the machine
     /// count (>= 1; its forgetting).
     pub machine_window: usize,
-    /// Optimism in the face of uncertainty: a cell with fewer than this many observations
-    /// held is read optimistically ([`optimism`], [`optimistic`]; the crate docs, step 5);
-    /// 0 = never (the default).
+    /// Exploration: a cell holding fewer than this many observations is **explored**
+    /// ([`Estimator::explores`]; the crate docs, step 5): a scheduler's idle machine tries
+    /// a waiting task of such a cell (`live::system::System`, both drivers), and with
+    /// [`Options::optimism`] the cell is also read optimistically. 0 = never; 10 by default.
     pub explore: usize,
+    /// Optimism in the face of uncertainty: an explored cell is read optimistically
+    /// ([`optimism`], [`optimistic`]; the crate docs, step 5). Off by default.
+    pub optimism: bool,
 }
 
 /// The observations since a cell's last rebuild after which it is rebuilt, for a cell
@@ -272,12 +281,22 @@ impl Default for Options {
             cadence_share: 0.0,
             machine_scale: false,
             machine_window: 50,
-            explore: 0,
+            explore: DEFAULT_EXPLORE,
+            optimism: false,
         }
     }
 }
 
+/// [`Options::explore`]'s default: a cell is explored until it holds this many observations.
+pub const DEFAULT_EXPLORE: usize = 10;
+
 impl Options {
+    /// The observations below which a cell is read optimistically: [`Options::explore`]
+    /// with [`Options::optimism`], else 0 (never).
+    pub fn optimistic_below(&self) -> usize {
+        if self.optimism { self.explore } else { 0 }
+    }
+
     /// Checks the values, naming the field that is wrong.
     pub fn validate(&self) -> Result<(), LearnError> {
         if !(self.prior_weight.is_finite() && self.prior_weight >= 0.0) {
@@ -561,7 +580,7 @@ impl Estimator {
                 let mut c = Cell::new(p);
                 c.current = read(
                     p.clone(),
-                    optimism(options.prior_weight, 0, options.explore),
+                    optimism(options.prior_weight, 0, options.optimistic_below()),
                 )?;
                 Ok(c)
             })
@@ -671,7 +690,7 @@ impl Estimator {
             };
             let current = read(
                 stretch(&next, factor)?,
-                optimism(options.prior_weight, cell.n, options.explore),
+                optimism(options.prior_weight, cell.n, options.optimistic_below()),
             )?;
             if current != cell.current && update == Update::Unchanged {
                 update = Update::Cell;
@@ -713,7 +732,7 @@ impl Estimator {
         if (est / f.applied).ln().abs() <= SCALE_STEP.ln_1p() {
             return Ok(None);
         }
-        let (n0, explore) = (self.options.prior_weight, self.options.explore);
+        let (n0, explore) = (self.options.prior_weight, self.options.optimistic_below());
         let pmfs = (0..self.types)
             .map(|t| {
                 let c = &self.cells[t * self.machines + machine];
@@ -766,6 +785,13 @@ impl Estimator {
             Ok(i) => self.cells[i].n,
             Err(e) => panic!("{e}"),
         }
+    }
+
+    /// Whether the cell is explored: it holds fewer than [`Options::explore`] observations.
+    /// Out of the estimator's shape: false.
+    pub fn explores(&self, task_type: usize, machine: usize) -> bool {
+        self.index(task_type, machine)
+            .is_ok_and(|i| self.cells[i].n < self.options.explore)
     }
 
     /// `n` of the blend in the cell's current PMF: the observations its estimate was built
@@ -870,8 +896,8 @@ pub fn median_ratio(samples: &[Sample]) -> Result<Option<f64>, LearnError> {
 }
 
 /// The optimism of a cell holding `n` observations, its prior weighing `n0`
-/// ([`Options::prior_weight`]), with [`Options::explore`] `explore`: `1 / sqrt(n0 + n + 1)`
-/// while `n < explore`, then 0.
+/// ([`Options::prior_weight`]), read optimistically below `explore` observations
+/// ([`Options::optimistic_below`]): `1 / sqrt(n0 + n + 1)` while `n < explore`, then 0.
 pub fn optimism(n0: f64, n: usize, explore: usize) -> f64 {
     if n < explore {
         1.0 / (n0 + n as f64 + 1.0).sqrt()

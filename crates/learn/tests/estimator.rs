@@ -409,6 +409,7 @@ fn an_explored_cell_is_read_optimistically_until_it_holds_explore_observations()
     let prior = Pmf::new(1, vec![0.25; 4]).unwrap();
     let o = Options {
         explore: 4,
+        optimism: true,
         ..options(1.0)
     };
     let mut est = Estimator::new(1, 1, vec![prior.clone()], o).unwrap();
@@ -439,10 +440,27 @@ fn an_explored_cell_is_read_optimistically_until_it_holds_explore_observations()
     // A prior weighing nothing, never observed: a point mass on its fastest tick.
     let o = Options {
         explore: 1,
+        optimism: true,
         ..options(0.0)
     };
-    let est = Estimator::new(1, 1, vec![prior], o).unwrap();
+    let est = Estimator::new(1, 1, vec![prior.clone()], o).unwrap();
     assert_eq!(est.pmf(0, 0), &Pmf::point(1));
+    // Explored without optimism: the belief itself, and the cell explored until it holds
+    // `explore` observations.
+    let o = Options {
+        explore: 2,
+        ..options(0.0)
+    };
+    let mut est = Estimator::new(1, 1, vec![prior.clone()], o).unwrap();
+    assert_eq!(est.pmf(0, 0), &prior);
+    assert!(est.explores(0, 0));
+    est.observe(0, 0, 3.0, false).unwrap();
+    assert!(est.explores(0, 0));
+    est.observe(0, 0, 3.0, true).unwrap();
+    assert!(!est.explores(0, 0), "a censored observation counts");
+    assert!(!est.explores(1, 0), "outside the shape: not explored");
+    assert_eq!(Options::default().explore, learn::DEFAULT_EXPLORE);
+    assert!(!Options::default().optimism);
 }
 
 proptest! {

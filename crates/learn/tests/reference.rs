@@ -164,6 +164,7 @@ proptest! {
             machine_scale,
             machine_window,
             explore: 0,
+            optimism: false,
         };
         let mut est = Estimator::new(2, 2, prior.clone(), o).unwrap();
         let mut reference = Reference::new(2, 2, prior, o);

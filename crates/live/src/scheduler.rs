@@ -463,7 +463,7 @@ impl Scheduler {
     /// After every [`LearnConfig::refresh_every`] observations, the cells whose estimate
     /// changed replace the PET's ([`System::set_pmf`], as the simulator's learned belief:
     /// the completion-time PMFs that read a changed cell are recomputed at the next
-    /// decision). With [`learn::Options::explore`] the PET takes the estimator's
+    /// decision). With [`learn::Options::optimism`] the PET takes the estimator's
     /// optimistic reading of its cells at once. Calling it again starts afresh from the
     /// current PET.
     ///
@@ -482,7 +482,7 @@ impl Scheduler {
             .collect();
         let estimator = Estimator::new(types, machines, prior, config.options)
             .map_err(|e| LiveError::Config(e.to_string()))?;
-        // Explored cells are read optimistically from the start (`learn::Options::explore`).
+        // Explored cells may be read optimistically from the start (`learn::Options::optimism`).
         for t in 0..types {
             for m in 0..machines {
                 let p = estimator.pmf(t, m);
@@ -792,7 +792,6 @@ impl Scheduler {
             }
         }
         ends.sort_by_key(|e| (e.tick, e.seq));
-        let env = Env::plain();
         let observing = self.samples.is_some() || self.learner.is_some();
         let mut hooks = LiveHooks {
             actions: &mut self.actions,
@@ -857,6 +856,10 @@ impl Scheduler {
                 next_seq: &mut self.next_seq,
                 samples: observing.then_some(&mut self.fresh),
                 resolution: self.resolution,
+            };
+            let env = Env {
+                explorer: self.learner.as_ref().map(|l| &l.estimator),
+                ..Env::plain()
             };
             self.sys
                 .mapping_event(tick, &env, &mut self.mapper, &mut self.pruner, &mut hooks);

@@ -8,7 +8,10 @@
 //!    engaged, drops tasks from the machine queues;
 //! 3. the heuristic maps (batch mode: into free slots, deferring at the pruner's thresholds;
 //!    immediate mode: every batch task at once);
-//! 4. idle machines start the head of their queue.
+//! 4. with a learned belief, each machine left idle takes one waiting task of a cell it
+//!    has observed fewer than `learn::Options::explore` times (exploration, the `learn`
+//!    crate docs, step 5);
+//! 5. idle machines start the head of their queue.
 //!
 //! What differs between the simulator and a live dispatcher goes through [`Hooks`]: how long
 //! a started task runs (the simulator knows it, a dispatcher learns it), when a machine waits
@@ -81,6 +84,10 @@ pub struct Env<'a> {
     pub early_mapping: bool,
     /// `t_h` of JPDC-2016 eq. (5): the heuristic's execution time, time units.
     pub heuristic_time: f64,
+    /// The estimator whose observation counts decide exploration when the driver owns it
+    /// (the live scheduler's learner); without one, the system's own
+    /// ([`System::set_estimator`]).
+    pub explorer: Option<&'a Estimator>,
 }
 
 impl Env<'_> {
@@ -708,6 +715,7 @@ impl<'p> System<'p> {
                 }
                 let in_batch = &mut self.in_batch;
                 self.batch.retain(|&t| std::mem::take(&mut in_batch[t]));
+                self.explore_idle(now, env, hooks);
                 for m in 0..self.machines.len() {
                     self.start_next(m, now, pruner, hooks);
                 }
@@ -746,6 +754,12 @@ impl<'p> System<'p> {
                     self.assigned_to[t] = Some(m);
                     self.mapped(m, t, now, hooks);
                     self.start_next(m, now, pruner, hooks);
+                }
+                if !self.batch.is_empty() {
+                    self.explore_idle(now, env, hooks);
+                    for m in 0..self.machines.len() {
+                        self.start_next(m, now, pruner, hooks);
+                    }
                 }
             }
         }
@@ -823,6 +837,56 @@ impl<'p> System<'p> {
             &self.belief,
             self.model,
         );
+    }
+
+    /// Exploration (`learn::Options::explore`, the `learn` crate docs, step 5): with a
+    /// learned belief, each machine the policy left idle (nothing executing, nothing queued,
+    /// room in its queue) takes one waiting task of a cell it explores: the task whose cell
+    /// there holds the fewest observations, then the latest deadline, then the lowest id.
+    /// Machines are served in index order. Work-conserving: only idle machines and only
+    /// tasks the policy did not map, so a system whose cells are all observed, or whose
+    /// machines are all busy, is untouched.
+    fn explore_idle(&mut self, now: Tick, env: &Env<'_>, hooks: &mut dyn Hooks) {
+        let Some(est) = self.estimator.as_deref().or(env.explorer) else {
+            return;
+        };
+        if est.options().explore == 0 || self.batch.is_empty() {
+            return;
+        }
+        let mut picks: Vec<(TaskId, MachineId)> = Vec::new();
+        for m in 0..self.machines.len() {
+            let machine = &self.machines[m];
+            if !machine.is_empty() || machine.free_slots() == 0 {
+                continue;
+            }
+            let tasks = &self.tasks;
+            let best = self
+                .batch
+                .iter()
+                .filter(|&&t| picks.iter().all(|&(x, _)| x != t))
+                .filter(|&&t| est.explores(tasks[t].task_type, m))
+                .min_by_key(|&&t| {
+                    let spec = &tasks[t];
+                    (
+                        est.observations(spec.task_type, m),
+                        std::cmp::Reverse(spec.deadline),
+                        t,
+                    )
+                });
+            if let Some(&t) = best {
+                picks.push((t, m));
+            }
+        }
+        if picks.is_empty() {
+            return;
+        }
+        self.batch.retain(|t| picks.iter().all(|&(x, _)| x != *t));
+        for (t, m) in picks {
+            tracing::trace!(task = t, machine = m, "explored on an idle machine");
+            self.push_task(m, t, now, env);
+            self.assigned_to[t] = Some(m);
+            self.mapped(m, t, now, hooks);
+        }
     }
 
     /// `t`, just appended to machine `m`'s queue: the hooks learn it, with its chance there

@@ -193,3 +193,60 @@ fn a_machine_factor_that_moves_refreshes_every_cell_of_the_machine_in_the_pet() 
     assert!((est.pmf(1, 0).mean() - 8.0).abs() < 1e-9);
     assert_eq!(s.pet().pmf(1, 0), est.pmf(1, 0));
 }
+
+/// PAM with the paper's pruner on two task types and one machine, every execution 20 ticks:
+/// a task whose deadline is nearer than 20 ticks has no chance and is deferred.
+fn two_types_always_deferred(explore: usize) -> Scheduler {
+    let pet = Pet::new(
+        Array2::from_elem((2, 1), Pmf::point(20)),
+        vec!["a".into(), "b".into()],
+        vec!["x".into()],
+    )
+    .unwrap();
+    let mut s = Scheduler::new(pet, SchedulerConfig::default()).unwrap();
+    let options = LearnOptions {
+        explore,
+        ..LearnOptions::default()
+    };
+    s.learn_online(LearnConfig {
+        options,
+        refresh_every: 1,
+    })
+    .unwrap();
+    s
+}
+
+#[test]
+fn an_idle_machine_explores_the_least_observed_cell_then_the_latest_deadline() {
+    let mut s = two_types_always_deferred(2);
+    let a10 = s.submit(0.0, 0, 10.0).unwrap();
+    let b15 = s.submit(0.0, 1, 15.0).unwrap();
+    let a12 = s.submit(0.0, 0, 12.0).unwrap();
+    // Every cell unobserved: the latest deadline.
+    assert_eq!(started(&s.decide(0.0).unwrap()), vec![b15]);
+    s.started(b15, 0.0).unwrap();
+    s.completed(b15, 1.0).unwrap();
+    // Cell b holds one observation, a none: a's latest deadline, though b's cell is still
+    // explored.
+    let b14 = s.submit(1.0, 1, 14.0).unwrap();
+    assert_eq!(started(&s.decide(1.0).unwrap()), vec![a12]);
+    s.started(a12, 1.0).unwrap();
+    s.completed(a12, 2.0).unwrap();
+    // Both hold one: the latest deadline again.
+    assert_eq!(started(&s.decide(2.0).unwrap()), vec![b14]);
+    s.started(b14, 2.0).unwrap();
+    s.completed(b14, 3.0).unwrap();
+    // b holds 2 = explore: no longer explored; a holds 1.
+    let b16 = s.submit(3.0, 1, 16.0).unwrap();
+    let _ = b16;
+    assert_eq!(started(&s.decide(3.0).unwrap()), vec![a10]);
+}
+
+#[test]
+fn without_exploration_a_deferred_task_waits_for_its_deadline() {
+    let mut s = two_types_always_deferred(0);
+    s.submit(0.0, 0, 10.0).unwrap();
+    s.submit(0.0, 1, 15.0).unwrap();
+    assert!(started(&s.decide(0.0).unwrap()).is_empty());
+    assert!(started(&s.decide(5.0).unwrap()).is_empty());
+}
