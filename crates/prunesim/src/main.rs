@@ -636,6 +636,13 @@ fn write_report(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
     let out = output.map_or_else(|| dir.join(report::html::REPORT_FILE), Path::to_path_buf);
     let stats = report::html::write_report(dir, &out)
         .with_context(|| format!("the report of {}", dir.display()))?;
+    if !stats.stale.is_empty() {
+        tracing::warn!(
+            "{}: left out the traces of trials {:?}: beyond the summary's trials (another run's files)",
+            report::trace_dir(dir).display(),
+            stats.stale
+        );
+    }
     eprintln!(
         "report: {} ({} traced trials, {} task rows, {:.1} MB)",
         out.display(),

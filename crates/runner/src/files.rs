@@ -122,6 +122,21 @@ pub fn write_atomic_with(
     Ok(())
 }
 
+/// Checks an input as every reader does: a regular file (a symlink to one is followed) of at
+/// most [`workload::io::max_input_bytes`]; returns its size.
+pub fn check_input(path: &Path) -> Result<u64, RunError> {
+    Ok(workload::io::check_input_file(
+        path,
+        workload::io::max_input_bytes(),
+    )?)
+}
+
+/// Reads an input as every reader does ([`workload::io::read_text`]: [`check_input`], then
+/// at most the cap, as UTF-8).
+pub fn read_input(path: &Path) -> Result<String, RunError> {
+    Ok(workload::io::read_text(path)?)
+}
+
 /// Writes `bytes` to `path` atomically.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
     write_atomic_with(path, |w| w.write_all(bytes))

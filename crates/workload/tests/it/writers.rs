@@ -52,5 +52,10 @@ fn the_writers_refuse_anything_but_a_regular_file() {
     let link = d.join("to-file");
     std::os::unix::fs::symlink(&file, &link).unwrap();
     write_dat(&link, &trial).unwrap();
-    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
 }
