@@ -298,3 +298,211 @@ fn report_reads_its_inputs_as_run_does() {
     ok(&out);
     assert!(stderr(&out).contains("2 traced trials"), "{}", stderr(&out));
 }
+
+/// The trace files in `run/trace`, sorted.
+fn trace_files(run: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(run.join("trace"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn summary_experiment(run: &Path) -> String {
+    let text = std::fs::read_to_string(run.join("summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["experiment"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_run_folder_holds_one_run_and_nothing_stale_reaches_a_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let run = traced_run(d, "4");
+    ok(&prunesim(&["report", "run"], d));
+    std::fs::write(run.join("notes.txt"), "mine").unwrap();
+    std::fs::write(run.join("trace/mine.csv"), "mine").unwrap();
+    let other = experiment(d, "other.toml", "other");
+    let into_run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            other.as_str(),
+            "--no-bound",
+            "--jobs",
+            "1",
+            "--out",
+            "run",
+        ];
+        args.extend_from_slice(extra);
+        args.iter()
+            .map(|s| (*s).to_owned())
+            .collect::<Vec<String>>()
+    };
+    let args = into_run(&["--trials", "2"]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // Another experiment into a traced run's folder: refused, nothing touched.
+    let before = trace_files(&run);
+    refused(
+        &args,
+        d,
+        &["--out run", "another experiment (\"small\")", "--force"],
+    );
+    assert_eq!(summary_experiment(&run), "small");
+    assert_eq!(trace_files(&run), before);
+    // With --force, untraced: the old run's files go, the user's stay.
+    let mut forced = args.clone();
+    forced.push("--force");
+    ok(&prunesim(&forced, d));
+    assert_eq!(summary_experiment(&run), "other");
+    assert_eq!(trace_files(&run), ["mine.csv"]);
+    assert!(!run.join("report.html").exists());
+    assert_eq!(
+        std::fs::read_to_string(run.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    // The same experiment again: traced with 3 trials, then with 2: nothing of trial 2 stays.
+    let three = into_run(&["--trials", "3", "--trace"]);
+    ok(&prunesim(
+        &three.iter().map(String::as_str).collect::<Vec<_>>(),
+        d,
+    ));
+    assert_eq!(trace_files(&run).len(), 1 + 3 * 4);
+    let two = into_run(&["--trials", "2", "--trace"]);
+    ok(&prunesim(
+        &two.iter().map(String::as_str).collect::<Vec<_>>(),
+        d,
+    ));
+    let mut expected = vec!["mine.csv".to_owned()];
+    for k in 0..2 {
+        for f in [
+            "events-{k}.csv",
+            "tasks-{k}.csv",
+            "timeline-{k}.png",
+            "timeline-{k}.svg",
+        ] {
+            expected.push(f.replace("{k}", &k.to_string()));
+        }
+    }
+    expected.sort();
+    assert_eq!(trace_files(&run), expected);
+    let out = prunesim(&["report", "run"], d);
+    ok(&out);
+    assert!(
+        stderr(&out).contains("(2 traced trials"),
+        "{}",
+        stderr(&out)
+    );
+    // A trace file copied in from elsewhere, beyond the summary's trials, is left out.
+    std::fs::copy(run.join("trace/tasks-0.csv"), run.join("trace/tasks-7.csv")).unwrap();
+    let out = prunesim(&["report", "run"], d);
+    ok(&out);
+    let err = stderr(&out);
+    assert!(err.contains("left out the traces of trials [7]"), "{err}");
+    assert!(err.contains("(2 traced trials"), "{err}");
+    // A rerun into its own folder is the same experiment.
+    ok(&prunesim(&["rerun", "run", "--out", "run"], d));
+}
+
+/// An experiment name or a machine name with a control character is refused when the
+/// experiment is checked, before a trial runs or a file is written (a NUL in a machine name
+/// failed in the PNG renderer after the results were written); what is printed of it is
+/// escaped.
+#[test]
+fn names_with_control_characters_are_refused_before_anything_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    experiment(d, "escape.toml", "red\\u001b[31m alert");
+    let err = refused(
+        &["run", "escape.toml", "--trace", "--no-bound", "--out", "o1"],
+        d,
+        &[
+            "name: expected a name without control characters",
+            "\\u{1b}[31m",
+        ],
+    );
+    assert!(
+        !err.contains('\u{1b}'),
+        "a raw escape reached the terminal: {err:?}"
+    );
+    assert!(!d.join("o1").exists());
+    std::fs::write(
+        d.join("nul.csv"),
+        "task_type,machine,execution_time\n0,m\u{0}1,5\n0,m\u{0}1,7\n1,m\u{0}1,9\n1,m\u{0}1,4\n",
+    )
+    .unwrap();
+    let err = refused(
+        &[
+            "run",
+            "--pet",
+            "nul.csv",
+            "--trials",
+            "1",
+            "--trace",
+            "--no-bound",
+            "--out",
+            "o2",
+        ],
+        d,
+        &["machine 0", "control character"],
+    );
+    assert!(!err.contains('\u{0}'), "{err:?}");
+    assert!(!d.join("o2/summary.json").exists());
+}
+
+/// `prunesim run -` reading an endless stream of NULs (`/dev/zero`, made here as a device when
+/// allowed, else a file of zeros) is refused at once; the input cap has an override.
+#[test]
+fn standard_input_and_the_input_cap() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let zero = d.join("zero");
+    if !mknod(&zero, "1", "5") {
+        std::fs::write(&zero, vec![0u8; 4 << 20]).unwrap();
+    }
+    let (out, took) = prunesim_with(
+        &["run", "-"],
+        d,
+        "022",
+        Stdio::from(std::fs::File::open(&zero).unwrap()),
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("standard input: a NUL byte at byte 0"),
+        "{err}"
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    // PRUNESIM_MAX_INPUT_BYTES sets the cap of every input; anything but a number is refused.
+    let f = experiment(d, "small.toml", "small");
+    let with_cap = |cap: &str, args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_prunesim"))
+            .args(args)
+            .current_dir(d)
+            .env(workload::io::MAX_INPUT_ENV, cap)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = with_cap("100", &["run", &f, "--trials", "1", "--no-bound"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("more than the 100 bytes an input file may hold"),
+        "{}",
+        stderr(&out)
+    );
+    let out = with_cap("lots", &["run", &f, "--trials", "1", "--no-bound"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("PRUNESIM_MAX_INPUT_BYTES"),
+        "{}",
+        stderr(&out)
+    );
+    ok(&with_cap(
+        "100000",
+        &["run", &f, "--trials", "1", "--no-bound"],
+    ));
+}
