@@ -119,8 +119,9 @@ fn canonical_columns(pmfs: &Array2<ExecPmf>) -> Vec<usize> {
 impl Pet {
     /// Builds a PET from a task types x machines matrix of execution-time PMFs.
     ///
-    /// Errors: an empty matrix, name lists whose lengths differ from the matrix's shape, or a
-    /// PMF with mass at a negative time (an execution time is never negative).
+    /// Errors: an empty matrix, name lists whose lengths differ from the matrix's shape, a
+    /// name with a control character (a NUL, a terminal escape), or a PMF with mass at a
+    /// negative time (an execution time is never negative).
     pub fn new(
         pmfs: Array2<Pmf>,
         type_names: Vec<String>,
@@ -143,6 +144,17 @@ impl Pet {
                 "{} machine names for {n_machines} machines",
                 machine_names.len()
             )));
+        }
+        for (what, names) in [("task type", &type_names), ("machine", &machine_names)] {
+            if let Some((i, n)) = names
+                .iter()
+                .enumerate()
+                .find(|(_, n)| n.chars().any(char::is_control))
+            {
+                return Err(WorkloadError::InvalidPet(format!(
+                    "the name of {what} {i}, {n:?}, holds a control character; names are printed and drawn, and may hold none"
+                )));
+            }
         }
         if let Some(((t, m), p)) = pmfs.indexed_iter().find(|(_, p)| p.min() < 0) {
             return Err(WorkloadError::InvalidPet(format!(
