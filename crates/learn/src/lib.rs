@@ -82,6 +82,19 @@
 //!    explored cell, not only an idle machine, and it costs tasks where the belief is
 //!    right or too fast (every decision reads the optimism), so it is off by default.
 //!
+//! 6. **Copies** ([`Options::pool_copies`], on by default). Machines whose priors are
+//!    equal, bit for bit, in every task type (copies of one machine type, as a PET of
+//!    machine types with several machines each describes them) are learned as one machine:
+//!    an observation on any of them goes to the cells of the first of them, every copy
+//!    reads those cells' PMFs, and with the machine factor they share one factor
+//!    ([`Estimator::copies`] lists them). `k` copies give each cell `k` times the
+//!    observations. A prior equal on every machine (a flat one, or any prior that treats
+//!    all machines alike) tells no machines apart and so says nothing about which are
+//!    copies: then none are pooled. The model is that copies stay copies: a machine that may drift apart
+//!    from its copies (one of them slowing down) is learned apart with
+//!    `pool_copies = false`. A prior drawn per cell (a histogram of samples) or a flat
+//!    prior over machines that differ does not make copies of distinct machines.
+//!
 //! [`Options`] choose ignoring censoring (the naive estimator, for comparison), a sliding
 //! window over the last observations of each cell (for drift), the machine factor, and the
 //! update cadence: a cell's PMF is rebuilt after every `k`-th observation of that cell, and
@@ -187,9 +200,10 @@ pub const MAX_SCALE: f64 = 16.0;
 pub enum Update {
     /// No PMF.
     Unchanged,
-    /// The PMF of the observed cell.
+    /// The PMF of the observed cell (on every copy of its machine, [`Estimator::copies`]).
     Cell,
-    /// Every cell of the observed machine (its factor moved, [`Options::machine_scale`]).
+    /// Every cell of the observed machine (its factor moved, [`Options::machine_scale`];
+    /// and of every copy of it).
     Machine,
 }
 
@@ -261,6 +275,10 @@ pub struct Options {
     /// Optimism in the face of uncertainty: an explored cell is read optimistically
     /// ([`optimism`], [`optimistic`]; the crate docs, step 5). Off by default.
     pub optimism: bool,
+    /// Copies learn as one: machines whose priors are identical in every task type are
+    /// learned as one machine ([`Estimator::copies`]; the crate docs, "Copies"). On by
+    /// default.
+    pub pool_copies: bool,
 }
 
 /// The observations since a cell's last rebuild after which it is rebuilt, for a cell
@@ -283,6 +301,7 @@ impl Default for Options {
             machine_window: 50,
             explore: DEFAULT_EXPLORE,
             optimism: false,
+            pool_copies: true,
         }
     }
 }
@@ -553,6 +572,11 @@ pub struct Estimator {
     medians: Vec<f64>,
     cells: Vec<Cell>,
     factors: Vec<Factor>,
+    /// Per machine, the machine whose cells it learns in: the first of its copies
+    /// ([`Options::pool_copies`]), else itself.
+    class: Vec<usize>,
+    /// Per machine, the machines learned together with it (itself included, in order).
+    copies: Vec<Vec<usize>>,
     options: Options,
 }
 
@@ -596,6 +620,22 @@ impl Estimator {
                 since: 0,
             })
             .collect();
+        // A prior equal on every machine (a flat one) tells no machines apart, so it says
+        // nothing about which are copies: then none are pooled.
+        let class = Some(pmf::columns::first_copies(types, machines, |t, m| {
+            &prior[t * machines + m]
+        }))
+        .filter(|c| options.pool_copies && c.iter().enumerate().any(|(m, &f)| f == m && m > 0))
+        .unwrap_or_else(|| (0..machines).collect());
+        let mut copies = vec![Vec::new(); machines];
+        for (m, &c) in class.iter().enumerate() {
+            copies[c].push(m);
+        }
+        for m in 0..machines {
+            if class[m] != m {
+                copies[m] = copies[class[m]].clone();
+            }
+        }
         Ok(Estimator {
             types,
             machines,
@@ -603,6 +643,8 @@ impl Estimator {
             medians,
             cells,
             factors,
+            class,
+            copies,
             options,
         })
     }
@@ -622,6 +664,7 @@ impl Estimator {
         self.machines
     }
 
+    /// The cell `(task_type, machine)` is learned in: its machine's first copy's.
     fn index(&self, task_type: usize, machine: usize) -> Result<usize, LearnError> {
         if task_type >= self.types || machine >= self.machines {
             return Err(LearnError::OutOfRange {
@@ -631,7 +674,14 @@ impl Estimator {
                 machines: self.machines,
             });
         }
-        Ok(task_type * self.machines + machine)
+        Ok(task_type * self.machines + self.class[machine])
+    }
+
+    /// The machines learned together with `machine` ([`Options::pool_copies`]; itself
+    /// included, in index order): an [`Update`] of an observation on `machine` changed
+    /// the PMFs of all of them. Out of the estimator's shape: none.
+    pub fn copies(&self, machine: usize) -> &[usize] {
+        self.copies.get(machine).map_or(&[], Vec::as_slice)
     }
 
     /// Records an execution of `task_type` on `machine` that ran `time` ticks: completed
@@ -654,6 +704,8 @@ impl Estimator {
         if !(time.is_finite() && time >= 0.0) {
             return Err(LearnError::InvalidTime(time));
         }
+        // Copies learn in their first copy's cells, with its factor.
+        let machine = self.class[machine];
         let options = self.options;
         // On the tick grid: a completion at its tick, a censoring at the ticks it outlasted.
         let time = if censored { time.floor() } else { time.ceil() } + 0.0;
@@ -748,7 +800,7 @@ impl Estimator {
     /// # Panics
     /// On a machine outside the estimator's shape.
     pub fn scale(&self, machine: usize) -> f64 {
-        match self.factors.get(machine) {
+        match self.class.get(machine).map(|&c| &self.factors[c]) {
             Some(f) => f.applied,
             None => panic!("machine {machine} outside {} machines", self.machines),
         }

@@ -577,3 +577,55 @@ proptest! {
         prop_assert!(km.pmf(0, 0).mean() >= naive.pmf(0, 0).mean() - 1e-9);
     }
 }
+
+#[test]
+fn copies_learn_as_one_machine_and_a_prior_equal_everywhere_pools_nothing() {
+    // Two task types on three machines; machines 0 and 2 have the same priors (copies),
+    // machine 1 others.
+    let a = Pmf::new(2, vec![0.5, 0.5]).unwrap();
+    let b = Pmf::new(5, vec![0.25, 0.75]).unwrap();
+    let prior = vec![
+        a.clone(),
+        b.clone(),
+        a.clone(),
+        b.clone(),
+        a.clone(),
+        b.clone(),
+    ];
+    let mut pooled = Estimator::new(2, 3, prior.clone(), options(1.0)).unwrap();
+    assert_eq!(pooled.copies(0), &[0, 2]);
+    assert_eq!(pooled.copies(2), &[0, 2]);
+    assert_eq!(pooled.copies(1), &[1]);
+    assert!(pooled.copies(3).is_empty(), "outside the shape");
+    // One machine fed every observation of the copies: the same PMF, bit for bit.
+    let mut one = Estimator::new(2, 1, vec![a.clone(), b.clone()], options(1.0)).unwrap();
+    for (i, &(m, x, censored)) in [(2, 4.0, false), (0, 3.0, true), (2, 2.0, false)]
+        .iter()
+        .enumerate()
+    {
+        let u = pooled.observe(1, m, x, censored).unwrap();
+        one.observe(1, 0, x, censored).unwrap();
+        assert_eq!(pooled.observations(1, 0), i + 1);
+        assert_eq!(pooled.observations(1, 2), i + 1);
+        assert_eq!(pooled.pmf(1, 0), one.pmf(1, 0), "{u:?}");
+        assert_eq!(pooled.pmf(1, 2), one.pmf(1, 0));
+    }
+    assert_eq!(pooled.observations(1, 1), 0);
+    assert_eq!(pooled.pmf(1, 1), &a, "machine 1 is not a copy: its prior");
+    // Off: each machine learns alone.
+    let o = Options {
+        pool_copies: false,
+        ..options(1.0)
+    };
+    let mut apart = Estimator::new(2, 3, prior, o).unwrap();
+    assert_eq!(apart.copies(0), &[0]);
+    apart.observe(1, 2, 4.0, false).unwrap();
+    assert_eq!(apart.observations(1, 0), 0);
+    assert_eq!(apart.pmf(1, 0), &b, "its prior");
+    // A prior equal on every machine tells none apart: nothing is pooled.
+    let flat = vec![a; 6];
+    let est = Estimator::new(2, 3, flat, options(0.0)).unwrap();
+    for m in 0..3 {
+        assert_eq!(est.copies(m), &[m]);
+    }
+}

@@ -528,17 +528,16 @@ impl Scheduler {
                 {
                     Ok(update) => {
                         l.since += 1;
-                        match update {
-                            learn::Update::Unchanged => {}
-                            learn::Update::Cell => {
-                                l.changed[s.task_type * machines + s.machine] = true;
-                            }
-                            // The machine's factor moved: every cell of the machine changed.
-                            learn::Update::Machine => {
-                                let types = l.changed.len() / machines;
-                                for t in 0..types {
-                                    l.changed[t * machines + s.machine] = true;
-                                }
+                        // The cell, or every cell of the machine (its factor moved), on
+                        // every copy of the machine (`learn::Options::pool_copies`).
+                        let types = match update {
+                            learn::Update::Unchanged => 0..0,
+                            learn::Update::Cell => s.task_type..s.task_type + 1,
+                            learn::Update::Machine => 0..l.changed.len() / machines,
+                        };
+                        for &c in l.estimator.copies(s.machine) {
+                            for t in types.clone() {
+                                l.changed[t * machines + c] = true;
                             }
                         }
                     }
@@ -551,13 +550,19 @@ impl Scheduler {
             }
             if l.since >= l.refresh_every {
                 l.since = 0;
-                for (i, c) in l.changed.iter_mut().enumerate() {
-                    if std::mem::take(c) {
-                        let (t, m) = (i / machines, i % machines);
-                        let p = l.estimator.pmf(t, m).clone();
-                        if let Err(e) = self.sys.set_pmf(t, m, p) {
-                            tracing::error!(task_type = t, machine = m, "PET not updated: {e}");
-                        }
+                for i in 0..l.changed.len() {
+                    if !std::mem::take(&mut l.changed[i]) {
+                        continue;
+                    }
+                    // Copies of a machine read the same cells: changed together, set together.
+                    let (t, m) = (i / machines, i % machines);
+                    let copies = l.estimator.copies(m);
+                    for &c in copies {
+                        l.changed[t * machines + c] = false;
+                    }
+                    let p = l.estimator.pmf(t, m).clone();
+                    if let Err(e) = self.sys.set_pmf_copies(t, copies, p) {
+                        tracing::error!(task_type = t, machine = m, "PET not updated: {e}");
                     }
                 }
             }

@@ -314,6 +314,27 @@ impl<'p> System<'p> {
         Ok(())
     }
 
+    /// Replaces the belief's PMF of `task_type` on each of `machines` (copies learned as
+    /// one, `learn::Options::pool_copies`) by the same `pmf`, as [`System::set_pmf`] on
+    /// each ([`Pet::set_pmf_copies`]).
+    ///
+    /// Errors: as [`System::set_pmf`].
+    pub fn set_pmf_copies(
+        &mut self,
+        task_type: usize,
+        machines: &[MachineId],
+        pmf: pmf::Pmf,
+    ) -> Result<(), WorkloadError> {
+        self.belief
+            .to_mut()
+            .set_pmf_copies(task_type, machines, pmf)?;
+        for &m in machines {
+            self.oracle
+                .pet_changed(m, task_type, &self.machines[m], &self.tasks);
+        }
+        Ok(())
+    }
+
     /// Replaces the whole belief; the oracle forgets what read each cell that changed.
     ///
     /// Errors: a PET of another shape (task types x machines); the belief is unchanged.
@@ -364,32 +385,34 @@ impl<'p> System<'p> {
 
     /// The estimator, if any, observes an execution of `t` on `m` that ran `ran` ticks,
     /// complete or not (`censored`); every PMF it changed (the cell's, or all of the
-    /// machine's when its factor moved, `learn::Options::machine_scale`) replaces the
-    /// belief's.
+    /// machine's when its factor moved, `learn::Options::machine_scale`; on every copy of
+    /// the machine, `learn::Options::pool_copies`) replaces the belief's.
     fn observe(&mut self, t: TaskId, m: MachineId, ran: Tick, censored: bool) {
         let Some(est) = self.estimator.as_mut() else {
             return;
         };
         let ty = self.tasks[t].task_type;
-        let changed: Vec<(usize, pmf::Pmf)> = match est.observe(ty, m, ran as f64, censored) {
+        let types: Vec<usize> = match est.observe(ty, m, ran as f64, censored) {
             Ok(learn::Update::Unchanged) => return,
-            Ok(learn::Update::Cell) => vec![(ty, est.pmf(ty, m).clone())],
+            Ok(learn::Update::Cell) => vec![ty],
             Ok(learn::Update::Machine) => {
                 tracing::debug!(machine = m, scale = est.scale(m), "machine factor moved");
-                (0..est.types())
-                    .map(|t| (t, est.pmf(t, m).clone()))
-                    .collect()
+                (0..est.types()).collect()
             }
             Err(e) => {
                 tracing::warn!(task_type = ty, machine = m, "observation ignored: {e}");
                 return;
             }
         };
+        // On every copy of the machine (`learn::Options::pool_copies`), which reads the same.
+        let copies = est.copies(m).to_vec();
+        let changed: Vec<(usize, pmf::Pmf)> =
+            types.iter().map(|&t| (t, est.pmf(t, m).clone())).collect();
         for (t, p) in changed {
-            if self.belief.pmf(t, m) == &p {
+            if copies.iter().all(|&c| self.belief.pmf(t, c) == &p) {
                 continue;
             }
-            if let Err(e) = self.set_pmf(t, m, p) {
+            if let Err(e) = self.set_pmf_copies(t, &copies, p) {
                 tracing::error!(task_type = t, machine = m, "belief not updated: {e}");
             }
         }

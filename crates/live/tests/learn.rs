@@ -250,3 +250,65 @@ fn without_exploration_a_deferred_task_waits_for_its_deadline() {
     assert!(started(&s.decide(0.0).unwrap()).is_empty());
     assert!(started(&s.decide(5.0).unwrap()).is_empty());
 }
+
+#[test]
+fn a_completion_on_one_copy_reaches_every_copy() {
+    // Two copies of one machine type and one other machine, too slow for the task's
+    // deadline: the task runs on a copy, and the copies learn as one.
+    let other = Pmf::point(50);
+    let pmfs = Array2::from_shape_fn((1, 3), |(_, m)| {
+        if m == 1 {
+            other.clone()
+        } else {
+            Pmf::new(2, two_or_twenty()).unwrap()
+        }
+    });
+    let pet = Pet::new(
+        pmfs,
+        vec!["a".into()],
+        vec!["x.1".into(), "y".into(), "x.2".into()],
+    )
+    .unwrap();
+    let config = SchedulerConfig {
+        pruner: live::PrunerConfig {
+            defer_threshold: None,
+            ..live::PrunerConfig::default()
+        },
+        ..SchedulerConfig::default()
+    };
+    let mut s = Scheduler::new(pet, config).unwrap();
+    s.learn_online(LearnConfig {
+        options: LearnOptions {
+            prior_weight: 1.0,
+            ..LearnOptions::default()
+        },
+        refresh_every: 1,
+    })
+    .unwrap();
+    assert_eq!(s.estimator().unwrap().copies(2), &[0, 2]);
+    let t = s.submit(0.0, 0, 30.0).unwrap();
+    let m = s
+        .decide(0.0)
+        .unwrap()
+        .iter()
+        .find_map(|a| match *a {
+            Action::Start { task, machine } if task == t => Some(machine),
+            _ => None,
+        })
+        .unwrap();
+    s.started(t, 0.0).unwrap();
+    s.completed(t, 2.0).unwrap();
+    s.decide(2.0).unwrap();
+    assert_ne!(m, 1, "a copy");
+    let est = s.estimator().unwrap();
+    // Kaplan-Meier all at 2, blended 1:1 with the prior: 0.75 at 2, on both copies.
+    for c in [0, 2] {
+        assert_eq!(est.observations(0, c), 1);
+        assert!(
+            (s.pet().pmf(0, c).mass_at(2) - 0.75).abs() < 1e-12,
+            "copy {c}"
+        );
+    }
+    assert_eq!(est.observations(0, 1), 0);
+    assert_eq!(s.pet().pmf(0, 1), &other);
+}

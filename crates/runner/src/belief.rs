@@ -30,6 +30,7 @@
 //! explore = 10              # an idle machine tries waiting tasks of its cells with fewer
 //!                           # than 10 observations (the default; 0: never)
 //! optimism = false          # explored cells are also read optimistically
+//! pool_copies = true        # machines with equal priors (copies) learn as one
 //!
 //! [[drift]]                 # from `at` (time units) or the arrival of task `at_task`,
 //! at_task = 2500            # the truth of `machine` (or of `task_type`, or both) has its
@@ -142,6 +143,9 @@ pub struct BeliefConfig {
     /// Learned: an explored cell is also read optimistically.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub optimism: Option<bool>,
+    /// Learned: machines whose priors are equal in every task type learn as one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool_copies: Option<bool>,
 }
 
 impl BeliefConfig {
@@ -159,6 +163,7 @@ impl BeliefConfig {
             machine_window: self.machine_window.unwrap_or(d.machine_window),
             explore: self.explore.unwrap_or(d.explore),
             optimism: self.optimism.unwrap_or(d.optimism),
+            pool_copies: self.pool_copies.unwrap_or(d.pool_copies),
         }
     }
 
@@ -192,6 +197,7 @@ impl BeliefConfig {
                 set("machine_window", self.machine_window.is_some()),
                 set("explore", self.explore.is_some()),
                 set("optimism", self.optimism.is_some()),
+                set("pool_copies", self.pool_copies.is_some()),
             ];
             if let Some(k) = given.into_iter().flatten().next() {
                 return Err(format!("belief.{k} applies only to source = \"learned\""));
