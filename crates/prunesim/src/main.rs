@@ -222,6 +222,14 @@ fn main() -> ExitCode {
             Ok(())
         }
     };
+    // The peak to hold against the estimate logged before the run (`RUST_LOG=info`).
+    if let Some(peak) = resources::peak_memory() {
+        tracing::info!(
+            peak = %resources::bytes(peak),
+            peak_bytes = peak,
+            "peak memory"
+        );
+    }
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -480,16 +488,16 @@ fn run(args: &RunArgs) -> Result<()> {
             .max()
             .unwrap_or(0)
     });
-    let footprint = resources::estimate(
-        &config.workload,
-        &source_pet,
-        tasks_hint,
+    let footprint = resources::estimate(&resources::RunShape {
+        config: &config,
+        source_pet: &source_pet,
+        tasks: tasks_hint,
         trials,
         threads,
-        (config.system.skip_first + config.system.skip_last) as u64,
-        !args.no_bound,
-    );
-    tracing::info!(%footprint, "memory estimate");
+        with_bound: !args.no_bound,
+        report: args.report,
+    });
+    tracing::info!(%footprint, estimate_bytes = footprint.total, "memory estimate");
     let budget = args
         .max_memory
         .map_or_else(resources::default_budget, |b| b.as_u64());

@@ -26,6 +26,11 @@ pub struct SweepOptions {
     /// Trials per point (default: each sweep file's).
     #[arg(long)]
     pub trials: Option<u64>,
+    /// The memory the sweeps may need, e.g. `8GiB` or `500MB` (default: half of this
+    /// machine's memory); sweeps with a point, or points together, estimated above it are
+    /// refused before any point runs.
+    #[arg(long, value_name = "SIZE")]
+    pub max_memory: Option<bytesize::ByteSize>,
     /// Run the simulator sweeps on this PET (.etc) instead of the generated default.
     #[arg(long)]
     pub pet: Option<PathBuf>,
@@ -94,6 +99,7 @@ impl SweepOptions {
             tick: self.tick,
             fresh: self.fresh,
             mode,
+            max_memory: self.max_memory.map(|b| b.as_u64()),
         })
     }
 }

@@ -72,6 +72,106 @@ fn a_system_too_large_for_the_budget_is_refused_before_it_starts() {
 }
 
 #[test]
+fn many_machines_samples_and_chained_drifts_are_refused_by_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // 10^5 machines: two copies of a 7 GiB PET; a 12 GiB budget (half of 24 GiB) refuses it
+    // and says how to raise the budget.
+    let f = experiment(d, "m.toml", "rate = 34000\nmachines = 100000");
+    refused(
+        &[
+            "run",
+            &f,
+            "--max-memory",
+            "12GiB",
+            "--trials",
+            "1",
+            "--no-bound",
+        ],
+        d,
+        &[
+            "more than the memory budget of 12.0 GiB",
+            "--max-memory SIZE",
+        ],
+    );
+    let f = experiment(
+        d,
+        "s.toml",
+        "rate = 34000\n[belief]\nsource = \"fixed\"\nprior = \"samples\"\nsamples = 1000000000",
+    );
+    refused(
+        &[
+            "run",
+            &f,
+            "--max-memory",
+            "8GiB",
+            "--trials",
+            "1",
+            "--no-bound",
+        ],
+        d,
+        &["memory budget", "--max-memory"],
+    );
+    let drift: String = (1..=20)
+        .map(|i| format!("[[drift]]\nat = {i}.0\nscale = 2.0\n"))
+        .collect();
+    let f = experiment(d, "d.toml", &format!("rate = 34000\n{drift}"));
+    refused(
+        &[
+            "run",
+            &f,
+            "--max-memory",
+            "8GiB",
+            "--trials",
+            "1",
+            "--no-bound",
+        ],
+        d,
+        &["the drifted PETs", "memory budget"],
+    );
+}
+
+#[test]
+fn a_sweep_is_checked_point_by_point_before_any_point_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("big.toml"),
+        "id = \"big\"\ntitle = \"t\"\nchart = \"lines\"\ny_label = \"y\"\ntrials = 2\nseed = 1\n\
+         [base]\nworkload = { rate = 34000, seed = 0, tasks = 400 }\nmapper = { name = \"MM\" }\n\
+         [x]\nlabel = \"machines\"\nvalues = [8, 10000000]\nset = [\"workload.machines\"]\n\
+         [[series]]\nlabel = \"MM\"\n",
+    )
+    .unwrap();
+    refused(
+        &["sweep", "big.toml", "--out", "out", "--max-memory", "8GiB"],
+        d,
+        &[
+            "big: point x=10000000 series=MM needs about",
+            "more than the memory budget of 8.0 GiB",
+            "--max-memory SIZE",
+        ],
+    );
+    // No point ran: no point file was written.
+    assert!(!d.join("out/big.points").exists());
+    // Points that fit one by one but not together: every point holds its PET.
+    std::fs::write(
+        d.join("many.toml"),
+        "id = \"many\"\ntitle = \"t\"\nchart = \"lines\"\ny_label = \"y\"\ntrials = 1\nseed = 1\n\
+         [base]\nworkload = { rate = 34000, seed = 0, tasks = 400, machines = 4096 }\n\
+         mapper = { name = \"MM\" }\n\
+         [x]\nlabel = \"seed\"\nvalues = [1, 2, 3, 4, 5, 6, 7, 8]\nset = [\"workload.seed\"]\n\
+         [[series]]\nlabel = \"MM\"\n",
+    )
+    .unwrap();
+    refused(
+        &["sweep", "many.toml", "--out", "out", "--max-memory", "1GiB"],
+        d,
+        &["the 8 points of this run need about", "--max-memory SIZE"],
+    );
+}
+
+#[test]
 fn inputs_that_are_not_regular_files_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();

@@ -572,15 +572,15 @@ impl Prepared {
         budget: u64,
     ) -> Result<Self, RunError> {
         let source_pet = config.workload.source_pet()?;
-        let footprint = crate::resources::estimate(
-            &config.workload,
-            &source_pet,
-            None,
-            trials.unwrap_or(config.workload.trials),
-            crate::resources::worker_threads(jobs).0,
-            (config.system.skip_first + config.system.skip_last) as u64,
+        let footprint = crate::resources::estimate(&crate::resources::RunShape {
+            config: &config,
+            source_pet: &source_pet,
+            tasks: None,
+            trials: trials.unwrap_or(config.workload.trials),
+            threads: crate::resources::worker_threads(jobs).0,
             with_bound,
-        );
+            report: false,
+        });
         crate::resources::check(&footprint, budget)?;
         let pet = config.workload.pet_from(source_pet)?;
         let mut prepared = Prepared::new(config, Some(pet), TrialSource::Generated, trials, None)?;

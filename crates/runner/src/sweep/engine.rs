@@ -84,6 +84,10 @@ pub struct Options {
     pub fresh: bool,
     /// Full, shard or collect.
     pub mode: Mode,
+    /// The memory the run may need, in bytes (`None`: [`crate::resources::default_budget`]);
+    /// a run with a point, or points together, estimated above it is refused before any point
+    /// runs ([`check_budget`]).
+    pub max_memory: Option<u64>,
 }
 
 impl Options {
@@ -400,6 +404,16 @@ pub fn run(
         Some(p) => Some(workload::io::read_etc(p)?.0),
         None => None,
     };
+    let (jobs, warning) = crate::resources::worker_threads(options.jobs);
+    if let Some(w) = warning {
+        tracing::warn!("{w}");
+    }
+    if options.mode != Mode::Collect {
+        let budget = options
+            .max_memory
+            .unwrap_or_else(crate::resources::default_budget);
+        check_budget(sweeps, options, pet.as_ref(), jobs, budget)?;
+    }
     let ctx = Ctx {
         options,
         monitor,
@@ -407,10 +421,6 @@ pub fn run(
         renderer: Renderer::start()?,
         pet,
     };
-    let (jobs, warning) = crate::resources::worker_threads(options.jobs);
-    if let Some(w) = warning {
-        tracing::warn!("{w}");
-    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .build()
@@ -434,6 +444,60 @@ pub fn run(
         crate::files::write_atomic(&out.join("timings.csv"), &bytes)?;
     }
     Ok(report)
+}
+
+/// Refuses a run of `sweeps` on `threads` threads whose memory estimate exceeds `budget`
+/// bytes, before any point is prepared: first any point that alone needs more (the message
+/// names the sweep and the point), then the points together (every point holds its PET for
+/// the whole run; trials of any point share the threads). Sweeps of cutting tables and
+/// moldable figures are not estimated: their trials hold a few vectors.
+pub fn check_budget(
+    sweeps: &[SweepFile],
+    options: &Options,
+    pet: Option<&workload::Pet>,
+    threads: usize,
+    budget: u64,
+) -> Result<(), RunError> {
+    use crate::resources::{BASE_BYTES, DEFAULT_BUDGET_SHARE, RAISE_BUDGET, bytes};
+    let raise = |what: &str| {
+        format!(
+            "{what}, more than the memory budget of {}: use fewer machines, tasks, points or \
+             --jobs, or raise the budget with {RAISE_BUDGET} (default {:.0}% of this machine's \
+             memory)",
+            bytes(budget),
+            DEFAULT_BUDGET_SHARE * 100.0
+        )
+    };
+    let mut held: u64 = BASE_BYTES;
+    let mut in_flight: u64 = 0;
+    let mut points = 0usize;
+    for file in sweeps {
+        let SweepFile::Experiment(spec) = file else {
+            continue;
+        };
+        for (label, f) in super::experiment::footprints(spec, options, pet, threads)? {
+            if f.total > budget {
+                return Err(RunError::Input(raise(&format!(
+                    "{}: point {label} needs {f}",
+                    spec.id
+                ))));
+            }
+            held = held.saturating_add(f.held.saturating_sub(BASE_BYTES));
+            in_flight = in_flight.max(f.per_trial.saturating_mul(f.in_flight));
+            points += 1;
+        }
+    }
+    let total = held.saturating_add(in_flight);
+    if total > budget {
+        return Err(RunError::Input(raise(&format!(
+            "the {points} points of this run need about {} together (every point holds its PET \
+             for the whole run: {}; the trials in flight {})",
+            bytes(total),
+            bytes(held),
+            bytes(in_flight)
+        ))));
+    }
+    Ok(())
 }
 
 fn io_error(path: &Path, e: &std::io::Error) -> RunError {

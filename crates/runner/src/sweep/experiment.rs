@@ -14,6 +14,7 @@ use super::{FigureSpec, Point};
 use crate::error::RunError;
 use crate::experiment::{Prepared, TrialSource};
 use crate::metrics::{Estimate, TrialMetrics};
+use crate::resources::{Footprint, RunShape};
 
 /// A figure's points, resolved against the run's options.
 pub(crate) struct ExperimentSweep<'a> {
@@ -157,6 +158,52 @@ pub(crate) fn point_trace_dir(id: &str, point: usize, x: &str, series: &str) -> 
         })
         .collect();
     format!("{id}.trace/{point:03}-{slug}")
+}
+
+/// The memory each point of `spec` is estimated to need when its trials run on `threads`
+/// threads ([`crate::resources::estimate`]), each with its label (`x=... series=...`), from
+/// its configuration and source PET alone: nothing is drawn, read or prepared.
+pub(crate) fn footprints(
+    spec: &FigureSpec,
+    options: &Options,
+    pet: Option<&Pet>,
+    threads: usize,
+) -> Result<Vec<(String, Footprint)>, RunError> {
+    let points = spec
+        .points(options.trials)
+        .map_err(|message| RunError::Config {
+            file: spec.id.clone(),
+            line: None,
+            message,
+        })?;
+    points
+        .iter()
+        .map(|p| {
+            let mut config = p.config.clone();
+            if let Some(t) = options.tick {
+                config.workload.tick = t;
+            }
+            let source = match pet {
+                Some(base) => match config.workload.pet {
+                    PetSource::Homogeneous { machine } => {
+                        base.homogeneous(machine.min(base.n_machines() - 1))
+                    }
+                    _ => base.clone(),
+                },
+                None => config.workload.source_pet()?,
+            };
+            let footprint = crate::resources::estimate(&RunShape {
+                config: &config,
+                source_pet: &source,
+                tasks: None,
+                trials: options.trials.unwrap_or(spec.trials),
+                threads,
+                with_bound: spec.bound,
+                report: false,
+            });
+            Ok((format!("x={} series={}", p.x_label, p.series), footprint))
+        })
+        .collect()
 }
 
 impl<'a> ExperimentSweep<'a> {
