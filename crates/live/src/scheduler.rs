@@ -716,18 +716,24 @@ impl Scheduler {
     ///
     /// A task the same decision started and then dropped (the pruner dropping a task that
     /// just started) is accepted and ignored: the dispatcher acts on the actions in order.
+    ///
+    /// Like every notification, `at` may not lie before a time already seen
+    /// ([`LiveError::TimeWentBackwards`]); it is the latest time seen afterwards, so the
+    /// task's end cannot be reported before it.
     pub fn started(&mut self, t: TaskId, at: f64) -> Result<(), LiveError> {
         self.check_task(t)?;
+        let at = self.check_time("at", at)?;
         if self.sys.record(t).is_some() && !self.reported[t] && !self.failed[t] {
+            self.latest = at;
             return Ok(());
         }
         let m = self.check_executing(t)?;
-        let at = finite("at", at)?;
         let tick = self.tick(at);
         let start = self.sys.machines()[m].running().map_or(tick, |r| r.start);
         if tick > start {
             self.sys.restamp_start(m, t, tick);
         }
+        self.latest = at;
         Ok(())
     }
 
