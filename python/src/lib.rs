@@ -775,16 +775,38 @@ impl PyScheduler {
         })
     }
 
-    /// How task `task` stands: "open", "reported", "failed" or its outcome ("on_time",
-    /// "late", "pruned_pending", ...).
+    /// How task `task` stands: "open", "reported", "failed", its outcome ("on_time",
+    /// "late", "pruned_pending", ...), or "forgotten" (it ended and its record is no longer
+    /// held: see `keep_records`).
     fn fate(&self, task: usize) -> PyResult<&'static str> {
         let fate = self.with(|s| s.fate(task))?.map_err(live_error)?;
         Ok(match fate {
             live::Fate::Open => "open",
             live::Fate::Reported => "reported",
             live::Fate::Failed => "failed",
+            live::Fate::Forgotten => "forgotten",
             live::Fate::Ended(o) => o.name(),
         })
+    }
+
+    /// Keep every task's record, so `fate` tells each task's outcome for ever (off by
+    /// default: the tasks that ended are forgotten at a later decision, their outcomes kept
+    /// as counts, and memory is bounded by the tasks in the system).
+    fn keep_records(&self, on: bool) -> PyResult<()> {
+        self.with(|s| s.keep_records(on))
+    }
+
+    /// How many tasks were submitted and how they ended: a dict with "submitted",
+    /// "failed", and the count of each outcome ("on_time", "late", ...).
+    fn counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.with(|s| s.counts())?;
+        let d = PyDict::new(py);
+        d.set_item("submitted", c.submitted)?;
+        d.set_item("failed", c.failed)?;
+        for o in live::Outcome::ALL {
+            d.set_item(o.name(), c.of(o))?;
+        }
+        Ok(d)
     }
 
     /// Seconds per tick.
@@ -807,7 +829,7 @@ impl PyScheduler {
 
     /// The tasks in the batch queue.
     fn batch(&self) -> PyResult<Vec<usize>> {
-        self.with(|s| s.batch().to_vec())
+        self.with(|s| s.batch())
     }
 
     /// The tasks in machine `machine`'s queue, the executing one first.
