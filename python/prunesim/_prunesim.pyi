@@ -96,6 +96,7 @@ class Estimator:
         machine_scale: bool = ...,
         machine_window: int = ...,
         explore: int = ...,
+        optimism: bool = ...,
     ) -> None: ...
     def observe(
         self, task_type: int, machine: int, time: float, censored: bool = False

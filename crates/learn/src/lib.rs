@@ -52,30 +52,48 @@
 //!    applied ([`pmf::transform::scale_time`]). With the factor off (the default) every
 //!    factor is 1 and nothing is scaled.
 //!
-//! 5. **Exploration** (optional, [`Options::explore`] `= N`): optimism in the face of
-//!    uncertainty. While a cell holds `n < N` observations, its PMF ([`Estimator::pmf`],
-//!    what a scheduler reads) is the most favourable PMF within
-//!    `eps = 1 / sqrt(n0 + n + 1)` of the belief of steps 1-4 in CDF ([`optimistic`],
-//!    [`optimism`]; `n0` the prior's weight): `eps` of the mass moved from the slowest end
-//!    onto the fastest tick, every chance of finishing by a time raised by up to `eps`.
-//!    From `N` observations on, `eps = 0`: the belief itself, bit for bit.
-//!    A scheduler learns a cell only by running tasks on it. A cell believed slow (a
-//!    pessimistic prior, another system's PET) loses every comparison and never runs, so
-//!    its belief is never corrected; a chance below the defer threshold on every machine
-//!    (a flat prior under PAM) runs nothing at all, and nothing is learned. The optimistic
-//!    reading is an upper confidence bound on the chance of success. The belief rests on
-//!    `n0 + n` observations, the prior's pseudo-count and the cell's own; by the
-//!    Dvoretzky-Kiefer-Wolfowitz inequality the empirical CDF of `k` observations lies
-//!    within `sqrt(ln(2 / delta) / (2 k))` of the true one with probability `1 - delta`, a
-//!    band that shrinks as `1 / sqrt(k)`, which `eps` follows with `k = n0 + n + 1`
-//!    (`delta = 2 e^-2`, about 0.27). A prior that weighs little is explored much, one
-//!    that weighs much little. With `n0 = 0` a never-observed cell (`eps = 1`) reads a
-//!    point mass on its fastest tick: a task's chance there on an idle machine is 1
-//!    whenever that tick is before its deadline, so no defer threshold holds a
-//!    never-observed cell back (a flat prior, whose fastest tick is 1, carries no
-//!    information and is best weighed so). A cell is tried until it holds `N`
-//!    observations or its optimistic chance loses to a better cell's; what the
-//!    exploration costs is the tasks run on cells while they are optimistic.
+//! 5. **Exploration** ([`Options::explore`] `= N`, 10 by default; 0 = off). A scheduler
+//!    learns a cell only by running tasks on it. A cell believed slow (a pessimistic
+//!    prior, another system's PET) loses every comparison and never runs, so its belief is
+//!    never corrected; a chance below the defer threshold on every machine (a flat prior
+//!    under PAM) runs nothing at all, and nothing is learned. A cell holding `n < N`
+//!    observations is **explored** ([`Estimator::explores`]). The scheduler's rule
+//!    (`live::system::System`, the simulator and the live scheduler alike): at a mapping
+//!    event, after the policy's decision, a machine left **idle** (nothing executing,
+//!    nothing queued) takes one waiting task of a cell it explores, the one whose cell
+//!    there holds the fewest observations, then the latest deadline, then the lowest task
+//!    id. The exploration is work-conserving: it runs only on a machine the policy left
+//!    without work and only tasks the policy did not map, so its cost is bounded by the
+//!    idle time and the tasks it takes from a later, better mapping; once every cell holds
+//!    `N` observations it stops. A cell tried this way is observed (completed, or censored
+//!    at its drop), so no prior, however wrong, stalls the system or starves a cell.
+//!
+//!    With [`Options::optimism`], an explored cell is also read optimistically (optimism
+//!    in the face of uncertainty): its PMF ([`Estimator::pmf`], what a scheduler reads) is
+//!    the most favourable PMF within `eps = 1 / sqrt(n0 + n + 1)` of the belief of steps
+//!    1-4 in CDF ([`optimistic`], [`optimism`]; `n0` the prior's weight): `eps` of the mass
+//!    moved from the slowest end onto the fastest tick, every chance of finishing by a
+//!    time raised by up to `eps`. From `N` observations on, `eps = 0`: the belief itself,
+//!    bit for bit. The optimistic reading is an upper confidence bound on the chance of
+//!    success: by the Dvoretzky-Kiefer-Wolfowitz inequality the empirical CDF of `k`
+//!    observations lies within `sqrt(ln(2 / delta) / (2 k))` of the true one with
+//!    probability `1 - delta`, a band that shrinks as `1 / sqrt(k)`, which `eps` follows
+//!    with `k = n0 + n + 1` (`delta = 2 e^-2`, about 0.27). It makes every policy try an
+//!    explored cell, not only an idle machine, and it costs tasks where the belief is
+//!    right or too fast (every decision reads the optimism), so it is off by default.
+//!
+//! 6. **Copies** ([`Options::pool_copies`], on by default). Machines whose priors are
+//!    equal, bit for bit, in every task type (copies of one machine type, as a PET of
+//!    machine types with several machines each describes them) are learned as one machine:
+//!    an observation on any of them goes to the cells of the first of them, every copy
+//!    reads those cells' PMFs, and with the machine factor they share one factor
+//!    ([`Estimator::copies`] lists them). `k` copies give each cell `k` times the
+//!    observations. A prior equal on every machine (a flat one, or any prior that treats
+//!    all machines alike) tells no machines apart and so says nothing about which are
+//!    copies: then none are pooled. The model is that copies stay copies: a machine that may drift apart
+//!    from its copies (one of them slowing down) is learned apart with
+//!    `pool_copies = false`. A prior drawn per cell (a histogram of samples) or a flat
+//!    prior over machines that differ does not make copies of distinct machines.
 //!
 //! [`Options`] choose ignoring censoring (the naive estimator, for comparison), a sliding
 //! window over the last observations of each cell (for drift), the machine factor, and the
@@ -182,9 +200,10 @@ pub const MAX_SCALE: f64 = 16.0;
 pub enum Update {
     /// No PMF.
     Unchanged,
-    /// The PMF of the observed cell.
+    /// The PMF of the observed cell (on every copy of its machine, [`Estimator::copies`]).
     Cell,
-    /// Every cell of the observed machine (its factor moved, [`Options::machine_scale`]).
+    /// Every cell of the observed machine (its factor moved, [`Options::machine_scale`];
+    /// and of every copy of it).
     Machine,
 }
 
@@ -248,10 +267,18 @@ pub struct Options {
     /// The machine factor's window: only the last this many observations of the machine
     /// count (>= 1; its forgetting).
     pub machine_window: usize,
-    /// Optimism in the face of uncertainty: a cell with fewer than this many observations
-    /// held is read optimistically ([`optimism`], [`optimistic`]; the crate docs, step 5);
-    /// 0 = never (the default).
+    /// Exploration: a cell holding fewer than this many observations is **explored**
+    /// ([`Estimator::explores`]; the crate docs, step 5): a scheduler's idle machine tries
+    /// a waiting task of such a cell (`live::system::System`, both drivers), and with
+    /// [`Options::optimism`] the cell is also read optimistically. 0 = never; 10 by default.
     pub explore: usize,
+    /// Optimism in the face of uncertainty: an explored cell is read optimistically
+    /// ([`optimism`], [`optimistic`]; the crate docs, step 5). Off by default.
+    pub optimism: bool,
+    /// Copies learn as one: machines whose priors are identical in every task type are
+    /// learned as one machine ([`Estimator::copies`]; the crate docs, "Copies"). On by
+    /// default.
+    pub pool_copies: bool,
 }
 
 /// The observations since a cell's last rebuild after which it is rebuilt, for a cell
@@ -272,12 +299,23 @@ impl Default for Options {
             cadence_share: 0.0,
             machine_scale: false,
             machine_window: 50,
-            explore: 0,
+            explore: DEFAULT_EXPLORE,
+            optimism: false,
+            pool_copies: true,
         }
     }
 }
 
+/// [`Options::explore`]'s default: a cell is explored until it holds this many observations.
+pub const DEFAULT_EXPLORE: usize = 10;
+
 impl Options {
+    /// The observations below which a cell is read optimistically: [`Options::explore`]
+    /// with [`Options::optimism`], else 0 (never).
+    pub fn optimistic_below(&self) -> usize {
+        if self.optimism { self.explore } else { 0 }
+    }
+
     /// Checks the values, naming the field that is wrong.
     pub fn validate(&self) -> Result<(), LearnError> {
         if !(self.prior_weight.is_finite() && self.prior_weight >= 0.0) {
@@ -534,6 +572,11 @@ pub struct Estimator {
     medians: Vec<f64>,
     cells: Vec<Cell>,
     factors: Vec<Factor>,
+    /// Per machine, the machine whose cells it learns in: the first of its copies
+    /// ([`Options::pool_copies`]), else itself.
+    class: Vec<usize>,
+    /// Per machine, the machines learned together with it (itself included, in order).
+    copies: Vec<Vec<usize>>,
     options: Options,
 }
 
@@ -561,7 +604,7 @@ impl Estimator {
                 let mut c = Cell::new(p);
                 c.current = read(
                     p.clone(),
-                    optimism(options.prior_weight, 0, options.explore),
+                    optimism(options.prior_weight, 0, options.optimistic_below()),
                 )?;
                 Ok(c)
             })
@@ -577,6 +620,22 @@ impl Estimator {
                 since: 0,
             })
             .collect();
+        // A prior equal on every machine (a flat one) tells no machines apart, so it says
+        // nothing about which are copies: then none are pooled.
+        let class = Some(pmf::columns::first_copies(types, machines, |t, m| {
+            &prior[t * machines + m]
+        }))
+        .filter(|c| options.pool_copies && c.iter().enumerate().any(|(m, &f)| f == m && m > 0))
+        .unwrap_or_else(|| (0..machines).collect());
+        let mut copies = vec![Vec::new(); machines];
+        for (m, &c) in class.iter().enumerate() {
+            copies[c].push(m);
+        }
+        for m in 0..machines {
+            if class[m] != m {
+                copies[m] = copies[class[m]].clone();
+            }
+        }
         Ok(Estimator {
             types,
             machines,
@@ -584,6 +643,8 @@ impl Estimator {
             medians,
             cells,
             factors,
+            class,
+            copies,
             options,
         })
     }
@@ -603,6 +664,7 @@ impl Estimator {
         self.machines
     }
 
+    /// The cell `(task_type, machine)` is learned in: its machine's first copy's.
     fn index(&self, task_type: usize, machine: usize) -> Result<usize, LearnError> {
         if task_type >= self.types || machine >= self.machines {
             return Err(LearnError::OutOfRange {
@@ -612,7 +674,14 @@ impl Estimator {
                 machines: self.machines,
             });
         }
-        Ok(task_type * self.machines + machine)
+        Ok(task_type * self.machines + self.class[machine])
+    }
+
+    /// The machines learned together with `machine` ([`Options::pool_copies`]; itself
+    /// included, in index order): an [`Update`] of an observation on `machine` changed
+    /// the PMFs of all of them. Out of the estimator's shape: none.
+    pub fn copies(&self, machine: usize) -> &[usize] {
+        self.copies.get(machine).map_or(&[], Vec::as_slice)
     }
 
     /// Records an execution of `task_type` on `machine` that ran `time` ticks: completed
@@ -635,6 +704,8 @@ impl Estimator {
         if !(time.is_finite() && time >= 0.0) {
             return Err(LearnError::InvalidTime(time));
         }
+        // Copies learn in their first copy's cells, with its factor.
+        let machine = self.class[machine];
         let options = self.options;
         // On the tick grid: a completion at its tick, a censoring at the ticks it outlasted.
         let time = if censored { time.floor() } else { time.ceil() } + 0.0;
@@ -671,7 +742,7 @@ impl Estimator {
             };
             let current = read(
                 stretch(&next, factor)?,
-                optimism(options.prior_weight, cell.n, options.explore),
+                optimism(options.prior_weight, cell.n, options.optimistic_below()),
             )?;
             if current != cell.current && update == Update::Unchanged {
                 update = Update::Cell;
@@ -713,7 +784,7 @@ impl Estimator {
         if (est / f.applied).ln().abs() <= SCALE_STEP.ln_1p() {
             return Ok(None);
         }
-        let (n0, explore) = (self.options.prior_weight, self.options.explore);
+        let (n0, explore) = (self.options.prior_weight, self.options.optimistic_below());
         let pmfs = (0..self.types)
             .map(|t| {
                 let c = &self.cells[t * self.machines + machine];
@@ -729,7 +800,7 @@ impl Estimator {
     /// # Panics
     /// On a machine outside the estimator's shape.
     pub fn scale(&self, machine: usize) -> f64 {
-        match self.factors.get(machine) {
+        match self.class.get(machine).map(|&c| &self.factors[c]) {
             Some(f) => f.applied,
             None => panic!("machine {machine} outside {} machines", self.machines),
         }
@@ -766,6 +837,13 @@ impl Estimator {
             Ok(i) => self.cells[i].n,
             Err(e) => panic!("{e}"),
         }
+    }
+
+    /// Whether the cell is explored: it holds fewer than [`Options::explore`] observations.
+    /// Out of the estimator's shape: false.
+    pub fn explores(&self, task_type: usize, machine: usize) -> bool {
+        self.index(task_type, machine)
+            .is_ok_and(|i| self.cells[i].n < self.options.explore)
     }
 
     /// `n` of the blend in the cell's current PMF: the observations its estimate was built
@@ -870,8 +948,8 @@ pub fn median_ratio(samples: &[Sample]) -> Result<Option<f64>, LearnError> {
 }
 
 /// The optimism of a cell holding `n` observations, its prior weighing `n0`
-/// ([`Options::prior_weight`]), with [`Options::explore`] `explore`: `1 / sqrt(n0 + n + 1)`
-/// while `n < explore`, then 0.
+/// ([`Options::prior_weight`]), read optimistically below `explore` observations
+/// ([`Options::optimistic_below`]): `1 / sqrt(n0 + n + 1)` while `n < explore`, then 0.
 pub fn optimism(n0: f64, n: usize, explore: usize) -> f64 {
     if n < explore {
         1.0 / (n0 + n as f64 + 1.0).sqrt()

@@ -409,6 +409,7 @@ fn an_explored_cell_is_read_optimistically_until_it_holds_explore_observations()
     let prior = Pmf::new(1, vec![0.25; 4]).unwrap();
     let o = Options {
         explore: 4,
+        optimism: true,
         ..options(1.0)
     };
     let mut est = Estimator::new(1, 1, vec![prior.clone()], o).unwrap();
@@ -439,10 +440,27 @@ fn an_explored_cell_is_read_optimistically_until_it_holds_explore_observations()
     // A prior weighing nothing, never observed: a point mass on its fastest tick.
     let o = Options {
         explore: 1,
+        optimism: true,
         ..options(0.0)
     };
-    let est = Estimator::new(1, 1, vec![prior], o).unwrap();
+    let est = Estimator::new(1, 1, vec![prior.clone()], o).unwrap();
     assert_eq!(est.pmf(0, 0), &Pmf::point(1));
+    // Explored without optimism: the belief itself, and the cell explored until it holds
+    // `explore` observations.
+    let o = Options {
+        explore: 2,
+        ..options(0.0)
+    };
+    let mut est = Estimator::new(1, 1, vec![prior.clone()], o).unwrap();
+    assert_eq!(est.pmf(0, 0), &prior);
+    assert!(est.explores(0, 0));
+    est.observe(0, 0, 3.0, false).unwrap();
+    assert!(est.explores(0, 0));
+    est.observe(0, 0, 3.0, true).unwrap();
+    assert!(!est.explores(0, 0), "a censored observation counts");
+    assert!(!est.explores(1, 0), "outside the shape: not explored");
+    assert_eq!(Options::default().explore, learn::DEFAULT_EXPLORE);
+    assert!(!Options::default().optimism);
 }
 
 proptest! {
@@ -557,5 +575,57 @@ proptest! {
             naive.observe(0, 0, f64::from(t), c).unwrap();
         }
         prop_assert!(km.pmf(0, 0).mean() >= naive.pmf(0, 0).mean() - 1e-9);
+    }
+}
+
+#[test]
+fn copies_learn_as_one_machine_and_a_prior_equal_everywhere_pools_nothing() {
+    // Two task types on three machines; machines 0 and 2 have the same priors (copies),
+    // machine 1 others.
+    let a = Pmf::new(2, vec![0.5, 0.5]).unwrap();
+    let b = Pmf::new(5, vec![0.25, 0.75]).unwrap();
+    let prior = vec![
+        a.clone(),
+        b.clone(),
+        a.clone(),
+        b.clone(),
+        a.clone(),
+        b.clone(),
+    ];
+    let mut pooled = Estimator::new(2, 3, prior.clone(), options(1.0)).unwrap();
+    assert_eq!(pooled.copies(0), &[0, 2]);
+    assert_eq!(pooled.copies(2), &[0, 2]);
+    assert_eq!(pooled.copies(1), &[1]);
+    assert!(pooled.copies(3).is_empty(), "outside the shape");
+    // One machine fed every observation of the copies: the same PMF, bit for bit.
+    let mut one = Estimator::new(2, 1, vec![a.clone(), b.clone()], options(1.0)).unwrap();
+    for (i, &(m, x, censored)) in [(2, 4.0, false), (0, 3.0, true), (2, 2.0, false)]
+        .iter()
+        .enumerate()
+    {
+        let u = pooled.observe(1, m, x, censored).unwrap();
+        one.observe(1, 0, x, censored).unwrap();
+        assert_eq!(pooled.observations(1, 0), i + 1);
+        assert_eq!(pooled.observations(1, 2), i + 1);
+        assert_eq!(pooled.pmf(1, 0), one.pmf(1, 0), "{u:?}");
+        assert_eq!(pooled.pmf(1, 2), one.pmf(1, 0));
+    }
+    assert_eq!(pooled.observations(1, 1), 0);
+    assert_eq!(pooled.pmf(1, 1), &a, "machine 1 is not a copy: its prior");
+    // Off: each machine learns alone.
+    let o = Options {
+        pool_copies: false,
+        ..options(1.0)
+    };
+    let mut apart = Estimator::new(2, 3, prior, o).unwrap();
+    assert_eq!(apart.copies(0), &[0]);
+    apart.observe(1, 2, 4.0, false).unwrap();
+    assert_eq!(apart.observations(1, 0), 0);
+    assert_eq!(apart.pmf(1, 0), &b, "its prior");
+    // A prior equal on every machine tells none apart: nothing is pooled.
+    let flat = vec![a; 6];
+    let est = Estimator::new(2, 3, flat, options(0.0)).unwrap();
+    for m in 0..3 {
+        assert_eq!(est.copies(m), &[m]);
     }
 }

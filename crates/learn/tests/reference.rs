@@ -164,6 +164,9 @@ proptest! {
             machine_scale,
             machine_window,
             explore: 0,
+            optimism: false,
+            // The reference learns each machine alone (pooling: `estimator.rs`).
+            pool_copies: false,
         };
         let mut est = Estimator::new(2, 2, prior.clone(), o).unwrap();
         let mut reference = Reference::new(2, 2, prior, o);

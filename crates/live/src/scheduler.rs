@@ -520,7 +520,7 @@ impl Scheduler {
     /// After every [`LearnConfig::refresh_every`] observations, the cells whose estimate
     /// changed replace the PET's ([`System::set_pmf`], as the simulator's learned belief:
     /// the completion-time PMFs that read a changed cell are recomputed at the next
-    /// decision). With [`learn::Options::explore`] the PET takes the estimator's
+    /// decision). With [`learn::Options::optimism`] the PET takes the estimator's
     /// optimistic reading of its cells at once. Calling it again starts afresh from the
     /// current PET.
     ///
@@ -539,7 +539,7 @@ impl Scheduler {
             .collect();
         let estimator = Estimator::new(types, machines, prior, config.options)
             .map_err(|e| LiveError::Config(e.to_string()))?;
-        // Explored cells are read optimistically from the start (`learn::Options::explore`).
+        // Explored cells may be read optimistically from the start (`learn::Options::optimism`).
         for t in 0..types {
             for m in 0..machines {
                 let p = estimator.pmf(t, m);
@@ -585,17 +585,16 @@ impl Scheduler {
                 {
                     Ok(update) => {
                         l.since += 1;
-                        match update {
-                            learn::Update::Unchanged => {}
-                            learn::Update::Cell => {
-                                l.changed[s.task_type * machines + s.machine] = true;
-                            }
-                            // The machine's factor moved: every cell of the machine changed.
-                            learn::Update::Machine => {
-                                let types = l.changed.len() / machines;
-                                for t in 0..types {
-                                    l.changed[t * machines + s.machine] = true;
-                                }
+                        // The cell, or every cell of the machine (its factor moved), on
+                        // every copy of the machine (`learn::Options::pool_copies`).
+                        let types = match update {
+                            learn::Update::Unchanged => 0..0,
+                            learn::Update::Cell => s.task_type..s.task_type + 1,
+                            learn::Update::Machine => 0..l.changed.len() / machines,
+                        };
+                        for &c in l.estimator.copies(s.machine) {
+                            for t in types.clone() {
+                                l.changed[t * machines + c] = true;
                             }
                         }
                     }
@@ -608,13 +607,19 @@ impl Scheduler {
             }
             if l.since >= l.refresh_every {
                 l.since = 0;
-                for (i, c) in l.changed.iter_mut().enumerate() {
-                    if std::mem::take(c) {
-                        let (t, m) = (i / machines, i % machines);
-                        let p = l.estimator.pmf(t, m).clone();
-                        if let Err(e) = self.sys.set_pmf(t, m, p) {
-                            tracing::error!(task_type = t, machine = m, "PET not updated: {e}");
-                        }
+                for i in 0..l.changed.len() {
+                    if !std::mem::take(&mut l.changed[i]) {
+                        continue;
+                    }
+                    // Copies of a machine read the same cells: changed together, set together.
+                    let (t, m) = (i / machines, i % machines);
+                    let copies = l.estimator.copies(m);
+                    for &c in copies {
+                        l.changed[t * machines + c] = false;
+                    }
+                    let p = l.estimator.pmf(t, m).clone();
+                    if let Err(e) = self.sys.set_pmf_copies(t, copies, p) {
+                        tracing::error!(task_type = t, machine = m, "PET not updated: {e}");
                     }
                 }
             }
@@ -947,7 +952,6 @@ impl Scheduler {
             }
         }
         ends.sort_by_key(|e| (e.tick, e.seq));
-        let env = Env::plain();
         let observing = self.samples.is_some() || self.learner.is_some();
         let mut hooks = LiveHooks {
             actions: &mut self.actions,
@@ -1016,6 +1020,10 @@ impl Scheduler {
                 next_seq: &mut self.next_seq,
                 samples: observing.then_some(&mut self.fresh),
                 resolution: self.resolution,
+            };
+            let env = Env {
+                explorer: self.learner.as_ref().map(|l| &l.estimator),
+                ..Env::plain()
             };
             self.sys
                 .mapping_event(tick, &env, &mut self.mapper, &mut self.pruner, &mut hooks);

@@ -8,7 +8,10 @@
 //!    engaged, drops tasks from the machine queues;
 //! 3. the heuristic maps (batch mode: into free slots, deferring at the pruner's thresholds;
 //!    immediate mode: every batch task at once);
-//! 4. idle machines start the head of their queue.
+//! 4. with a learned belief, each machine left idle takes one waiting task of a cell it
+//!    has observed fewer than `learn::Options::explore` times (exploration, the `learn`
+//!    crate docs, step 5);
+//! 5. idle machines start the head of their queue.
 //!
 //! What differs between the simulator and a live dispatcher goes through [`Hooks`]: how long
 //! a started task runs (the simulator knows it, a dispatcher learns it), when a machine waits
@@ -81,6 +84,10 @@ pub struct Env<'a> {
     pub early_mapping: bool,
     /// `t_h` of JPDC-2016 eq. (5): the heuristic's execution time, time units.
     pub heuristic_time: f64,
+    /// The estimator whose observation counts decide exploration when the driver owns it
+    /// (the live scheduler's learner); without one, the system's own
+    /// ([`System::set_estimator`]).
+    pub explorer: Option<&'a Estimator>,
 }
 
 impl Env<'_> {
@@ -346,6 +353,27 @@ impl<'p> System<'p> {
         Ok(())
     }
 
+    /// Replaces the belief's PMF of `task_type` on each of `machines` (copies learned as
+    /// one, `learn::Options::pool_copies`) by the same `pmf`, as [`System::set_pmf`] on
+    /// each ([`Pet::set_pmf_copies`]).
+    ///
+    /// Errors: as [`System::set_pmf`].
+    pub fn set_pmf_copies(
+        &mut self,
+        task_type: usize,
+        machines: &[MachineId],
+        pmf: pmf::Pmf,
+    ) -> Result<(), WorkloadError> {
+        self.belief
+            .to_mut()
+            .set_pmf_copies(task_type, machines, pmf)?;
+        for &m in machines {
+            self.oracle
+                .pet_changed(m, task_type, &self.machines[m], &self.tasks);
+        }
+        Ok(())
+    }
+
     /// Replaces the whole belief; the oracle forgets what read each cell that changed.
     ///
     /// Errors: a PET of another shape (task types x machines); the belief is unchanged.
@@ -396,32 +424,34 @@ impl<'p> System<'p> {
 
     /// The estimator, if any, observes an execution of `t` on `m` that ran `ran` ticks,
     /// complete or not (`censored`); every PMF it changed (the cell's, or all of the
-    /// machine's when its factor moved, `learn::Options::machine_scale`) replaces the
-    /// belief's.
+    /// machine's when its factor moved, `learn::Options::machine_scale`; on every copy of
+    /// the machine, `learn::Options::pool_copies`) replaces the belief's.
     fn observe(&mut self, t: TaskId, m: MachineId, ran: Tick, censored: bool) {
         let Some(est) = self.estimator.as_mut() else {
             return;
         };
         let ty = self.tasks[t].task_type;
-        let changed: Vec<(usize, pmf::Pmf)> = match est.observe(ty, m, ran as f64, censored) {
+        let types: Vec<usize> = match est.observe(ty, m, ran as f64, censored) {
             Ok(learn::Update::Unchanged) => return,
-            Ok(learn::Update::Cell) => vec![(ty, est.pmf(ty, m).clone())],
+            Ok(learn::Update::Cell) => vec![ty],
             Ok(learn::Update::Machine) => {
                 tracing::debug!(machine = m, scale = est.scale(m), "machine factor moved");
-                (0..est.types())
-                    .map(|t| (t, est.pmf(t, m).clone()))
-                    .collect()
+                (0..est.types()).collect()
             }
             Err(e) => {
                 tracing::warn!(task_type = ty, machine = m, "observation ignored: {e}");
                 return;
             }
         };
+        // On every copy of the machine (`learn::Options::pool_copies`), which reads the same.
+        let copies = est.copies(m).to_vec();
+        let changed: Vec<(usize, pmf::Pmf)> =
+            types.iter().map(|&t| (t, est.pmf(t, m).clone())).collect();
         for (t, p) in changed {
-            if self.belief.pmf(t, m) == &p {
+            if copies.iter().all(|&c| self.belief.pmf(t, c) == &p) {
                 continue;
             }
-            if let Err(e) = self.set_pmf(t, m, p) {
+            if let Err(e) = self.set_pmf_copies(t, &copies, p) {
                 tracing::error!(task_type = t, machine = m, "belief not updated: {e}");
             }
         }
@@ -747,6 +777,7 @@ impl<'p> System<'p> {
                 }
                 let in_batch = &mut self.in_batch;
                 self.batch.retain(|&t| std::mem::take(&mut in_batch[t]));
+                self.explore_idle(now, env, hooks);
                 for m in 0..self.machines.len() {
                     self.start_next(m, now, pruner, hooks);
                 }
@@ -785,6 +816,12 @@ impl<'p> System<'p> {
                     self.assigned_to[t] = Some(m);
                     self.mapped(m, t, now, hooks);
                     self.start_next(m, now, pruner, hooks);
+                }
+                if !self.batch.is_empty() {
+                    self.explore_idle(now, env, hooks);
+                    for m in 0..self.machines.len() {
+                        self.start_next(m, now, pruner, hooks);
+                    }
                 }
             }
         }
@@ -862,6 +899,56 @@ impl<'p> System<'p> {
             &self.belief,
             self.model,
         );
+    }
+
+    /// Exploration (`learn::Options::explore`, the `learn` crate docs, step 5): with a
+    /// learned belief, each machine the policy left idle (nothing executing, nothing queued,
+    /// room in its queue) takes one waiting task of a cell it explores: the task whose cell
+    /// there holds the fewest observations, then the latest deadline, then the lowest id.
+    /// Machines are served in index order. Work-conserving: only idle machines and only
+    /// tasks the policy did not map, so a system whose cells are all observed, or whose
+    /// machines are all busy, is untouched.
+    fn explore_idle(&mut self, now: Tick, env: &Env<'_>, hooks: &mut dyn Hooks) {
+        let Some(est) = self.estimator.as_deref().or(env.explorer) else {
+            return;
+        };
+        if est.options().explore == 0 || self.batch.is_empty() {
+            return;
+        }
+        let mut picks: Vec<(TaskId, MachineId)> = Vec::new();
+        for m in 0..self.machines.len() {
+            let machine = &self.machines[m];
+            if !machine.is_empty() || machine.free_slots() == 0 {
+                continue;
+            }
+            let tasks = &self.tasks;
+            let best = self
+                .batch
+                .iter()
+                .filter(|&&t| picks.iter().all(|&(x, _)| x != t))
+                .filter(|&&t| est.explores(tasks[t].task_type, m))
+                .min_by_key(|&&t| {
+                    let spec = &tasks[t];
+                    (
+                        est.observations(spec.task_type, m),
+                        std::cmp::Reverse(spec.deadline),
+                        t,
+                    )
+                });
+            if let Some(&t) = best {
+                picks.push((t, m));
+            }
+        }
+        if picks.is_empty() {
+            return;
+        }
+        self.batch.retain(|t| picks.iter().all(|&(x, _)| x != *t));
+        for (t, m) in picks {
+            tracing::trace!(task = t, machine = m, "explored on an idle machine");
+            self.push_task(m, t, now, env);
+            self.assigned_to[t] = Some(m);
+            self.mapped(m, t, now, hooks);
+        }
     }
 
     /// `t`, just appended to machine `m`'s queue: the hooks learn it, with its chance there

@@ -193,3 +193,122 @@ fn a_machine_factor_that_moves_refreshes_every_cell_of_the_machine_in_the_pet() 
     assert!((est.pmf(1, 0).mean() - 8.0).abs() < 1e-9);
     assert_eq!(s.pet().pmf(1, 0), est.pmf(1, 0));
 }
+
+/// PAM with the paper's pruner on two task types and one machine, every execution 20 ticks:
+/// a task whose deadline is nearer than 20 ticks has no chance and is deferred.
+fn two_types_always_deferred(explore: usize) -> Scheduler {
+    let pet = Pet::new(
+        Array2::from_elem((2, 1), Pmf::point(20)),
+        vec!["a".into(), "b".into()],
+        vec!["x".into()],
+    )
+    .unwrap();
+    let mut s = Scheduler::new(pet, SchedulerConfig::default()).unwrap();
+    let options = LearnOptions {
+        explore,
+        ..LearnOptions::default()
+    };
+    s.learn_online(LearnConfig {
+        options,
+        refresh_every: 1,
+    })
+    .unwrap();
+    s
+}
+
+#[test]
+fn an_idle_machine_explores_the_least_observed_cell_then_the_latest_deadline() {
+    let mut s = two_types_always_deferred(2);
+    let a10 = s.submit(0.0, 0, 10.0).unwrap();
+    let b15 = s.submit(0.0, 1, 15.0).unwrap();
+    let a12 = s.submit(0.0, 0, 12.0).unwrap();
+    // Every cell unobserved: the latest deadline.
+    assert_eq!(started(&s.decide(0.0).unwrap()), vec![b15]);
+    s.started(b15, 0.0).unwrap();
+    s.completed(b15, 1.0).unwrap();
+    // Cell b holds one observation, a none: a's latest deadline, though b's cell is still
+    // explored.
+    let b14 = s.submit(1.0, 1, 14.0).unwrap();
+    assert_eq!(started(&s.decide(1.0).unwrap()), vec![a12]);
+    s.started(a12, 1.0).unwrap();
+    s.completed(a12, 2.0).unwrap();
+    // Both hold one: the latest deadline again.
+    assert_eq!(started(&s.decide(2.0).unwrap()), vec![b14]);
+    s.started(b14, 2.0).unwrap();
+    s.completed(b14, 3.0).unwrap();
+    // b holds 2 = explore: no longer explored; a holds 1.
+    let b16 = s.submit(3.0, 1, 16.0).unwrap();
+    let _ = b16;
+    assert_eq!(started(&s.decide(3.0).unwrap()), vec![a10]);
+}
+
+#[test]
+fn without_exploration_a_deferred_task_waits_for_its_deadline() {
+    let mut s = two_types_always_deferred(0);
+    s.submit(0.0, 0, 10.0).unwrap();
+    s.submit(0.0, 1, 15.0).unwrap();
+    assert!(started(&s.decide(0.0).unwrap()).is_empty());
+    assert!(started(&s.decide(5.0).unwrap()).is_empty());
+}
+
+#[test]
+fn a_completion_on_one_copy_reaches_every_copy() {
+    // Two copies of one machine type and one other machine, too slow for the task's
+    // deadline: the task runs on a copy, and the copies learn as one.
+    let other = Pmf::point(50);
+    let pmfs = Array2::from_shape_fn((1, 3), |(_, m)| {
+        if m == 1 {
+            other.clone()
+        } else {
+            Pmf::new(2, two_or_twenty()).unwrap()
+        }
+    });
+    let pet = Pet::new(
+        pmfs,
+        vec!["a".into()],
+        vec!["x.1".into(), "y".into(), "x.2".into()],
+    )
+    .unwrap();
+    let config = SchedulerConfig {
+        pruner: live::PrunerConfig {
+            defer_threshold: None,
+            ..live::PrunerConfig::default()
+        },
+        ..SchedulerConfig::default()
+    };
+    let mut s = Scheduler::new(pet, config).unwrap();
+    s.learn_online(LearnConfig {
+        options: LearnOptions {
+            prior_weight: 1.0,
+            ..LearnOptions::default()
+        },
+        refresh_every: 1,
+    })
+    .unwrap();
+    assert_eq!(s.estimator().unwrap().copies(2), &[0, 2]);
+    let t = s.submit(0.0, 0, 30.0).unwrap();
+    let m = s
+        .decide(0.0)
+        .unwrap()
+        .iter()
+        .find_map(|a| match *a {
+            Action::Start { task, machine } if task == t => Some(machine),
+            _ => None,
+        })
+        .unwrap();
+    s.started(t, 0.0).unwrap();
+    s.completed(t, 2.0).unwrap();
+    s.decide(2.0).unwrap();
+    assert_ne!(m, 1, "a copy");
+    let est = s.estimator().unwrap();
+    // Kaplan-Meier all at 2, blended 1:1 with the prior: 0.75 at 2, on both copies.
+    for c in [0, 2] {
+        assert_eq!(est.observations(0, c), 1);
+        assert!(
+            (s.pet().pmf(0, c).mass_at(2) - 0.75).abs() < 1e-12,
+            "copy {c}"
+        );
+    }
+    assert_eq!(est.observations(0, 1), 0);
+    assert_eq!(s.pet().pmf(0, 1), &other);
+}

@@ -70,6 +70,7 @@
 //! ```
 
 mod cdf;
+pub mod columns;
 mod error;
 mod exec;
 pub mod histogram;

@@ -2,3 +2,18 @@
 //! `cargo xtask reproduce-figure` runs too.
 
 pub mod sweep;
+
+/// `s` with every control character but newline and tab written as a Rust escape (`\u{1b}`),
+/// so bytes from an input file that reach the terminal (a name, an error message) cannot
+/// drive it.
+pub fn escape_controls(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if c.is_control() && c != '\n' && c != '\t' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -97,9 +97,16 @@ struct RunArgs {
     /// memory); a run estimated above it is refused before it starts.
     #[arg(long, value_name = "SIZE")]
     max_memory: Option<bytesize::ByteSize>,
-    /// Write the per-trial CSV, the summary JSON and the manifest into this folder.
+    /// Write the per-trial CSV, the summary JSON and the manifest into this folder. A folder
+    /// that holds another experiment's run is refused (see --force); a run of the same
+    /// experiment is replaced, its traces beyond the new trials removed.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// With --out: when the folder holds another experiment's run, remove that run's files
+    /// (trials.csv, summary.json, manifest.json, experiment.toml, report.html, the trace
+    /// files) first; other files are kept.
+    #[arg(long)]
+    force: bool,
     /// Print the summary JSON on stdout instead of the table.
     #[arg(long)]
     json: bool,
@@ -170,9 +177,13 @@ struct RerunArgs {
     /// Worker threads (0 = all cores); results are identical for any value.
     #[arg(long, default_value_t = 0)]
     jobs: usize,
-    /// Write the outputs into this folder.
+    /// Write the outputs into this folder (as `run --out`).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// With --out: when the folder holds another experiment's run, remove that run's files
+    /// first (as `run --force`).
+    #[arg(long)]
+    force: bool,
     /// Print the summary JSON on stdout instead of the table.
     #[arg(long)]
     json: bool,
@@ -188,6 +199,10 @@ fn main() -> ExitCode {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
+    if let Err(e) = workload::io::max_input_bytes_checked() {
+        eprintln!("error: {}", output::escape_controls(&e.to_string()));
+        return ExitCode::FAILURE;
+    }
     let result = match cli.command {
         None => run(&RunArgs::default()),
         Some(Command::Run(a)) => run(&a),
@@ -262,7 +277,7 @@ fn expand_files(pattern: &str) -> Result<Vec<PathBuf>> {
             .filter(|p| p.is_file())
             .collect()
     } else if path.exists() {
-        workload::io::check_input_file(path, workload::io::MAX_INPUT_BYTES)
+        workload::io::check_input_file(path, workload::io::max_input_bytes())
             .with_context(|| format!("--workload {pattern}"))?;
         vec![path.to_path_buf()]
     } else {
@@ -323,7 +338,7 @@ fn read_trials(
 /// The PET source a `--pet` file stands for: a samples CSV by its extension or header, else
 /// an `.etc` file.
 fn pet_source(args: &RunArgs, path: &Path) -> Result<PetSource> {
-    workload::io::check_input_file(path, workload::io::MAX_INPUT_BYTES)
+    workload::io::check_input_file(path, workload::io::max_input_bytes())
         .with_context(|| format!("--pet {}", path.display()))?;
     let head = {
         use std::io::Read;
@@ -496,6 +511,7 @@ fn run(args: &RunArgs) -> Result<()> {
         &manifest,
         threads,
         args.out.as_deref(),
+        args.force,
         args.json,
     )?;
     if args.report {
@@ -510,26 +526,52 @@ fn run(args: &RunArgs) -> Result<()> {
 }
 
 /// `prunesim run -`: the experiment TOML from standard input (at most
-/// [`workload::io::MAX_INPUT_BYTES`]); relative paths in it resolve against the current folder.
+/// [`workload::io::max_input_bytes`]); relative paths in it resolve against the current folder.
 fn read_stdin_experiment() -> Result<ExperimentConfig> {
-    use std::io::Read;
-    let mut text = String::new();
-    std::io::stdin()
-        .lock()
-        .take(workload::io::MAX_INPUT_BYTES + 1)
-        .read_to_string(&mut text)
-        .context("reading the experiment from standard input")?;
-    if text.len() as u64 > workload::io::MAX_INPUT_BYTES {
-        bail!(
-            "standard input: more than the {} bytes an experiment may hold",
-            workload::io::MAX_INPUT_BYTES
-        );
-    }
+    let text = read_stdin_text(
+        &mut std::io::stdin().lock(),
+        workload::io::max_input_bytes(),
+    )?;
     let mut config = ExperimentConfig::from_toml_str(&text, "<stdin>", None)?;
     if config.name == "experiment" {
         config.name = "stdin".into();
     }
     Ok(config)
+}
+
+/// Reads TOML text from `input`, at most `max` bytes: refused at the first NUL byte (TOML holds
+/// none; `/dev/zero` is all NULs) and as soon as more than `max` bytes came, without reading
+/// further.
+fn read_stdin_text(input: &mut impl std::io::Read, max: u64) -> Result<String> {
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let n = match input.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e).context("reading the experiment from standard input"),
+        };
+        if let Some(at) = chunk[..n].iter().position(|&b| b == 0) {
+            bail!(
+                "standard input: a NUL byte at byte {}: an experiment is TOML text, which holds none",
+                bytes.len() + at
+            );
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+        if bytes.len() as u64 > max {
+            bail!(
+                "standard input: more than the {max} bytes an input may hold (set {} to allow more)",
+                workload::io::MAX_INPUT_ENV
+            );
+        }
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "standard input: not UTF-8 text (at byte {})",
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
 /// The worker threads for `--jobs`, capped at the machine's cores with a warning.
@@ -554,6 +596,7 @@ fn rerun(args: &RerunArgs) -> Result<()> {
         &manifest,
         args.jobs,
         args.out.as_deref(),
+        args.force,
         args.json,
     )?;
     if manifest.workload_files.is_some() {
@@ -562,14 +605,20 @@ fn rerun(args: &RerunArgs) -> Result<()> {
     Ok(())
 }
 
-/// Runs the trials, then prints and writes the results.
+/// Runs the trials, then prints and writes the results. `out` is claimed for the run first
+/// ([`output::claim_folder`]); after the results are written, what an earlier run of the same
+/// experiment left beyond them (traces of more trials, its report) is removed.
 fn execute(
     prepared: &Prepared,
     manifest: &RunManifest,
     jobs: usize,
     out: Option<&Path>,
+    force: bool,
     json: bool,
 ) -> Result<()> {
+    if let Some(dir) = out {
+        output::claim_folder(dir, &prepared.config.name, force)?;
+    }
     let trace_dir = match (prepared.config.trace, out) {
         (false, _) => None,
         (true, Some(dir)) => Some(report::trace_dir(dir)),
@@ -594,6 +643,20 @@ fn execute(
     let summary = Summary::new(prepared, &trials);
     if let Some(dir) = out {
         output::write_outputs(dir, &summary, &trials, manifest)?;
+        let traced = if trace_dir.is_some() {
+            prepared.trials
+        } else {
+            0
+        };
+        output::remove_stale_traces(dir, traced)?;
+        // An earlier run's report; `--report` writes this run's after.
+        let report = dir.join(report::html::REPORT_FILE);
+        std::fs::remove_file(&report)
+            .or_else(|e| match e.kind() {
+                std::io::ErrorKind::NotFound => Ok(()),
+                _ => Err(e),
+            })
+            .with_context(|| format!("removing {}", report.display()))?;
     }
     if let Some(dir) = &trace_dir {
         let titles: Vec<(u64, String)> = trials
@@ -626,7 +689,11 @@ fn execute(
     if json {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&summary)?)?;
     } else {
-        output::print_table(&mut stdout, &summary, prepared)?;
+        // Names come from files: none may drive the terminal.
+        let mut table = Vec::new();
+        output::print_table(&mut table, &summary, prepared)?;
+        let table = String::from_utf8_lossy(&table);
+        write!(stdout, "{}", output::escape_controls(&table))?;
     }
     Ok(())
 }
@@ -636,6 +703,13 @@ fn write_report(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
     let out = output.map_or_else(|| dir.join(report::html::REPORT_FILE), Path::to_path_buf);
     let stats = report::html::write_report(dir, &out)
         .with_context(|| format!("the report of {}", dir.display()))?;
+    if !stats.stale.is_empty() {
+        tracing::warn!(
+            "{}: left out the traces of trials {:?}: beyond the summary's trials (another run's files)",
+            report::trace_dir(dir).display(),
+            stats.stale
+        );
+    }
     eprintln!(
         "report: {} ({} traced trials, {} task rows, {:.1} MB)",
         out.display(),
@@ -653,5 +727,50 @@ fn report_repairs(r: &Repairs) {
             "note: of {} workload files, {} had arrivals repaired ({} arrivals that lost leading characters, e.g. \"45\" read as 1.45, restored from their deadline and type slack); {} tasks were out of arrival order and sorted (RUST_LOG=info lists them)",
             r.files, r.files_with_repairs, r.repaired_arrivals, r.out_of_order
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_stdin_text;
+
+    /// Standard input that never ends, of one byte repeated, counting what was read.
+    struct Endless {
+        byte: u8,
+        read: u64,
+    }
+
+    impl std::io::Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            buf.fill(self.byte);
+            self.read += buf.len() as u64;
+            Ok(buf.len())
+        }
+    }
+
+    #[test]
+    fn standard_input_is_refused_at_its_first_nul_and_at_the_cap() {
+        // /dev/zero: refused in the first chunk (1 GiB was buffered first).
+        let mut zeros = Endless { byte: 0, read: 0 };
+        let e = read_stdin_text(&mut zeros, 1 << 30)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a NUL byte at byte 0"), "{e}");
+        assert!(zeros.read <= 1 << 16, "read {} bytes", zeros.read);
+        // Endless text: refused as soon as the cap is passed.
+        let mut text = Endless {
+            byte: b'#',
+            read: 0,
+        };
+        let e = read_stdin_text(&mut text, 1 << 20).unwrap_err().to_string();
+        assert!(e.contains("more than the 1048576 bytes"), "{e}");
+        assert!(e.contains("PRUNESIM_MAX_INPUT_BYTES"), "{e}");
+        assert!(
+            text.read <= (1 << 20) + (1 << 16),
+            "read {} bytes",
+            text.read
+        );
+        let mut toml: &[u8] = b"name = \"x\"\n";
+        assert_eq!(read_stdin_text(&mut toml, 100).unwrap(), "name = \"x\"\n");
     }
 }

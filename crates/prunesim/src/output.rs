@@ -10,19 +10,7 @@ use runner::experiment::DEFAULT_PRICES;
 use runner::metrics::{Group, METRICS, MetricDoc};
 use runner::{Estimate, Prepared, RunManifest, Summary, TrialMetrics};
 
-/// `s` with every control character but newline and tab written as a Rust escape (`\u{1b}`),
-/// so bytes from an input file that reach an error message cannot drive the terminal.
-pub fn escape_controls(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if c.is_control() && c != '\n' && c != '\t' {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+pub use prunesim::escape_controls;
 
 /// The pruner in one line.
 pub fn pruner_line(p: &pruner::PrunerConfig) -> String {
@@ -107,6 +95,16 @@ pub fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared) -> Re
         s.mapper.alpha.map(|a| format!("alpha {a}")),
         s.mapper.epsilon.map(|e| format!("epsilon {e}")),
         s.mapper.k.map(|k| format!("k {k}")),
+        // auto's depth ([mapper] depth): given, or its default (the queue's own limit
+        // with staging).
+        s.mapper
+            .name
+            .eq_ignore_ascii_case("auto")
+            .then(|| match s.mapper.depth {
+                Some(d) => format!("depth {d}"),
+                None if prepared.config.staging.is_some() => "depth = queue size".to_owned(),
+                None => format!("depth {}", heuristics::auto::DEFAULT_DEPTH),
+            }),
     ]
     .into_iter()
     .flatten()
@@ -298,9 +296,135 @@ pub fn write_outputs(
     Ok(())
 }
 
+/// The files a run writes into its folder besides its traces (`trace/`).
+pub const RUN_FILES: [&str; 5] = [
+    "trials.csv",
+    "summary.json",
+    "manifest.json",
+    "experiment.toml",
+    report::html::REPORT_FILE,
+];
+
+/// The trial of a trace file a run writes (`tasks-<k>.csv`, `events-<k>.csv`,
+/// `timeline-<k>.svg`, `timeline-<k>.png`); `None` for any other name.
+fn trace_file_trial(name: &str) -> Option<u64> {
+    let (stem, ext) = name.rsplit_once('.')?;
+    let k = match ext {
+        "csv" => stem
+            .strip_prefix("tasks-")
+            .or_else(|| stem.strip_prefix("events-"))?,
+        "svg" | "png" => stem.strip_prefix("timeline-")?,
+        _ => return None,
+    };
+    if k.is_empty() || !k.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    k.parse().ok()
+}
+
+/// The experiment whose run `dir` holds: the name in its `manifest.json` (else its
+/// `summary.json`); `None` when it holds neither; `Some(None)` when one is there but does not
+/// name an experiment (damaged, or another program's file).
+pub fn run_owner(dir: &Path) -> Option<Option<String>> {
+    for (file, pointer) in [
+        ("manifest.json", "/experiment/name"),
+        ("summary.json", "/experiment"),
+    ] {
+        let path = dir.join(file);
+        if std::fs::symlink_metadata(&path).is_err() {
+            continue;
+        }
+        let name = runner::files::read_input(&path)
+            .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .and_then(|v| v.pointer(pointer)?.as_str().map(str::to_owned));
+        return Some(name);
+    }
+    None
+}
+
+/// Checks that `--out dir` may take a run of `experiment`: a folder with no run, or one of the
+/// same experiment. With `force`, a run of another experiment is removed first (only the files
+/// a run writes: [`RUN_FILES`] and the trace files). Called before the run starts.
+pub fn claim_folder(dir: &Path, experiment: &str, force: bool) -> Result<()> {
+    let other = match run_owner(dir) {
+        None => return Ok(()),
+        Some(Some(name)) if name == experiment => return Ok(()),
+        Some(name) => name,
+    };
+    if !force {
+        let whose = match &other {
+            Some(name) => format!("a run of another experiment ({:?})", escape_controls(name)),
+            None => "a run whose manifest.json names no experiment".to_owned(),
+        };
+        anyhow::bail!(
+            "--out {}: the folder holds {whose}, and a run folder holds one experiment's run;              give another folder, or --force to remove that run's files first ({}, trace/)",
+            dir.display(),
+            RUN_FILES.join(", ")
+        );
+    }
+    for f in RUN_FILES {
+        remove_if_there(&dir.join(f))?;
+    }
+    remove_stale_traces(dir, 0)?;
+    Ok(())
+}
+
+fn remove_if_there(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("removing {}", path.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Removes the trace files of trials `trials..` from `dir/trace` (and the folder when nothing
+/// else is left in it): what an earlier run of more trials, or a traced one, left.
+pub fn remove_stale_traces(dir: &Path, trials: u64) -> Result<()> {
+    let trace = report::trace_dir(dir);
+    let entries = match std::fs::read_dir(&trace) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("listing {}", trace.display())),
+    };
+    for e in entries {
+        let e = e.with_context(|| format!("listing {}", trace.display()))?;
+        let stale = e
+            .file_name()
+            .to_str()
+            .and_then(trace_file_trial)
+            .is_some_and(|k| k >= trials);
+        if stale {
+            remove_if_there(&e.path())?;
+        }
+    }
+    // Kept when anything else is in it.
+    let _ = std::fs::remove_dir(&trace);
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_trace_files_a_run_writes_are_recognised() {
+        for (name, k) in [
+            ("tasks-0.csv", Some(0)),
+            ("events-12.csv", Some(12)),
+            ("timeline-3.svg", Some(3)),
+            ("timeline-3.png", Some(3)),
+            ("tasks-.csv", None),
+            ("tasks-1.txt", None),
+            ("timeline-1.csv", None),
+            ("tasks-+1.csv", None),
+            ("notes.csv", None),
+            ("mine-1.csv", None),
+        ] {
+            assert_eq!(trace_file_trial(name), k, "{name}");
+        }
+    }
 
     #[test]
     fn control_characters_are_escaped_and_text_is_kept() {

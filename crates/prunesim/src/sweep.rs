@@ -343,8 +343,8 @@ impl Monitor for Bars {
             self.multi.remove(&bar);
         }
         self.multi.suspend(|| {
-            print!("{text}");
-            eprintln!("{id}: {seconds:.1} s");
+            print!("{}", crate::escape_controls(text));
+            eprintln!("{}: {seconds:.1} s", crate::escape_controls(id));
         });
     }
 }

@@ -461,7 +461,7 @@ fn synthetic_run(dir: &Path, n: usize) {
     std::fs::create_dir_all(dir.join("trace")).unwrap();
     std::fs::write(
         dir.join("summary.json"),
-        json!({"experiment": "synthetic", "trials": 1}).to_string(),
+        json!({"experiment": "synthetic", "trials": 1, "pet": {"machines": machines}}).to_string(),
     )
     .unwrap();
     let mut sink = CsvTrace::create(&dir.join("trace"), 0).unwrap();

@@ -716,3 +716,46 @@ fn the_optimum_is_bracketed_in_the_table_and_the_json() {
     ));
     assert!(s.get("optimum").is_none());
 }
+
+#[test]
+fn the_header_names_the_depth_auto_commits_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let line = |out: &str| {
+        out.lines()
+            .find(|l| l.trim_start().starts_with("heuristic"))
+            .unwrap()
+            .to_owned()
+    };
+    let default = experiment(d, "a.toml", "name = \"auto\"", "");
+    let out = ok(&prunesim(
+        &[
+            "run",
+            default.to_str().unwrap(),
+            "--trials",
+            "1",
+            "--no-bound",
+        ],
+        d,
+    ));
+    assert!(line(&out).contains("depth 2"), "{out}");
+    let given = experiment(d, "b.toml", "name = \"auto\"\ndepth = 4", "");
+    let out = ok(&prunesim(
+        &[
+            "run",
+            given.to_str().unwrap(),
+            "--trials",
+            "1",
+            "--no-bound",
+        ],
+        d,
+    ));
+    assert!(line(&out).contains("depth 4"), "{out}");
+    // Other heuristics have no depth.
+    let pam = experiment(d, "c.toml", "name = \"PAM\"", "");
+    let out = ok(&prunesim(
+        &["run", pam.to_str().unwrap(), "--trials", "1", "--no-bound"],
+        d,
+    ));
+    assert!(!line(&out).contains("depth"), "{out}");
+}

@@ -19,7 +19,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use model::Outcome;
-use runner::trace::{EndedBy, EventRow, TaskRow, events_path, for_each_row, tasks_path};
+use runner::trace::{
+    EndedBy, EventRow, TaskRow, events_path, for_each_row, tasks_path, try_for_each_row,
+};
 
 use crate::timeline::outcome_rgb;
 use crate::{Error, trace_dir, traced_trials};
@@ -32,10 +34,12 @@ const SCRIPT: &str = include_str!("../assets/report.js");
 pub const REPORT_FILE: &str = "report.html";
 
 /// What a written report holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReportStats {
     /// Traced trials included.
     pub trials: usize,
+    /// Trace files left out: of trials beyond the summary's trial count (another run's).
+    pub stale: Vec<u64>,
     /// Task rows included, over all trials.
     pub tasks: usize,
     /// The file's size in bytes.
@@ -249,11 +253,13 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
     }
 }
 
+/// A JSON file of the run folder (`None` when there is none), read as every input is: a
+/// regular file of at most the input cap.
 fn read_json(path: &Path) -> Result<Option<serde_json::Value>, Error> {
-    if !path.exists() {
+    if std::fs::symlink_metadata(path).is_err() {
         return Ok(None);
     }
-    let text = std::fs::read_to_string(path).map_err(|e| Error::data(path, e))?;
+    let text = runner::files::read_input(path)?;
     serde_json::from_str(&text)
         .map(Some)
         .map_err(|e| Error::data(path, e))
@@ -261,9 +267,10 @@ fn read_json(path: &Path) -> Result<Option<serde_json::Value>, Error> {
 
 /// `trials.csv` as `{"columns": [...], "rows": [[...], ...]}` of numbers.
 fn trials_json(path: &Path) -> Result<String, Error> {
-    if !path.exists() {
+    if std::fs::symlink_metadata(path).is_err() {
         return Ok("null".into());
     }
+    runner::files::check_input(path)?;
     let mut r = csv::Reader::from_path(path).map_err(|e| Error::data(path, e))?;
     let header: Vec<String> = r
         .headers()
@@ -300,29 +307,54 @@ pub fn report_html(run_dir: &Path) -> Result<(String, ReportStats), Error> {
             "missing: not a folder that prunesim run --out wrote",
         )
     })?;
+    // The run's machines and trials, from its summary: a trace may not name others.
+    let count = |field: &str| {
+        summary
+            .pointer(field)
+            .and_then(serde_json::Value::as_u64)
+            .ok_or_else(|| {
+                Error::data(
+                    &summary_path,
+                    format!("no whole number at {field}: not a summary prunesim run wrote"),
+                )
+            })
+    };
+    let n_machines = count("/pet/machines")?;
+    let n_trials = count("/trials")?;
     let manifest = read_json(&run_dir.join("manifest.json"))?;
     let mut machines: Vec<String> = manifest
         .as_ref()
         .and_then(|m| m.get("machines"))
         .and_then(|m| serde_json::from_value(m.clone()).ok())
         .unwrap_or_default();
+    machines.truncate(usize::try_from(n_machines).unwrap_or(usize::MAX));
     let tdir = trace_dir(run_dir);
     let mut traces = Vec::new();
     let mut n_tasks = 0;
     let mut max_machine = 0usize;
-    let ks = traced_trials(&tdir);
+    let (ks, stale): (Vec<u64>, Vec<u64>) = traced_trials(&tdir)?
+        .into_iter()
+        .partition(|&k| k < n_trials);
     for &k in &ks {
         let mut tasks = Columns::new(TASK_COLUMNS);
         let tp = tasks_path(&tdir, k);
-        for_each_row(&tp, |r: TaskRow| {
+        runner::files::check_input(&tp)?;
+        try_for_each_row(&tp, |_, r: TaskRow| {
             if let Some(m) = r.machine {
+                if m as u64 >= n_machines {
+                    return Err(format!(
+                        "machine {m}, but the run has {n_machines} machines (summary.json)"
+                    ));
+                }
                 max_machine = max_machine.max(m + 1);
             }
             tasks.row(&task_values(&r));
+            Ok(())
         })?;
         let mut events = Columns::new(EVENT_COLUMNS);
         let ep = events_path(&tdir, k);
-        if ep.exists() {
+        if std::fs::symlink_metadata(&ep).is_ok() {
+            runner::files::check_input(&ep)?;
             for_each_row(&ep, |e: EventRow| events.row(&event_values(&e)))?;
         }
         n_tasks += tasks.rows;
@@ -387,6 +419,7 @@ pub fn report_html(run_dir: &Path) -> Result<(String, ReportStats), Error> {
     );
     let stats = ReportStats {
         trials: ks.len(),
+        stale,
         tasks: n_tasks,
         bytes: html.len(),
     };

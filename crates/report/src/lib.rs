@@ -53,25 +53,34 @@ pub fn trace_dir(run_dir: &Path) -> PathBuf {
     run_dir.join("trace")
 }
 
-/// The trials that have a per-task trace in `trace_dir` (`tasks-<k>.csv`), in order.
-pub fn traced_trials(trace_dir: &Path) -> Vec<u64> {
-    let mut v: Vec<u64> = std::fs::read_dir(trace_dir)
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter_map(|e| {
-                    let name = e.file_name();
-                    let name = name.to_str()?;
-                    name.strip_prefix("tasks-")?
-                        .strip_suffix(".csv")?
-                        .parse()
-                        .ok()
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+/// The trials that have a per-task trace in `trace_dir` (`tasks-<k>.csv`), in order; none
+/// when there is no `trace_dir`. A `trace_dir` that cannot be listed (not a folder, a loop of
+/// symlinks, no permission) is an error naming it.
+pub fn traced_trials(trace_dir: &Path) -> Result<Vec<u64>, Error> {
+    let entries = match std::fs::read_dir(trace_dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(Error::data(
+                trace_dir,
+                format!("cannot list the traces: {e}"),
+            ));
+        }
+    };
+    let mut v = Vec::new();
+    for e in entries {
+        let e = e.map_err(|e| Error::data(trace_dir, format!("cannot list the traces: {e}")))?;
+        let name = e.file_name();
+        let k = name.to_str().and_then(|n| {
+            n.strip_prefix("tasks-")?
+                .strip_suffix(".csv")?
+                .parse::<u64>()
+                .ok()
+        });
+        v.extend(k);
+    }
     v.sort_unstable();
-    v
+    Ok(v)
 }
 
 /// The timeline figure of trial `k` in `trace_dir`: `timeline-<k>.svg` and `.png`.

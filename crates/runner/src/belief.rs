@@ -27,8 +27,10 @@
 //! cadence_share = 0.1       # and once the new ones are 10% of those the cell holds
 //! machine_scale = true      # one time-scale factor per machine, shared by its cells
 //! machine_window = 50       # the factor from the machine's last 50 observations
-//! explore = 10              # a cell with fewer than 10 observations is read optimistically
-//!                           # (tried until it has them; 0, the default: never)
+//! explore = 10              # an idle machine tries waiting tasks of its cells with fewer
+//!                           # than 10 observations (the default; 0: never)
+//! optimism = false          # explored cells are also read optimistically
+//! pool_copies = true        # machines with equal priors (copies) learn as one
 //!
 //! [[drift]]                 # from `at` (time units) or the arrival of task `at_task`,
 //! at_task = 2500            # the truth of `machine` (or of `task_type`, or both) has its
@@ -134,9 +136,16 @@ pub struct BeliefConfig {
     /// Learned, with the machine factor: its window (observations per machine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine_window: Option<usize>,
-    /// Learned: a cell with fewer observations than this is read optimistically.
+    /// Learned: a cell with fewer observations than this is explored (an idle machine
+    /// tries its waiting tasks).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explore: Option<usize>,
+    /// Learned: an explored cell is also read optimistically.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub optimism: Option<bool>,
+    /// Learned: machines whose priors are equal in every task type learn as one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool_copies: Option<bool>,
 }
 
 impl BeliefConfig {
@@ -153,6 +162,8 @@ impl BeliefConfig {
             machine_scale: self.machine_scale.unwrap_or(d.machine_scale),
             machine_window: self.machine_window.unwrap_or(d.machine_window),
             explore: self.explore.unwrap_or(d.explore),
+            optimism: self.optimism.unwrap_or(d.optimism),
+            pool_copies: self.pool_copies.unwrap_or(d.pool_copies),
         }
     }
 
@@ -185,6 +196,8 @@ impl BeliefConfig {
                 set("machine_scale", self.machine_scale.is_some()),
                 set("machine_window", self.machine_window.is_some()),
                 set("explore", self.explore.is_some()),
+                set("optimism", self.optimism.is_some()),
+                set("pool_copies", self.pool_copies.is_some()),
             ];
             if let Some(k) = given.into_iter().flatten().next() {
                 return Err(format!("belief.{k} applies only to source = \"learned\""));

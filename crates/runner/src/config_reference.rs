@@ -492,11 +492,19 @@ const BELIEF: &[Key] = &[
         .allowed(">= 1; only with machine_scale = true")
         .means("the machine factor from only the last this many observations of the machine (its forgetting; estimated from 10 observations on)")
         .example("source = \"learned\"\nmachine_scale = true\nmachine_window = 30"),
-    key("explore", "integer", "0")
+    key("explore", "integer", "10")
         .unit("observations")
         .allowed(">= 0; only with source = \"learned\"")
-        .means("optimism in the face of uncertainty: a cell holding n observations, n below this, is read optimistically, 1 / sqrt(prior_weight + n + 1) of its mass moved from its slowest times onto its fastest tick (never observed with prior_weight = 0: a point mass on its fastest tick), so cells believed slow or uncertain are tried and corrected, and a flat prior weighing 0 cannot stall PAM; 0 = never. Recommended: 10 for a prior that may be too slow or is flat (flat with prior_weight = 0); not for a prior believed right or too fast, where it costs tasks")
+        .means("exploration: a cell holding fewer observations than this is explored, so that no prior (flat, too slow, another system's) stalls the system or starves a cell: at every mapping event each machine the policy left idle (nothing executing or queued) takes one waiting task of a cell it explores, the one with the fewest observations there, then the latest deadline; only idle machines and tasks the policy did not map, so it costs at most idle time; 0 = never")
         .example("source = \"learned\"\nprior = \"flat\"\nprior_weight = 0\nexplore = 10"),
+    key("pool_copies", "boolean", "true")
+        .allowed("only with source = \"learned\"")
+        .means("copies learn as one: machines whose priors are equal in every task type (copies of a machine type) pool their observations, every copy reading the same learned cells (and sharing one machine factor); a prior equal on every machine (a flat one) tells none apart and pools nothing; false for copies that may drift apart")
+        .example("source = \"learned\"\npool_copies = false"),
+    key("optimism", "boolean", "false")
+        .allowed("only with source = \"learned\"")
+        .means("optimism in the face of uncertainty: an explored cell holding n observations is also read optimistically, 1 / sqrt(prior_weight + n + 1) of its mass moved from its slowest times onto its fastest tick, so every policy tries it, not only idle machines; costs tasks where the prior is right or too fast")
+        .example("source = \"learned\"\nprior = \"scaled\"\nscale = 2\noptimism = true"),
 ];
 
 const DRIFT: &[Key] = &[

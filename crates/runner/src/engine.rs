@@ -465,8 +465,8 @@ fn simulate_inner(
         Belief::Fixed(p) => (Cow::Borrowed(p), false, None),
         Belief::Learned { prior, estimator } => {
             // The estimator's reading before any observation: the prior, or its optimistic
-            // reading when cells are explored (`learn::Options::explore`).
-            let start = if estimator.options().explore > 0 {
+            // reading when explored cells are read optimistically (`learn::Options::optimism`).
+            let start = if estimator.options().optimistic_below() > 0 {
                 prior
                     .map_pmfs(|t, m, _| {
                         Ok::<_, workload::WorkloadError>(estimator.pmf(t, m).clone())
@@ -496,6 +496,8 @@ fn simulate_inner(
         staging: jpdc.staging,
         early_mapping: jpdc.early_mapping,
         heuristic_time: jpdc.heuristic_time,
+        // The system owns the estimator (`set_estimator` below).
+        explorer: None,
     };
     let mut sys = System::new(
         belief,

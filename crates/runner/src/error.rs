@@ -29,6 +29,16 @@ pub enum RunError {
         /// The OS error.
         message: String,
     },
+    /// An output path that holds something other than a regular file (a folder, a FIFO, a
+    /// device, a socket, a symlink to one of them or to nothing): outputs are written only as
+    /// regular files, and nothing else is replaced.
+    #[error("{}: {kind}, not a regular file: an output is written only as a regular file (give a file's path)", path.display())]
+    NotAnOutput {
+        /// The path given.
+        path: PathBuf,
+        /// What is there, e.g. "a character device", "a symlink to a FIFO".
+        kind: String,
+    },
     /// Inputs that do not fit together.
     #[error("{0}")]
     Input(String),

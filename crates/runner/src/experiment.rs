@@ -304,6 +304,12 @@ impl ExperimentConfig {
 
     /// Checks every section.
     pub fn validate(&self) -> Result<(), String> {
+        if self.name.chars().any(char::is_control) {
+            return Err(format!(
+                "name: expected a name without control characters (it is printed and drawn), found {:?}",
+                self.name
+            ));
+        }
         self.workload.validate().map_err(|e| e.to_string())?;
         self.system.validate()?;
         if let Some(st) = &self.staging {

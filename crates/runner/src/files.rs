@@ -3,6 +3,13 @@
 //! the old file or the new one, never a truncated one. A temporary is removed on every error
 //! path; one left by a killed process is removed by the next run that writes to the folder
 //! ([`clean_temporaries`]).
+//!
+//! Only regular files are written: a path that holds a folder, a FIFO, a device or a socket
+//! is refused ([`RunError::NotAnOutput`]) and left as it is; a symlink to a regular file is
+//! followed (the file it resolves to is replaced, the link stays), a symlink to anything else
+//! or to nothing is refused. A new file gets the mode the umask leaves of `0o666` (`0o644`
+//! under `umask 022`), as a file created by any other program; a replaced file keeps its
+//! mode.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -26,20 +33,84 @@ fn io_error(path: &Path, e: &std::io::Error) -> RunError {
     }
 }
 
+/// Where an output given as `path` is written: `path` when nothing or a regular file is
+/// there, the file a symlink resolves to when that is a regular file; with the permissions of
+/// the file it replaces. Anything else is refused, naming `path` and what it is.
+pub fn output_target(path: &Path) -> Result<(PathBuf, Option<std::fs::Permissions>), RunError> {
+    let here = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok((path.to_path_buf(), None));
+        }
+        Err(e) => return Err(io_error(path, &e)),
+    };
+    let refused = |kind: String| RunError::NotAnOutput {
+        path: path.to_path_buf(),
+        kind,
+    };
+    if !here.file_type().is_symlink() {
+        if !here.is_file() {
+            return Err(refused(workload::io::file_kind(&here).to_owned()));
+        }
+        return Ok((path.to_path_buf(), Some(here.permissions())));
+    }
+    let there = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(refused("a symlink to nothing".to_owned()));
+        }
+        // A loop of symlinks, a folder on the way that cannot be searched.
+        Err(e) => return Err(refused(format!("a symlink that does not resolve ({e})"))),
+    };
+    if !there.is_file() {
+        return Err(refused(format!(
+            "a symlink to {}",
+            workload::io::file_kind(&there)
+        )));
+    }
+    let resolved = std::fs::canonicalize(path).map_err(|e| io_error(path, &e))?;
+    Ok((resolved, Some(there.permissions())))
+}
+
+/// A temporary beside `target` with the mode an output gets: `keep` (the replaced file's), or
+/// what the umask leaves of `0o666`.
+fn temporary(
+    target: &Path,
+    keep: Option<std::fs::Permissions>,
+) -> Result<tempfile::NamedTempFile, RunError> {
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(PREFIX).suffix(SUFFIX);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        // The mode a file created by open(2) gets: the umask applies to it.
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let tmp = builder.tempfile_in(dir).map_err(|e| io_error(dir, &e))?;
+    if let Some(mut keep) = keep {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            keep = std::fs::Permissions::from_mode(keep.mode() & 0o777);
+        }
+        tmp.as_file()
+            .set_permissions(keep)
+            .map_err(|e| io_error(target, &e))?;
+    }
+    Ok(tmp)
+}
+
 /// Writes `path` atomically with what `write` writes.
 pub fn write_atomic_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<(), RunError> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(PREFIX)
-        .suffix(SUFFIX)
-        .tempfile_in(dir)
-        .map_err(|e| io_error(dir, &e))?;
+    let (target, keep) = output_target(path)?;
+    let mut tmp = temporary(&target, keep)?;
     // On error the temporary is dropped, which removes it.
     {
         let mut w = std::io::BufWriter::new(tmp.as_file_mut());
@@ -47,8 +118,23 @@ pub fn write_atomic_with(
         w.flush().map_err(|e| io_error(path, &e))?;
     }
     tmp.as_file().sync_all().map_err(|e| io_error(path, &e))?;
-    tmp.persist(path).map_err(|e| io_error(path, &e.error))?;
+    tmp.persist(&target).map_err(|e| io_error(path, &e.error))?;
     Ok(())
+}
+
+/// Checks an input as every reader does: a regular file (a symlink to one is followed) of at
+/// most [`workload::io::max_input_bytes`]; returns its size.
+pub fn check_input(path: &Path) -> Result<u64, RunError> {
+    Ok(workload::io::check_input_file(
+        path,
+        workload::io::max_input_bytes(),
+    )?)
+}
+
+/// Reads an input as every reader does ([`workload::io::read_text`]: [`check_input`], then
+/// at most the cap, as UTF-8).
+pub fn read_input(path: &Path) -> Result<String, RunError> {
+    Ok(workload::io::read_text(path)?)
 }
 
 /// Writes `bytes` to `path` atomically.
@@ -62,23 +148,19 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RunError> {
 /// for [`clean_temporaries`]). For outputs too long to hold in memory (a long trial's trace).
 pub struct AtomicFile {
     path: PathBuf,
+    target: PathBuf,
     file: std::io::BufWriter<tempfile::NamedTempFile>,
 }
 
 impl AtomicFile {
-    /// Starts writing `path`.
+    /// Starts writing `path` (refused when something other than a regular file is there, as
+    /// [`write_atomic_with`]).
     pub fn create(path: &Path) -> Result<Self, RunError> {
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let tmp = tempfile::Builder::new()
-            .prefix(PREFIX)
-            .suffix(SUFFIX)
-            .tempfile_in(dir)
-            .map_err(|e| io_error(dir, &e))?;
+        let (target, keep) = output_target(path)?;
+        let tmp = temporary(&target, keep)?;
         Ok(AtomicFile {
             path: path.to_path_buf(),
+            target,
             file: std::io::BufWriter::with_capacity(1 << 16, tmp),
         })
     }
@@ -90,13 +172,14 @@ impl AtomicFile {
 
     /// Flushes what was written to disk and renames it over the target.
     pub fn commit(self) -> Result<(), RunError> {
-        let path = self.path;
+        let (path, target) = (self.path, self.target);
         let tmp = self
             .file
             .into_inner()
             .map_err(|e| io_error(&path, e.error()))?;
         tmp.as_file().sync_all().map_err(|e| io_error(&path, &e))?;
-        tmp.persist(&path).map_err(|e| io_error(&path, &e.error))?;
+        tmp.persist(&target)
+            .map_err(|e| io_error(&path, &e.error))?;
         Ok(())
     }
 }
@@ -193,6 +276,143 @@ mod tests {
         drop(f);
         assert!(!other.exists());
         assert!(temporaries(dir.path()).is_empty());
+    }
+
+    /// The process's umask, from `/proc/self/status` (Linux).
+    #[cfg(unix)]
+    fn umask() -> Option<u32> {
+        let status = std::fs::read_to_string("/proc/self/status").ok()?;
+        let line = status.lines().find(|l| l.starts_with("Umask:"))?;
+        u32::from_str_radix(line["Umask:".len()..].trim(), 8).ok()
+    }
+
+    #[cfg(unix)]
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn outputs_get_the_umask_mode_and_a_replaced_file_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let Some(umask) = umask() else {
+            eprintln!("skipped: no Umask line in /proc/self/status to compare with");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let new = dir.path().join("summary.json");
+        write_atomic(&new, b"x").unwrap();
+        assert_eq!(mode(&new), 0o666 & !umask, "umask {umask:o}");
+        let streamed = dir.path().join("tasks-0.csv");
+        AtomicFile::create(&streamed).unwrap().commit().unwrap();
+        assert_eq!(mode(&streamed), 0o666 & !umask, "umask {umask:o}");
+        // A replaced file keeps its mode, narrower or wider than the umask's.
+        for keep in [0o600, 0o664, 0o640] {
+            std::fs::set_permissions(&new, std::fs::Permissions::from_mode(keep)).unwrap();
+            write_atomic(&new, b"y").unwrap();
+            assert_eq!(mode(&new), keep);
+            std::fs::set_permissions(&streamed, std::fs::Permissions::from_mode(keep)).unwrap();
+            AtomicFile::create(&streamed).unwrap().commit().unwrap();
+            assert_eq!(mode(&streamed), keep);
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_to_a_regular_file_is_followed_and_stays_a_symlink() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("real.html");
+        std::fs::write(&file, "old").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let link = dir.path().join("report.html");
+        std::os::unix::fs::symlink("real.html", &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(&file).unwrap(), b"new");
+        assert_eq!(mode(&file), 0o640);
+        let mut f = AtomicFile::create(&link).unwrap();
+        f.write_all(b"streamed").unwrap();
+        f.commit().unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read(&file).unwrap(), b"streamed");
+        assert!(temporaries(dir.path()).is_empty());
+    }
+
+    /// Every output write refuses `path` naming it and `kind`, and leaves it as it was.
+    #[cfg(unix)]
+    fn refused(path: &Path, kind: &str) {
+        let what = |p: &Path| std::fs::symlink_metadata(p).unwrap().file_type();
+        let before = what(path);
+        let err = write_atomic(path, b"x").unwrap_err();
+        let message = err.to_string();
+        assert!(
+            matches!(err, RunError::NotAnOutput { .. }),
+            "{}: {message}",
+            path.display()
+        );
+        assert!(message.contains(&path.display().to_string()), "{message}");
+        assert!(message.contains(kind), "{message} does not say {kind:?}");
+        let err = AtomicFile::create(path).err().expect("refused");
+        assert!(err.to_string().contains(kind), "{err}");
+        assert_eq!(what(path), before, "{} was replaced", path.display());
+        assert!(temporaries(path.parent().unwrap()).is_empty());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn outputs_are_never_written_over_anything_but_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let folder = d.join("folder");
+        std::fs::create_dir(&folder).unwrap();
+        refused(&folder, "a folder");
+        let fifo = d.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            refused(&fifo, "a FIFO");
+            let to_fifo = d.join("to-fifo");
+            std::os::unix::fs::symlink(&fifo, &to_fifo).unwrap();
+            refused(&to_fifo, "a symlink to a FIFO");
+        } else {
+            eprintln!("skipped the FIFO: mkfifo failed");
+        }
+        let socket = d.join("socket");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        refused(&socket, "a socket");
+        // A character device like /dev/null (1, 3), made in the temporary folder.
+        let device = d.join("null");
+        let made = std::process::Command::new("mknod")
+            .arg(&device)
+            .args(["c", "1", "3"])
+            .stderr(std::process::Stdio::null())
+            .status();
+        if made.is_ok_and(|s| s.success()) {
+            refused(&device, "a character device");
+            let to_device = d.join("to-null");
+            std::os::unix::fs::symlink(&device, &to_device).unwrap();
+            refused(&to_device, "a symlink to a character device");
+        } else {
+            eprintln!("skipped the character device: mknod failed (not root, or not allowed here)");
+        }
+        let dangling = d.join("dangling");
+        std::os::unix::fs::symlink("missing", &dangling).unwrap();
+        refused(&dangling, "a symlink to nothing");
+        let (a, b) = (d.join("loop-a"), d.join("loop-b"));
+        std::os::unix::fs::symlink(&b, &a).unwrap();
+        std::os::unix::fs::symlink(&a, &b).unwrap();
+        refused(&a, "a symlink that does not resolve");
     }
 
     #[test]

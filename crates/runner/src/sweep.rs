@@ -248,6 +248,34 @@ impl FigureSpec {
             }),
             message: e.message().to_string(),
         })?;
+        // The base's own keys, checked where they are written: a key no experiment has, or a
+        // value of the wrong type, is named at its line of this file, not of a point's
+        // expanded text.
+        #[derive(Deserialize)]
+        struct Base {
+            #[allow(dead_code)]
+            base: ExperimentConfig,
+        }
+        // A field the base leaves out may come from the x axis or a series: the points
+        // check that.
+        if let Err(e) = toml::from_str::<Base>(text).map(drop).or_else(|e| {
+            match e.message().starts_with("missing field") {
+                true => Ok(()),
+                false => Err(e),
+            }
+        }) {
+            return Err(RunError::Config {
+                file: name.to_string(),
+                line: e.span().map(|s| {
+                    text.as_bytes()[..s.start.min(text.len())]
+                        .iter()
+                        .filter(|&&b| b == b'\n')
+                        .count()
+                        + 1
+                }),
+                message: format!("[base]: {}", e.message()),
+            });
+        }
         if let Some(l) = &spec.x.labels {
             if l.len() != spec.x.values.len() {
                 return Err(RunError::Config {
@@ -383,10 +411,18 @@ impl FigureSpec {
                     );
                 }
                 let text = toml::to_string(&t).map_err(|e| e.to_string())?;
-                let config =
-                    ExperimentConfig::from_toml_str(&text, &self.id, None).map_err(|e| {
-                        format!("series '{}' at x = {}: {e}", s.label, self.x_label_of(xi))
-                    })?;
+                // The text is the point's, expanded: its lines are not the file's.
+                let config = ExperimentConfig::from_toml_str(&text, "", None).map_err(|e| {
+                    let e = match e {
+                        RunError::Config { message, .. } => message,
+                        e => e.to_string(),
+                    };
+                    format!(
+                        "series '{}' at x = {} ([base] with the x and series values set): {e}",
+                        s.label,
+                        self.x_label_of(xi)
+                    )
+                })?;
                 out.push(Point {
                     x_index: xi,
                     x_label: self.x_label_of(xi),
@@ -408,6 +444,36 @@ mod tests {
         workload = { rate = 19000, seed = 0 }\nmapper = { name = \"MM\" }\n\
         [x]\nlabel = \"r\"\nvalues = [19000]\nset = [\"workload.rate\"]\n\
         [[series]]\nlabel = \"MM\"\n";
+
+    /// An unknown key in `[base]` is named at its line of the sweep file, with the file's
+    /// name (it was named at a line of a point's expanded text, under the sweep's id).
+    #[test]
+    fn an_unknown_key_in_base_is_named_at_its_line_of_the_file() {
+        let text = "id = \"rates\"\ntitle = \"t\"\nseed = 1\n[base]\n\
+                    workload = { rate = 19000, bogus = 3 }\nmapper = { name = \"PAM\" }\n\
+                    [x]\nlabel = \"rate\"\nset = [\"workload.rate\"]\nvalues = [19000]\n\
+                    [[series]]\nlabel = \"PAM\"\n";
+        let e = FigureSpec::from_toml_str(text, "sweeps/rates.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("sweeps/rates.toml:5: [base]: unknown field `bogus`"),
+            "{e}"
+        );
+        assert!(!e.contains("rates:"), "{e}");
+        // A value the x axis sets is checked on the point, named without a line.
+        let bad_x = text
+            .replace(", bogus = 3", "")
+            .replace("values = [19000]", "values = [\"fast\"]");
+        let e = FigureSpec::from_toml_str(&bad_x, "sweeps/rates.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("sweeps/rates.toml: series 'PAM' at x = fast"),
+            "{e}"
+        );
+        assert!(!e.contains("rates:"), "{e}");
+    }
 
     #[test]
     fn extra_metrics_must_be_measures() {

@@ -228,18 +228,35 @@ pub fn read_events(path: &Path) -> Result<Vec<EventRow>, RunError> {
     read_rows(path)
 }
 
-/// Reads a trace file row by row, without holding it: `f` sees each row.
+/// Reads a trace file row by row, without holding it: `f` sees each row. The file must be a
+/// regular file (a symlink to one is followed), of any size.
 pub fn for_each_row<R: for<'de> Deserialize<'de>>(
     path: &Path,
     mut f: impl FnMut(R),
+) -> Result<(), RunError> {
+    try_for_each_row(path, |_, r| {
+        f(r);
+        Ok(())
+    })
+}
+
+/// Reads a trace CSV row by row, as [`for_each_row`], handing each row with its 1-based line
+/// to `f`; an error `f` returns stops the reading and names the file and the line.
+pub fn try_for_each_row<R: for<'de> Deserialize<'de>>(
+    path: &Path,
+    mut f: impl FnMut(u64, R) -> Result<(), String>,
 ) -> Result<(), RunError> {
     let err = |message: String| RunError::Io {
         path: path.to_path_buf(),
         message,
     };
+    // Streamed: any size, but a regular file (a FIFO or a device may never end).
+    workload::io::check_input_file(path, u64::MAX)?;
     let mut r = csv::Reader::from_path(path).map_err(|e| err(e.to_string()))?;
-    for row in r.deserialize() {
-        f(row.map_err(|e| err(e.to_string()))?);
+    // A trace row is one line, after the header's.
+    for (line, row) in (2..).zip(r.deserialize()) {
+        f(line, row.map_err(|e| err(e.to_string()))?)
+            .map_err(|m| err(format!("line {line}: {m}")))?;
     }
     Ok(())
 }

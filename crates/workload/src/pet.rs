@@ -88,39 +88,16 @@ pub struct Pet {
 
 /// Per machine, the first machine with an identical column (bit for bit).
 fn canonical_columns(pmfs: &Array2<ExecPmf>) -> Vec<usize> {
-    use std::collections::HashMap;
-    use std::hash::{DefaultHasher, Hash, Hasher};
     let (n_types, n_machines) = pmfs.dim();
-    let mut seen: HashMap<u64, Vec<usize>> = HashMap::new();
-    let mut canonical = Vec::with_capacity(n_machines);
-    for m in 0..n_machines {
-        let mut h = DefaultHasher::new();
-        for t in 0..n_types {
-            let p = &pmfs[[t, m]];
-            p.offset().hash(&mut h);
-            p.masses().len().hash(&mut h);
-            for x in p.masses() {
-                x.to_bits().hash(&mut h);
-            }
-        }
-        let bucket = seen.entry(h.finish()).or_default();
-        let same = |c: usize| (0..n_types).all(|t| pmfs[[t, c]] == pmfs[[t, m]]);
-        match bucket.iter().copied().find(|&c| same(c)) {
-            Some(c) => canonical.push(c),
-            None => {
-                bucket.push(m);
-                canonical.push(m);
-            }
-        }
-    }
-    canonical
+    pmf::columns::first_copies(n_types, n_machines, |t, m| pmfs[[t, m]].as_pmf())
 }
 
 impl Pet {
     /// Builds a PET from a task types x machines matrix of execution-time PMFs.
     ///
-    /// Errors: an empty matrix, name lists whose lengths differ from the matrix's shape, or a
-    /// PMF with mass at a negative time (an execution time is never negative).
+    /// Errors: an empty matrix, name lists whose lengths differ from the matrix's shape, a
+    /// name with a control character (a NUL, a terminal escape), or a PMF with mass at a
+    /// negative time (an execution time is never negative).
     pub fn new(
         pmfs: Array2<Pmf>,
         type_names: Vec<String>,
@@ -143,6 +120,17 @@ impl Pet {
                 "{} machine names for {n_machines} machines",
                 machine_names.len()
             )));
+        }
+        for (what, names) in [("task type", &type_names), ("machine", &machine_names)] {
+            if let Some((i, n)) = names
+                .iter()
+                .enumerate()
+                .find(|(_, n)| n.chars().any(char::is_control))
+            {
+                return Err(WorkloadError::InvalidPet(format!(
+                    "the name of {what} {i}, {n:?}, holds a control character; names are printed and drawn, and may hold none"
+                )));
+            }
         }
         if let Some(((t, m), p)) = pmfs.indexed_iter().find(|(_, p)| p.min() < 0) {
             return Err(WorkloadError::InvalidPet(format!(
@@ -483,6 +471,59 @@ impl Pet {
         if shared {
             self.canonical = canonical_columns(&self.pmfs);
         }
+        Ok(())
+    }
+
+    /// Replaces the PMF of `task_type` on each of `machines` by the same `pmf`, as
+    /// [`Pet::set_pmf`] on each. When `machines` are exactly one group of identical columns
+    /// ([`Pet::canonical`]; copies learned as one), they stay one group and nothing else is
+    /// compared.
+    ///
+    /// Errors: as [`Pet::set_pmf`]; the machines before the failing one are changed.
+    pub fn set_pmf_copies(
+        &mut self,
+        task_type: usize,
+        machines: &[usize],
+        pmf: Pmf,
+    ) -> Result<(), WorkloadError> {
+        let group = machines
+            .first()
+            .and_then(|&m| self.canonical.get(m))
+            .copied();
+        let whole = group.is_some_and(|g| {
+            machines.iter().all(|&m| self.canonical.get(m) == Some(&g))
+                && self.canonical.iter().filter(|&&c| c == g).count() == machines.len()
+        });
+        if !whole {
+            for &m in machines {
+                self.set_pmf(task_type, m, pmf.clone())?;
+            }
+            return Ok(());
+        }
+        if pmf.min() < 0 {
+            return Err(WorkloadError::InvalidPet(format!(
+                "the PMF of task type {task_type} on machine {} has mass at time {}, but execution times are not negative",
+                machines[0],
+                pmf.min()
+            )));
+        }
+        if task_type >= self.n_types() {
+            return Err(WorkloadError::InvalidPet(format!(
+                "task type {task_type} outside the {} x {} PET",
+                self.n_types(),
+                self.n_machines()
+            )));
+        }
+        let (mean, variance) = (pmf.mean(), pmf.variance());
+        let exec = ExecPmf::from(pmf);
+        for &m in machines {
+            self.etc[[task_type, m]] = mean;
+            self.variances[[task_type, m]] = variance;
+            self.pmfs[[task_type, m]] = exec.clone();
+        }
+        let n_machines = self.n_machines() as f64;
+        self.avg_type[task_type] = self.etc.row(task_type).iter().sum::<f64>() / n_machines;
+        self.avg_all = self.avg_type.iter().sum::<f64>() / self.avg_type.len() as f64;
         Ok(())
     }
 

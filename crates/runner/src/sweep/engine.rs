@@ -13,11 +13,13 @@
 //! A finished point is saved atomically ([`crate::files`]) as
 //! `OUT/<id>.points/<index:04>-<hash>.toml`, where the hash is the first 32 hex digits of the
 //! SHA-256 of the point's key: everything that decides its results (its resolved
-//! configuration, trials, seed, data sources, crate version and git revision). The file holds
-//! the key in full and the number of trials; a run loads a point from its file only when both
-//! match, and otherwise recomputes it with a warning (a file cut short, edited, or made for
-//! another run). So an interrupted run resumes where it stopped, and `--fresh` recomputes
-//! everything.
+//! configuration, trials, seed, data sources, crate version and git revision). The file's
+//! first line is the SHA-256 of the rest (`checksum = "<hex>"`), which holds the key in full,
+//! the number of trials and the trials. A run loads a point from its file only when the
+//! checksum verifies, the key matches and every trial is there; anything else (a file cut
+//! short, edited, damaged, not a regular file, or made for another run) is recomputed with a
+//! warning naming the point and what is wrong. So an interrupted run resumes where it
+//! stopped, and `--fresh` recomputes everything.
 //!
 //! # Shards
 //! [`Mode::Shard`] computes the points whose index is `s mod n` and writes nothing else;
@@ -214,24 +216,79 @@ fn point_file(dir: &Path, p: usize, key: &str) -> PathBuf {
     dir.join(format!("{p:04}-{}.toml", &hash[..32]))
 }
 
-/// A saved point: its trials when the file exists, its key is `key` in full and it holds
-/// exactly `expected` trials; `None` otherwise, with a warning when a file exists but does not
-/// qualify (it is then recomputed and overwritten).
-fn load_point<T: DeserializeOwned>(path: &Path, key: &str, expected: u64) -> Option<Vec<T>> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let why = match toml::from_str::<PointFile<T>>(&text) {
-        Err(e) => format!("unreadable ({})", e.message()),
-        Ok(p) if p.key != key => "made for another configuration, data or program".into(),
-        Ok(p) if p.trials_expected != expected || p.trials.len() as u64 != expected => {
-            format!("holds {} of {expected} trials", p.trials.len())
-        }
-        Ok(p) => return Some(p.trials),
+/// The first line of a point file: the SHA-256 of the rest of the file.
+const CHECKSUM: &str = "checksum = \"";
+
+/// A saved point: its trials when the file exists, its checksum verifies, its key is `key` in
+/// full and it holds exactly `expected` trials; `None` otherwise, with a warning naming
+/// `point` and what is wrong when a file exists but does not qualify (it is then recomputed
+/// and overwritten).
+fn load_point<T: DeserializeOwned>(
+    path: &Path,
+    point: &str,
+    key: &str,
+    expected: u64,
+) -> Option<Vec<T>> {
+    let why = match read_point(path, key, expected) {
+        Ok(None) => return None,
+        Ok(Some(trials)) => return Some(trials),
+        Err(why) => why,
     };
-    tracing::warn!(file = %path.display(), "point file {why}: recomputing it");
+    tracing::warn!(
+        file = %path.display(),
+        "the point file of {point} {why}: recomputing the point"
+    );
     None
 }
 
-/// Writes a point file atomically.
+/// The trials of a point file (`Ok(None)`: no file), or why it cannot be used.
+fn read_point<T: DeserializeOwned>(
+    path: &Path,
+    key: &str,
+    expected: u64,
+) -> Result<Option<Vec<T>>, String> {
+    match workload::io::check_input_file(path, workload::io::max_input_bytes()) {
+        Ok(_) => {}
+        Err(workload::WorkloadError::Io { error, .. })
+            if error.kind() == std::io::ErrorKind::NotFound =>
+        {
+            return Ok(None);
+        }
+        Err(e) => return Err(format!("cannot be read ({e})")),
+    }
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot be read ({e})"))?;
+    let (first, rest) = match bytes.iter().position(|&b| b == b'\n') {
+        Some(at) => (&bytes[..at], &bytes[at + 1..]),
+        None => (&bytes[..], &[][..]),
+    };
+    let sum = std::str::from_utf8(first)
+        .ok()
+        .and_then(|l| l.strip_prefix(CHECKSUM)?.strip_suffix('"'))
+        .ok_or("has no checksum line (damaged, or not a point file)")?;
+    if sum != crate::provenance::sha256_hex(rest) {
+        return Err("does not match its checksum (edited or damaged)".into());
+    }
+    let text = std::str::from_utf8(rest).map_err(|_| "is not UTF-8 text".to_owned())?;
+    let file = toml::from_str::<PointFile<T>>(text)
+        .map_err(|e| format!("is unreadable ({})", e.message()))?;
+    if file.key != key {
+        return Err("was made for another configuration, data or program".into());
+    }
+    let held = file.trials.len() as u64;
+    if held != file.trials_expected {
+        return Err(format!(
+            "holds {held} trials but says it holds {}",
+            file.trials_expected
+        ));
+    }
+    if held != expected {
+        return Err(format!("holds {held} trials and the point has {expected}"));
+    }
+    Ok(Some(file.trials))
+}
+
+/// Writes a point file atomically: its checksum line, then the key, the trial count and the
+/// trials.
 fn save_point<T: Serialize + Clone>(path: &Path, key: &str, trials: &[T]) -> Result<(), RunError> {
     let text = toml::to_string(&PointFile {
         key: key.to_owned(),
@@ -239,7 +296,8 @@ fn save_point<T: Serialize + Clone>(path: &Path, key: &str, trials: &[T]) -> Res
         trials: trials.to_vec(),
     })
     .map_err(|e| RunError::Input(format!("{}: {e}", path.display())))?;
-    crate::files::write_atomic(path, text.as_bytes())
+    let sum = crate::provenance::sha256_hex(text.as_bytes());
+    crate::files::write_atomic(path, format!("{CHECKSUM}{sum}\"\n{text}").as_bytes())
 }
 
 /// The points computed in this run, by twin key: each is computed once and handed to the
@@ -431,7 +489,10 @@ fn run_kind<K: Kind>(kind: &K, ctx: &Ctx) -> Result<(String, Vec<usize>), RunErr
     let files: Vec<PathBuf> = (0..n)
         .map(|p| point_file(&points_dir, p, kind.key(p)))
         .collect();
-    let load = |p: usize| load_point::<K::Trial>(&files[p], kind.key(p), kind.trials(p));
+    let load = |p: usize| {
+        let point = format!("{id} point {p}");
+        load_point::<K::Trial>(&files[p], &point, kind.key(p), kind.trials(p))
+    };
     let compute = |p: usize, each: &(dyn Fn() + Sync)| -> Result<Vec<K::Trial>, RunError> {
         (0..kind.trials(p))
             .into_par_iter()
@@ -545,16 +606,71 @@ mod tests {
                 .to_string_lossy()
                 .starts_with("0003-")
         );
-        assert_eq!(load_point::<Vec<u64>>(&path, "key", 2), None);
+        let load = |key: &str, n: u64| load_point::<Vec<u64>>(&path, "t5 point 3", key, n);
+        assert_eq!(load("key", 2), None);
         save_point(&path, "key", &[vec![1u64, 2], vec![3, 4]]).unwrap();
-        assert_eq!(
-            load_point::<Vec<u64>>(&path, "key", 2),
-            Some(vec![vec![1, 2], vec![3, 4]])
-        );
-        assert_eq!(load_point::<Vec<u64>>(&path, "other key", 2), None);
-        assert_eq!(load_point::<Vec<u64>>(&path, "key", 3), None);
+        assert_eq!(load("key", 2), Some(vec![vec![1, 2], vec![3, 4]]));
+        assert_eq!(load("other key", 2), None);
+        assert_eq!(load("key", 3), None);
         std::fs::write(&path, "garbage").unwrap();
-        assert_eq!(load_point::<Vec<u64>>(&path, "key", 2), None);
+        assert_eq!(load("key", 2), None);
+    }
+
+    /// Why a point file is not reused, as the warning says it.
+    fn why(path: &Path, key: &str, expected: u64) -> String {
+        read_point::<Vec<f64>>(path, key, expected).expect_err("refused")
+    }
+
+    /// `text` with its checksum line made to match the rest, as a careful editor would.
+    fn resealed(text: &str) -> String {
+        let rest = &text[text.find('\n').unwrap() + 1..];
+        let sum = crate::provenance::sha256_hex(rest.as_bytes());
+        format!("{CHECKSUM}{sum}\"\n{rest}")
+    }
+
+    #[test]
+    fn an_edited_damaged_or_foreign_point_file_is_recomputed_and_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = point_file(dir.path(), 0, "key");
+        let trials = [vec![0.5, 0.25], vec![0.75, 0.125], vec![1.0, 0.0]];
+        save_point(&path, "key", &trials).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with(CHECKSUM), "{text}");
+        assert_eq!(
+            read_point::<Vec<f64>>(&path, "key", 3),
+            Ok(Some(trials.to_vec()))
+        );
+        // One trial's value changed: the checksum no longer verifies.
+        std::fs::write(&path, text.replacen("0.75", "0.95", 1)).unwrap();
+        assert_eq!(load_point::<Vec<f64>>(&path, "p 0", "key", 3), None);
+        assert!(why(&path, "key", 3).contains("does not match its checksum"));
+        // Binary garbage (not UTF-8) is a damaged file, not a missing one.
+        std::fs::write(&path, [0xff, 0xfe, 0x00, 0x9c, b'\n', 0x80]).unwrap();
+        assert!(why(&path, "key", 3).contains("no checksum line"));
+        std::fs::write(&path, b"").unwrap();
+        assert!(why(&path, "key", 3).contains("no checksum line"));
+        // A file of the format before checksums.
+        std::fs::write(&path, &text[text.find('\n').unwrap() + 1..]).unwrap();
+        assert!(why(&path, "key", 3).contains("no checksum line"));
+        // Edited with the checksum recomputed: the count it states, then the key.
+        std::fs::write(
+            &path,
+            resealed(&text.replacen("trials_expected = 3", "trials_expected = 4", 1)),
+        )
+        .unwrap();
+        assert_eq!(why(&path, "key", 3), "holds 3 trials but says it holds 4");
+        assert_eq!(
+            why(&path, "key", 4),
+            "holds 3 trials but says it holds 4",
+            "never \"holds 3 of 3\""
+        );
+        std::fs::write(&path, resealed(&text)).unwrap();
+        assert_eq!(why(&path, "key", 2), "holds 3 trials and the point has 2");
+        assert!(why(&path, "other", 3).contains("another configuration"));
+        // Not a regular file: refused, never read.
+        std::fs::remove_file(&path).unwrap();
+        std::fs::create_dir(&path).unwrap();
+        assert!(why(&path, "key", 3).contains("not a regular file (a folder)"));
     }
 
     fn cutting_table(trials: u64) -> SweepFile {

@@ -312,16 +312,24 @@ pub fn parse_samples_csv_options(
         let line = record.position().map_or(0, |p| p.line() as usize);
         let get = |i: usize| record.get(i).unwrap_or("");
         // In ticks; dividing by a tick of 1 is exact.
-        let x = parse_non_negative(name, line, "execution_time", get(cx))? / tick;
-        if !x.is_finite() || x > max_time {
-            return Err(WorkloadError::field(
-                name,
-                line,
-                "execution_time",
-                format!("a non-negative number of at most {}", max_time * tick),
-                get(cx),
-            ));
-        }
+        let x = get(cx)
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .map(|v| v / tick)
+            .filter(|x| x.is_finite() && *x <= max_time)
+            .ok_or_else(|| {
+                WorkloadError::field(
+                    name,
+                    line,
+                    "execution_time",
+                    format!(
+                        "a non-negative number of at most {} (2^26 ticks)",
+                        max_time * tick
+                    ),
+                    get(cx),
+                )
+            })?;
         for (field, col) in [("task_type", ct), ("machine", cm)] {
             if get(col).is_empty() {
                 return Err(WorkloadError::field(name, line, field, "an identifier", ""));

@@ -68,10 +68,40 @@ pub(crate) fn add_span(
     Ok(())
 }
 
-/// The largest input file the readers read: 1 GiB. The PET, trial and samples files of real
-/// systems are far smaller (the paper's PET is 60 kB, a 10^6-task trial about 30 MB); a
-/// caller with a tighter policy checks first with [`check_input_file`].
+/// The largest input file the readers read by default: 1 GiB. The PET, trial and samples
+/// files of real systems are far smaller (the paper's PET is 60 kB, a 10^6-task trial about
+/// 30 MB); a caller with a tighter policy checks first with [`check_input_file`].
+/// [`MAX_INPUT_ENV`] overrides it ([`max_input_bytes`]).
 pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// The environment variable that sets the largest input file the readers read, in bytes
+/// (a whole number, e.g. `4294967296` for 4 GiB), in place of [`MAX_INPUT_BYTES`].
+pub const MAX_INPUT_ENV: &str = "PRUNESIM_MAX_INPUT_BYTES";
+
+/// The largest input file the readers read: [`MAX_INPUT_ENV`] when it is set, else
+/// [`MAX_INPUT_BYTES`]; an error naming the variable when it is set to anything but a whole
+/// number of bytes.
+pub fn max_input_bytes_checked() -> Result<u64, WorkloadError> {
+    match std::env::var_os(MAX_INPUT_ENV) {
+        None => Ok(MAX_INPUT_BYTES),
+        Some(v) => v
+            .to_str()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+            .ok_or_else(|| WorkloadError::InvalidConfig {
+                file: String::new(),
+                field: format!("the environment variable {MAX_INPUT_ENV}"),
+                expected: "a whole number of bytes".into(),
+                found: format!("{v:?}"),
+            }),
+    }
+}
+
+/// The largest input file the readers read: [`max_input_bytes_checked`], or
+/// [`MAX_INPUT_BYTES`] when the variable is not a number (the command line refuses that
+/// before it reads anything).
+pub fn max_input_bytes() -> u64 {
+    max_input_bytes_checked().unwrap_or(MAX_INPUT_BYTES)
+}
 
 /// Checks that `path` is a regular file (not a folder, a FIFO or a device, whose reading may
 /// never end) of at most `max_bytes`; returns its size. Nothing is opened: a FIFO is not
@@ -97,10 +127,18 @@ pub fn check_input_file(path: &Path, max_bytes: u64) -> Result<u64, WorkloadErro
     Ok(meta.len())
 }
 
-fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+/// What a path's metadata describes, for messages: "a folder", "a FIFO", "a character
+/// device", "a block device", "a socket", "a regular file" or "not a file".
+pub fn file_kind(meta: &std::fs::Metadata) -> &'static str {
     let t = meta.file_type();
+    if t.is_file() {
+        return "a regular file";
+    }
     if t.is_dir() {
         return "a folder";
+    }
+    if t.is_symlink() {
+        return "a symlink";
     }
     #[cfg(unix)]
     {
@@ -121,11 +159,12 @@ fn file_kind(meta: &std::fs::Metadata) -> &'static str {
     "not a file"
 }
 
-/// Reads a whole regular file of at most [`MAX_INPUT_BYTES`] as UTF-8 text; the error names
+/// Reads a whole regular file of at most [`max_input_bytes`] as UTF-8 text; the error names
 /// the file. Every reader of this crate reads through it; configuration files should too.
 pub fn read_text(path: &Path) -> Result<String, WorkloadError> {
     use std::io::Read;
-    check_input_file(path, MAX_INPUT_BYTES)?;
+    let max = max_input_bytes();
+    check_input_file(path, max)?;
     let io = |error| WorkloadError::Io {
         path: path.to_owned(),
         error,
@@ -133,21 +172,30 @@ pub fn read_text(path: &Path) -> Result<String, WorkloadError> {
     let file = std::fs::File::open(path).map_err(io)?;
     // The file may have grown since it was checked: read at most one byte past the limit.
     let mut text = String::new();
-    file.take(MAX_INPUT_BYTES + 1)
+    file.take(max.saturating_add(1))
         .read_to_string(&mut text)
         .map_err(io)?;
-    if text.len() as u64 > MAX_INPUT_BYTES {
+    if text.len() as u64 > max {
         return Err(WorkloadError::TooLarge {
             path: path.to_owned(),
             size: text.len() as u64,
-            max: MAX_INPUT_BYTES,
+            max,
         });
     }
     Ok(text)
 }
 
-/// Writes a whole file; the error names the file.
+/// Writes a whole file; the error names the file. Only a regular file is written (a symlink
+/// to one is followed): a folder, a FIFO, a device or a socket at `path` is refused.
 pub(crate) fn write_text(path: &Path, text: &str) -> Result<(), WorkloadError> {
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() {
+            return Err(WorkloadError::NotAFile {
+                path: path.to_owned(),
+                kind: file_kind(&meta),
+            });
+        }
+    }
     std::fs::write(path, text).map_err(|error| WorkloadError::Io {
         path: path.to_owned(),
         error,

@@ -13,3 +13,4 @@ mod real_files;
 mod roundtrip;
 mod units;
 mod value_stability;
+mod writers;

@@ -471,3 +471,20 @@ fn arbitrary_bytes_never_panic() {
         }
     }
 }
+
+/// An execution time beyond the limit names the limit that applies, 2^26 ticks (it said "at
+/// most 2^52", the tick range, for a time beyond that).
+#[test]
+fn a_samples_time_beyond_the_limit_states_the_real_limit() {
+    for time in ["1e300", "1e20", "1e8"] {
+        let text = format!("task_type,machine,execution_time\n0,0,5\n0,0,{time}\n");
+        let err = workload::io::parse_samples_csv(&text, "big.csv", 1)
+            .expect_err("beyond 2^26 ticks")
+            .to_string();
+        assert!(
+            err.contains("big.csv:3") && err.contains("at most 67108864 (2^26 ticks)"),
+            "{time}: {err}"
+        );
+        assert!(!err.contains("2^52"), "{time}: {err}");
+    }
+}

@@ -169,3 +169,47 @@ fn copies_of_a_machine_share_one_column_on_the_hot_path() {
         assert!(std::ptr::eq(pet.exec_pmf(0, m), &pet.pmfs()[[0, m]]));
     }
 }
+
+#[test]
+fn setting_a_whole_group_of_copies_keeps_it_a_group() {
+    use ndarray::Array2;
+    use pmf::Pmf;
+    let a = Pmf::new(2, vec![0.5, 0.5]).unwrap();
+    let b = Pmf::new(5, vec![1.0]).unwrap();
+    // Machines 0 and 2 are copies, 1 is not.
+    let pmfs = Array2::from_shape_fn((1, 3), |(_, m)| if m == 1 { b.clone() } else { a.clone() });
+    let names = |p: &str, n: usize| (0..n).map(|i| format!("{p}{i}")).collect::<Vec<_>>();
+    let mut pet = workload::Pet::new(pmfs, names("t", 1), names("m", 3)).unwrap();
+    assert_eq!((pet.canonical(0), pet.canonical(2)), (0, 0));
+    let c = Pmf::new(3, vec![0.25, 0.75]).unwrap();
+    pet.set_pmf_copies(0, &[0, 2], c.clone()).unwrap();
+    assert_eq!(
+        (pet.canonical(0), pet.canonical(1), pet.canonical(2)),
+        (0, 1, 0)
+    );
+    assert_eq!(pet.pmf(0, 2), &c);
+    assert!((pet.mean(0, 0) - c.mean()).abs() < 1e-12);
+    // The same reads as setting each machine alone (which may leave the copies apart:
+    // `canonical` shares reads, it is not required to find every copy).
+    let mut each = pet.clone();
+    let d = Pmf::new(4, vec![1.0]).unwrap();
+    pet.set_pmf_copies(0, &[0, 2], d.clone()).unwrap();
+    each.set_pmf(0, 0, d.clone()).unwrap();
+    each.set_pmf(0, 2, d).unwrap();
+    for m in 0..3 {
+        assert_eq!(pet.pmf(0, m), each.pmf(0, m));
+        assert_eq!(pet.mean(0, m), each.mean(0, m));
+    }
+    assert_eq!(pet.avg_all(), each.avg_all());
+    // Part of a group: machine by machine, the group splits.
+    pet.set_pmf_copies(0, &[2], c).unwrap();
+    assert_eq!(pet.canonical(2), 2);
+    assert!(
+        pet.set_pmf_copies(5, &[0], Pmf::point(1)).is_err(),
+        "a task type outside"
+    );
+    assert!(
+        pet.set_pmf_copies(0, &[7], Pmf::point(1)).is_err(),
+        "a machine outside"
+    );
+}

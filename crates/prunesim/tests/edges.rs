@@ -1,0 +1,508 @@
+//! Trust at the edges, through the command line: what a run writes goes only into regular
+//! files with the umask's mode; `prunesim report` reads its inputs as `run` does; a run folder
+//! holds one run; names and input streams cannot drive the terminal or the memory.
+//!
+//! Every FIFO, device and symlink is made inside a temporary folder. Each command runs under
+//! `ulimit -v` of 2 GiB and a time limit, so an input that grows without bound or hangs ends as
+//! a failure of the test, not of the machine.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The address space the binary may use in these tests (2 GiB of virtual memory).
+const ADDRESS_SPACE_KIB: u64 = 2 * 1024 * 1024;
+
+/// Runs `prunesim ARGS` in `dir` under `umask`, `ulimit -v` and a time limit, with `stdin`.
+fn prunesim_with(args: &[&str], dir: &Path, umask: &str, stdin: Stdio) -> (Output, Duration) {
+    let script =
+        format!("umask {umask}; ulimit -v {ADDRESS_SPACE_KIB}; exec timeout -k 5 30 \"$0\" \"$@\"");
+    let start = Instant::now();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg(env!("CARGO_BIN_EXE_prunesim"))
+        .args(args)
+        .current_dir(dir)
+        .env("RUST_LOG", "warn")
+        .env("NO_COLOR", "1")
+        .env_remove(workload::io::MAX_INPUT_ENV)
+        .stdin(stdin)
+        .output()
+        .expect("sh runs");
+    (out, start.elapsed())
+}
+
+/// Runs `prunesim ARGS` in `dir` under `umask 022`.
+fn prunesim(args: &[&str], dir: &Path) -> Output {
+    prunesim_with(args, dir, "022", Stdio::null()).0
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn ok(o: &Output) {
+    assert!(o.status.success(), "{}", stderr(o));
+}
+
+/// Checks a refused command: exit 1 (not an abort, a kill or a timeout), each of `says` in
+/// the message, within ten seconds.
+fn refused(args: &[&str], dir: &Path, says: &[&str]) -> String {
+    let (out, took) = prunesim_with(args, dir, "022", Stdio::null());
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+    for s in says {
+        assert!(err.contains(s), "{args:?}: no {s:?} in {err}");
+    }
+    assert!(took < Duration::from_secs(10), "{args:?} took {took:?}");
+    err
+}
+
+/// A small experiment (20 tasks a trial) named `name`, written to `dir/<file>`.
+fn experiment(dir: &Path, file: &str, name: &str) -> String {
+    std::fs::write(
+        dir.join(file),
+        format!(
+            "name = \"{name}\"\n[workload]\nrate = 34000\nseed = 1\ntasks = 20\n\n[system]\nskip_first = 0\nskip_last = 0\n\n[mapper]\nname = \"PAM\"\n"
+        ),
+    )
+    .unwrap();
+    file.to_owned()
+}
+
+/// A traced run of `trials` trials of the small experiment into `dir/run`.
+fn traced_run(dir: &Path, trials: &str) -> PathBuf {
+    let f = experiment(dir, "small.toml", "small");
+    ok(&prunesim(
+        &[
+            "run",
+            &f,
+            "--trials",
+            trials,
+            "--trace",
+            "--no-bound",
+            "--jobs",
+            "1",
+            "--out",
+            "run",
+        ],
+        dir,
+    ));
+    dir.join("run")
+}
+
+fn mkfifo(path: &Path) -> bool {
+    let made = Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!("skipped a FIFO case: mkfifo {} failed", path.display());
+    }
+    made
+}
+
+/// A character device (`major`, `minor`) made at `path` (root only).
+fn mknod(path: &Path, major: &str, minor: &str) -> bool {
+    let made = Command::new("mknod")
+        .arg(path)
+        .args(["c", major, minor])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        eprintln!(
+            "skipped a device case: mknod {} failed (not root, or not allowed here)",
+            path.display()
+        );
+    }
+    made
+}
+
+fn file_type(path: &Path) -> std::fs::FileType {
+    std::fs::symlink_metadata(path).unwrap().file_type()
+}
+
+fn mode(path: &Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn report_output_is_never_written_over_a_device_a_fifo_or_a_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    traced_run(d, "1");
+    let mut targets = vec![];
+    std::fs::create_dir(d.join("folder")).unwrap();
+    targets.push(("folder", "a folder"));
+    if mkfifo(&d.join("fifo")) {
+        targets.push(("fifo", "a FIFO"));
+    }
+    // A device like /dev/null (1, 3), made here: what `--output /dev/null` replaced.
+    if mknod(&d.join("null"), "1", "3") {
+        targets.push(("null", "a character device"));
+        std::os::unix::fs::symlink("null", d.join("to-null")).unwrap();
+        targets.push(("to-null", "a symlink to a character device"));
+    }
+    for (target, kind) in targets {
+        let before = file_type(&d.join(target));
+        refused(
+            &["report", "run", "--output", target],
+            d,
+            &[target, kind, "not a regular file"],
+        );
+        assert_eq!(file_type(&d.join(target)), before, "{target} was replaced");
+    }
+    // A symlink to a regular file: the file gets the report, the link stays.
+    std::fs::write(d.join("real.html"), "old").unwrap();
+    std::os::unix::fs::symlink("real.html", d.join("link.html")).unwrap();
+    ok(&prunesim(&["report", "run", "--output", "link.html"], d));
+    assert!(file_type(&d.join("link.html")).is_symlink());
+    let html = std::fs::read_to_string(d.join("real.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"), "{}", &html[..40]);
+}
+
+#[test]
+fn outputs_get_the_umask_mode_and_replaced_files_keep_theirs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let f = experiment(d, "small.toml", "small");
+    let args = [
+        "run",
+        &f,
+        "--trials",
+        "1",
+        "--report",
+        "--no-bound",
+        "--jobs",
+        "1",
+        "--out",
+        "run",
+    ];
+    let outputs = [
+        "run/trials.csv",
+        "run/summary.json",
+        "run/manifest.json",
+        "run/experiment.toml",
+        "run/report.html",
+        "run/trace/tasks-0.csv",
+        "run/trace/events-0.csv",
+        "run/trace/timeline-0.svg",
+        "run/trace/timeline-0.png",
+    ];
+    for (umask, expected) in [("022", 0o644), ("027", 0o640)] {
+        let _ = std::fs::remove_dir_all(d.join("run"));
+        let (out, _) = prunesim_with(&args, d, umask, Stdio::null());
+        ok(&out);
+        for o in outputs {
+            assert_eq!(mode(&d.join(o)), expected, "{o} under umask {umask}");
+        }
+    }
+    // Run again under umask 022: a file whose mode was set keeps it.
+    std::fs::set_permissions(d.join("run/summary.json"), PermissionsExt::from_mode(0o600)).unwrap();
+    ok(&prunesim(&args, d));
+    assert_eq!(mode(&d.join("run/summary.json")), 0o600);
+    assert_eq!(mode(&d.join("run/trials.csv")), 0o640);
+}
+
+#[test]
+fn report_reads_its_inputs_as_run_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let run = traced_run(d, "2");
+    let summary = std::fs::read(run.join("summary.json")).unwrap();
+    let tasks = std::fs::read_to_string(run.join("trace/tasks-0.csv")).unwrap();
+    let restore = || {
+        std::fs::write(run.join("summary.json"), &summary).unwrap();
+        let _ = std::fs::remove_file(run.join("trace/tasks-0.csv"));
+        std::fs::write(run.join("trace/tasks-0.csv"), &tasks).unwrap();
+    };
+    ok(&prunesim(&["report", "run"], d));
+    // summary.json a FIFO (it hung) or a device like /dev/zero (it grew to 22 GB).
+    let s = run.join("summary.json");
+    std::fs::remove_file(&s).unwrap();
+    if mkfifo(&s) {
+        refused(
+            &["report", "run"],
+            d,
+            &["summary.json", "not a regular file (a FIFO)"],
+        );
+        std::fs::remove_file(&s).unwrap();
+    }
+    if mknod(&s, "1", "5") {
+        refused(
+            &["report", "run"],
+            d,
+            &["summary.json", "not a regular file (a character device)"],
+        );
+        std::fs::remove_file(&s).unwrap();
+    }
+    restore();
+    // A task trace a FIFO or a device.
+    let t = run.join("trace/tasks-0.csv");
+    std::fs::remove_file(&t).unwrap();
+    if mkfifo(&t) {
+        refused(
+            &["report", "run"],
+            d,
+            &["tasks-0.csv", "not a regular file (a FIFO)"],
+        );
+        std::fs::remove_file(&t).unwrap();
+    }
+    if mknod(&t, "1", "5") {
+        refused(
+            &["report", "run"],
+            d,
+            &["tasks-0.csv", "a character device"],
+        );
+        std::fs::remove_file(&t).unwrap();
+    }
+    restore();
+    // A task on machine 10^8 (a name was allocated per machine: 3 GB).
+    let mut r = csv::Reader::from_reader(tasks.as_bytes());
+    let header = r.headers().unwrap().clone();
+    let machine = header.iter().position(|h| h == "machine").unwrap();
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(&header).unwrap();
+    let mut edited = false;
+    for rec in r.records() {
+        let rec = rec.unwrap();
+        let mut fields: Vec<String> = rec.iter().map(str::to_owned).collect();
+        if !edited && !fields[machine].is_empty() {
+            fields[machine] = "100000000".into();
+            edited = true;
+        }
+        w.write_record(&fields).unwrap();
+    }
+    assert!(edited);
+    std::fs::write(&t, w.into_inner().unwrap()).unwrap();
+    refused(
+        &["report", "run"],
+        d,
+        &["tasks-0.csv", "machine 100000000", "the run has"],
+    );
+    restore();
+    // The trace folder a loop of symlinks, or a file: an error, not "0 traced trials".
+    let trace = run.join("trace");
+    std::fs::rename(&trace, run.join("trace.kept")).unwrap();
+    std::os::unix::fs::symlink("trace", &trace).unwrap();
+    refused(&["report", "run"], d, &["trace", "cannot list the traces"]);
+    std::fs::remove_file(&trace).unwrap();
+    std::fs::write(&trace, "not a folder").unwrap();
+    refused(&["report", "run"], d, &["trace", "cannot list the traces"]);
+    std::fs::remove_file(&trace).unwrap();
+    std::fs::rename(run.join("trace.kept"), &trace).unwrap();
+    let out = prunesim(&["report", "run"], d);
+    ok(&out);
+    assert!(stderr(&out).contains("2 traced trials"), "{}", stderr(&out));
+}
+
+/// The trace files in `run/trace`, sorted.
+fn trace_files(run: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(run.join("trace"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn summary_experiment(run: &Path) -> String {
+    let text = std::fs::read_to_string(run.join("summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["experiment"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_run_folder_holds_one_run_and_nothing_stale_reaches_a_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let run = traced_run(d, "4");
+    ok(&prunesim(&["report", "run"], d));
+    std::fs::write(run.join("notes.txt"), "mine").unwrap();
+    std::fs::write(run.join("trace/mine.csv"), "mine").unwrap();
+    let other = experiment(d, "other.toml", "other");
+    let into_run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            other.as_str(),
+            "--no-bound",
+            "--jobs",
+            "1",
+            "--out",
+            "run",
+        ];
+        args.extend_from_slice(extra);
+        args.iter()
+            .map(|s| (*s).to_owned())
+            .collect::<Vec<String>>()
+    };
+    let args = into_run(&["--trials", "2"]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    // Another experiment into a traced run's folder: refused, nothing touched.
+    let before = trace_files(&run);
+    refused(
+        &args,
+        d,
+        &["--out run", "another experiment (\"small\")", "--force"],
+    );
+    assert_eq!(summary_experiment(&run), "small");
+    assert_eq!(trace_files(&run), before);
+    // With --force, untraced: the old run's files go, the user's stay.
+    let mut forced = args.clone();
+    forced.push("--force");
+    ok(&prunesim(&forced, d));
+    assert_eq!(summary_experiment(&run), "other");
+    assert_eq!(trace_files(&run), ["mine.csv"]);
+    assert!(!run.join("report.html").exists());
+    assert_eq!(
+        std::fs::read_to_string(run.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    // The same experiment again: traced with 3 trials, then with 2: nothing of trial 2 stays.
+    let three = into_run(&["--trials", "3", "--trace"]);
+    ok(&prunesim(
+        &three.iter().map(String::as_str).collect::<Vec<_>>(),
+        d,
+    ));
+    assert_eq!(trace_files(&run).len(), 1 + 3 * 4);
+    let two = into_run(&["--trials", "2", "--trace"]);
+    ok(&prunesim(
+        &two.iter().map(String::as_str).collect::<Vec<_>>(),
+        d,
+    ));
+    let mut expected = vec!["mine.csv".to_owned()];
+    for k in 0..2 {
+        for f in [
+            "events-{k}.csv",
+            "tasks-{k}.csv",
+            "timeline-{k}.png",
+            "timeline-{k}.svg",
+        ] {
+            expected.push(f.replace("{k}", &k.to_string()));
+        }
+    }
+    expected.sort();
+    assert_eq!(trace_files(&run), expected);
+    let out = prunesim(&["report", "run"], d);
+    ok(&out);
+    assert!(
+        stderr(&out).contains("(2 traced trials"),
+        "{}",
+        stderr(&out)
+    );
+    // A trace file copied in from elsewhere, beyond the summary's trials, is left out.
+    std::fs::copy(run.join("trace/tasks-0.csv"), run.join("trace/tasks-7.csv")).unwrap();
+    let out = prunesim(&["report", "run"], d);
+    ok(&out);
+    let err = stderr(&out);
+    assert!(err.contains("left out the traces of trials [7]"), "{err}");
+    assert!(err.contains("(2 traced trials"), "{err}");
+    // A rerun into its own folder is the same experiment.
+    ok(&prunesim(&["rerun", "run", "--out", "run"], d));
+}
+
+/// An experiment name or a machine name with a control character is refused when the
+/// experiment is checked, before a trial runs or a file is written (a NUL in a machine name
+/// failed in the PNG renderer after the results were written); what is printed of it is
+/// escaped.
+#[test]
+fn names_with_control_characters_are_refused_before_anything_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    experiment(d, "escape.toml", "red\\u001b[31m alert");
+    let err = refused(
+        &["run", "escape.toml", "--trace", "--no-bound", "--out", "o1"],
+        d,
+        &[
+            "name: expected a name without control characters",
+            "\\u{1b}[31m",
+        ],
+    );
+    assert!(
+        !err.contains('\u{1b}'),
+        "a raw escape reached the terminal: {err:?}"
+    );
+    assert!(!d.join("o1").exists());
+    std::fs::write(
+        d.join("nul.csv"),
+        "task_type,machine,execution_time\n0,m\u{0}1,5\n0,m\u{0}1,7\n1,m\u{0}1,9\n1,m\u{0}1,4\n",
+    )
+    .unwrap();
+    let err = refused(
+        &[
+            "run",
+            "--pet",
+            "nul.csv",
+            "--trials",
+            "1",
+            "--trace",
+            "--no-bound",
+            "--out",
+            "o2",
+        ],
+        d,
+        &["machine 0", "control character"],
+    );
+    assert!(!err.contains('\u{0}'), "{err:?}");
+    assert!(!d.join("o2/summary.json").exists());
+}
+
+/// `prunesim run -` reading an endless stream of NULs (`/dev/zero`, made here as a device when
+/// allowed, else a file of zeros) is refused at once; the input cap has an override.
+#[test]
+fn standard_input_and_the_input_cap() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let zero = d.join("zero");
+    if !mknod(&zero, "1", "5") {
+        std::fs::write(&zero, vec![0u8; 4 << 20]).unwrap();
+    }
+    let (out, took) = prunesim_with(
+        &["run", "-"],
+        d,
+        "022",
+        Stdio::from(std::fs::File::open(&zero).unwrap()),
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("standard input: a NUL byte at byte 0"),
+        "{err}"
+    );
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    // PRUNESIM_MAX_INPUT_BYTES sets the cap of every input; anything but a number is refused.
+    let f = experiment(d, "small.toml", "small");
+    let with_cap = |cap: &str, args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_prunesim"))
+            .args(args)
+            .current_dir(d)
+            .env(workload::io::MAX_INPUT_ENV, cap)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = with_cap("100", &["run", &f, "--trials", "1", "--no-bound"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("more than the 100 bytes an input file may hold"),
+        "{}",
+        stderr(&out)
+    );
+    let out = with_cap("lots", &["run", &f, "--trials", "1", "--no-bound"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("PRUNESIM_MAX_INPUT_BYTES"),
+        "{}",
+        stderr(&out)
+    );
+    ok(&with_cap(
+        "100000",
+        &["run", &f, "--trials", "1", "--no-bound"],
+    ));
+}
