@@ -102,6 +102,8 @@ class Dispatcher:
             queue_size=3,
             resolution=RESOLUTION,
         )
+        # Every task's fate is read at the end (a long-running dispatcher reads counts()).
+        self.sched.keep_records(True)
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=2 * len(self.speeds))
         self.ends: "queue.Queue[Tuple[int, float]]" = queue.Queue()
         self.lock = threading.Lock()

@@ -11,12 +11,14 @@
 #![allow(clippy::needless_pass_by_value)]
 
 use std::path::PathBuf;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyIndexError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyMapping, PySequence, PyString, PyTuple};
 use runner::{ExperimentConfig, Prepared, RunError, Summary};
 use serde::Serialize;
 
@@ -50,11 +52,89 @@ fn config_error(e: impl std::fmt::Display) -> PyErr {
     ConfigError::new_err(e.to_string())
 }
 
+/// How deep the dicts and lists of a configuration may nest (a configuration file's tables
+/// nest a few levels; the conversion recurses once per level).
+const MAX_NESTING: usize = 32;
+
+/// Checks that `obj`'s dicts and lists (any mapping or sequence but strings and bytes) nest
+/// at most [`MAX_NESTING`] levels and contain no cycle: the conversion to TOML would
+/// recurse without end (a stack overflow, which kills the interpreter).
+fn check_nesting(obj: &Bound<'_, PyAny>, what: &str, path: &mut Vec<usize>) -> PyResult<()> {
+    let children: Vec<Bound<'_, PyAny>> = if let Ok(d) = obj.cast::<PyDict>() {
+        d.values().iter().collect()
+    } else if let Ok(l) = obj.cast::<PyList>() {
+        l.iter().collect()
+    } else if let Ok(t) = obj.cast::<PyTuple>() {
+        t.iter().collect()
+    } else if obj.is_instance_of::<PyString>() || obj.is_instance_of::<pyo3::types::PyBytes>() {
+        return Ok(());
+    } else if let Ok(m) = obj.cast::<PyMapping>() {
+        m.values()?.iter().collect()
+    } else if let Ok(q) = obj.cast::<PySequence>() {
+        q.try_iter()?.collect::<PyResult<_>>()?
+    } else {
+        return Ok(());
+    };
+    let id = obj.as_ptr() as usize;
+    if path.contains(&id) {
+        return Err(ConfigError::new_err(format!(
+            "{what}: a dict or list contains itself (a cycle)"
+        )));
+    }
+    if path.len() >= MAX_NESTING {
+        return Err(ConfigError::new_err(format!(
+            "{what}: dicts and lists nested deeper than {MAX_NESTING} levels"
+        )));
+    }
+    path.push(id);
+    for c in &children {
+        check_nesting(c, what, path)?;
+    }
+    path.pop();
+    Ok(())
+}
+
 /// A Python dict (or any mapping of TOML values) as TOML text: the experiment, mapper and
-/// pruner tables go through the parser their files go through.
+/// pruner tables go through the parser their files go through. Cycles and nesting deeper
+/// than [`MAX_NESTING`] are a `ConfigError`.
 fn toml_table(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<toml::Table> {
+    check_nesting(obj, what, &mut Vec::new())?;
     pythonize::depythonize::<toml::Table>(obj)
         .map_err(|e| ConfigError::new_err(format!("{what}: {e}")))
+}
+
+/// Runs `work` on a thread of its own while the calling (the interpreter's) thread, the GIL
+/// released, looks every 50 ms whether it finished and checks the interpreter's signals: on
+/// Ctrl-C (or any signal handler's exception) `stop` is set, so that `work` stops between
+/// trials, and the exception is raised at once (the trials running finish on their thread,
+/// their results dropped).
+fn interruptible<T: Send + 'static>(
+    py: Python<'_>,
+    stop: Arc<AtomicBool>,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> PyResult<T> {
+    let handle = std::thread::Builder::new()
+        .name("prunesim-run".into())
+        .spawn(work)
+        .map_err(|e| PrunesimError::new_err(format!("cannot start the run's thread: {e}")))?;
+    loop {
+        let finished = py.detach(|| {
+            let until = Instant::now() + Duration::from_millis(50);
+            while !handle.is_finished() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            handle.is_finished()
+        });
+        if finished {
+            break;
+        }
+        if let Err(e) = py.check_signals() {
+            stop.store(true, Ordering::Relaxed);
+            return Err(e);
+        }
+    }
+    py.detach(|| handle.join())
+        .map_err(|_| PrunesimError::new_err("the run panicked"))
 }
 
 /// Rows as columns: a dict of lists, one per field of `T` in declaration order, with the
@@ -153,21 +233,24 @@ fn run_experiment<'py>(
     }
     let trace = trace || config.trace;
     let budget = budget.unwrap_or_else(runner::resources::default_budget);
-    let (summary, metrics, traces) = py
-        .detach(move || {
-            let prepared = Prepared::generated(config, trials, jobs, bound, budget)
-                .map_err(|e| prefixed(&what, e))?;
-            let (metrics, traces) = if trace {
-                let (m, t): (Vec<_>, Vec<_>) =
-                    prepared.run_in_memory(jobs, &|| {})?.into_iter().unzip();
-                (m, Some(t))
-            } else {
-                (prepared.run(jobs, &|| {})?, None)
-            };
-            let summary = Summary::new(&prepared, &metrics);
-            Ok::<_, RunError>((summary, metrics, traces))
-        })
-        .map_err(run_error)?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopped = Arc::clone(&stop);
+    let (summary, metrics, traces) = interruptible(py, stop, move || {
+        let prepared = Prepared::generated(config, trials, jobs, bound, budget)
+            .map_err(|e| prefixed(&what, e))?;
+        let (metrics, traces) = if trace {
+            let (m, t): (Vec<_>, Vec<_>) = prepared
+                .run_in_memory_until(jobs, &|| {}, &stopped)?
+                .into_iter()
+                .unzip();
+            (m, Some(t))
+        } else {
+            (prepared.run_until(jobs, &|| {}, &stopped)?, None)
+        };
+        let summary = Summary::new(&prepared, &metrics);
+        Ok::<_, RunError>((summary, metrics, traces))
+    })?
+    .map_err(run_error)?;
     let summary = pythonize::pythonize(py, &summary)?;
     let table = PyDict::new(py);
     let trial = PyList::empty(py);
@@ -300,10 +383,10 @@ impl PyPmf {
             .map_err(config_error)
     }
 
-    /// All mass on tick `t`.
+    /// All mass on tick `t` (a time: in [0, 2^52], as the constructor's ticks).
     #[staticmethod]
-    fn point(t: i64) -> Self {
-        PyPmf(pmf::Pmf::point(t))
+    fn point(t: i64) -> PyResult<Self> {
+        pmf::Pmf::new(t, vec![1.0]).map(PyPmf).map_err(config_error)
     }
 
     /// The histogram of samples (ticks), `bin_width` ticks a bin, each bin standing for its
@@ -775,16 +858,38 @@ impl PyScheduler {
         })
     }
 
-    /// How task `task` stands: "open", "reported", "failed" or its outcome ("on_time",
-    /// "late", "pruned_pending", ...).
+    /// How task `task` stands: "open", "reported", "failed", its outcome ("on_time",
+    /// "late", "pruned_pending", ...), or "forgotten" (it ended and its record is no longer
+    /// held: see `keep_records`).
     fn fate(&self, task: usize) -> PyResult<&'static str> {
         let fate = self.with(|s| s.fate(task))?.map_err(live_error)?;
         Ok(match fate {
             live::Fate::Open => "open",
             live::Fate::Reported => "reported",
             live::Fate::Failed => "failed",
+            live::Fate::Forgotten => "forgotten",
             live::Fate::Ended(o) => o.name(),
         })
+    }
+
+    /// Keep every task's record, so `fate` tells each task's outcome for ever (off by
+    /// default: the tasks that ended are forgotten at a later decision, their outcomes kept
+    /// as counts, and memory is bounded by the tasks in the system).
+    fn keep_records(&self, on: bool) -> PyResult<()> {
+        self.with(|s| s.keep_records(on))
+    }
+
+    /// How many tasks were submitted and how they ended: a dict with "submitted",
+    /// "failed", and the count of each outcome ("on_time", "late", ...).
+    fn counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.with(|s| s.counts())?;
+        let d = PyDict::new(py);
+        d.set_item("submitted", c.submitted)?;
+        d.set_item("failed", c.failed)?;
+        for o in live::Outcome::ALL {
+            d.set_item(o.name(), c.of(o))?;
+        }
+        Ok(d)
     }
 
     /// Seconds per tick.
@@ -807,7 +912,7 @@ impl PyScheduler {
 
     /// The tasks in the batch queue.
     fn batch(&self) -> PyResult<Vec<usize>> {
-        self.with(|s| s.batch().to_vec())
+        self.with(|s| s.batch())
     }
 
     /// The tasks in machine `machine`'s queue, the executing one first.
@@ -905,6 +1010,13 @@ impl PyEstimator {
             .0
             .lock()
             .map_err(|_| PrunesimError::new_err("the estimator was poisoned by a panic"))?;
+        if task_type >= e.types() || machine >= e.machines() {
+            return Err(PyIndexError::new_err(format!(
+                "cell (task type {task_type}, machine {machine}) outside the {} x {} estimator",
+                e.types(),
+                e.machines()
+            )));
+        }
         Ok(e.observations(task_type, machine))
     }
 

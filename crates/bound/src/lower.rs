@@ -589,6 +589,8 @@ fn eject_insert(st: &mut State, u: usize, machines: &[Vec<usize>]) -> bool {
 /// the tasks whose windows meet it (by deadline, or in the construction's order, every other
 /// sweep), runs the local search on them, and keeps the result unless fewer tasks are on
 /// time. Stops after `patience` sweeps in a row without one more on time, or on the budget.
+/// A window that meets no task's interval is skipped (it would change nothing), so a sweep
+/// costs the windows that meet a task, whatever the span of time between tasks.
 fn perturb(st: &mut State, machines: &[Vec<usize>], order: &[usize], opts: &LowerOptions) {
     let pr = st.pr;
     let n = pr.n();
@@ -597,6 +599,20 @@ fn perturb(st: &mut State, machines: &[Vec<usize>], order: &[usize], opts: &Lowe
     };
     let mut by_deadline: Vec<usize> = (0..n).collect();
     by_deadline.sort_by_key(|&k| (pr.d[k], k));
+    // The windows that meet no task's [arrival, latest completion] change nothing (every
+    // start lies in its task's interval): the sweep jumps over them, so its cost follows
+    // the tasks, not the span of time. `arrivals` sorted, `reach[i]` the latest completion
+    // among the tasks of the first `i + 1` arrivals.
+    let mut by_arrival: Vec<usize> = (0..n).collect();
+    by_arrival.sort_by_key(|&k| (pr.a[k], k));
+    let arrivals: Vec<Tick> = by_arrival.iter().map(|&k| pr.a[k]).collect();
+    let reach: Vec<Tick> = by_arrival
+        .iter()
+        .scan(Tick::MIN, |r, &k| {
+            *r = (*r).max(pr.d[k]);
+            Some(*r)
+        })
+        .collect();
     let mut sweep: usize = 0;
     let mut idle_sweeps = 0;
     while st.steps <= opts.max_steps && idle_sweeps < opts.patience {
@@ -607,7 +623,19 @@ fn perturb(st: &mut State, machines: &[Vec<usize>], order: &[usize], opts: &Lowe
             t0
         };
         while s < t1 && st.steps <= opts.max_steps {
-            let e = s + RUIN_WIDTH;
+            let e = s.saturating_add(RUIN_WIDTH);
+            // The tasks arriving before `e`; the window meets one when one of them is due
+            // at or after `s`.
+            let i = arrivals.partition_point(|&a| a < e);
+            if i == 0 || reach[i - 1] < s {
+                // No task meets this window: on to the first window that meets the next
+                // arrival (none: the sweep is over).
+                let Some(&next) = arrivals.get(i) else {
+                    break;
+                };
+                s += (next - s) / RUIN_WIDTH * RUIN_WIDTH;
+                continue;
+            }
             let saved = st.clone();
             let before = (st.count, st.load());
             for j in 0..pr.m {
@@ -651,7 +679,7 @@ fn perturb(st: &mut State, machines: &[Vec<usize>], order: &[usize], opts: &Lowe
                 st.last_stamp = last;
                 st.steps = steps;
             }
-            s += RUIN_WIDTH;
+            s = s.saturating_add(RUIN_WIDTH);
         }
         sweep += 1;
         if st.count > start_count {

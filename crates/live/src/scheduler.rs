@@ -15,6 +15,10 @@ use crate::system::{Cause, Env, Hooks, System, TaskRecord};
 /// A task's id: the index [`Scheduler::submit`] returned (0, 1, 2, ... in submission order).
 pub type TaskId = usize;
 
+/// The tasks ended since the last compaction that make one worthwhile, at the least
+/// ([`Scheduler::keep_records`]).
+const COMPACT_MIN: usize = 64;
+
 /// What the dispatcher should do, in the order given.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Action {
@@ -77,6 +81,36 @@ pub enum Fate {
     Ended(Outcome),
     /// The dispatcher reported it failed ([`Scheduler::failed`]).
     Failed,
+    /// Ended, and no longer held: the scheduler forgets the tasks that ended (unless
+    /// [`Scheduler::keep_records`]), their outcomes kept as counts ([`Scheduler::counts`]).
+    Forgotten,
+}
+
+/// How many tasks were submitted and how they ended ([`Scheduler::counts`]): counters, kept
+/// whether the tasks' records are or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counts {
+    /// Tasks submitted.
+    pub submitted: usize,
+    /// Tasks that ended with each outcome, by [`Outcome::ALL`]'s order (failures apart).
+    pub outcomes: [usize; 8],
+    /// Tasks the dispatcher reported failed ([`Scheduler::failed`]).
+    pub failed: usize,
+}
+
+impl Counts {
+    /// Tasks that ended with `outcome` (failures apart).
+    pub fn of(&self, outcome: Outcome) -> usize {
+        Outcome::ALL
+            .iter()
+            .position(|&o| o == outcome)
+            .map_or(0, |i| self.outcomes[i])
+    }
+
+    /// Tasks that ended, failures included.
+    pub fn ended(&self) -> usize {
+        self.outcomes.iter().sum::<usize>() + self.failed
+    }
 }
 
 /// Misuse of the live API. Nothing in [`Scheduler`] panics on its inputs.
@@ -264,6 +298,16 @@ pub struct Scheduler {
     resolution: f64,
     /// The latest time seen.
     latest: f64,
+    /// Tasks submitted: the next task's id.
+    submitted: usize,
+    /// The tasks the system holds (its ids are indices into this and the vectors below),
+    /// by their [`TaskId`] (increasing).
+    ids: Vec<TaskId>,
+    /// Tasks the system holds that ended (forgotten at the next compaction).
+    settled: usize,
+    /// Keep every task's record: never compact.
+    keep_records: bool,
+    counts: Counts,
     /// Deadlines in seconds, per task.
     deadline: Vec<f64>,
     /// Per task, the order of its start (0: not started).
@@ -288,7 +332,7 @@ impl std::fmt::Debug for Scheduler {
         f.debug_struct("Scheduler")
             .field("heuristic", &self.heuristic.name)
             .field("machines", &self.sys.pet().n_machines())
-            .field("tasks", &self.deadline.len())
+            .field("tasks", &self.submitted)
             .field("latest", &self.latest)
             .finish_non_exhaustive()
     }
@@ -298,6 +342,8 @@ impl std::fmt::Debug for Scheduler {
 /// [`Action`]s.
 struct LiveHooks<'a> {
     actions: &'a mut Vec<Action>,
+    counts: &'a mut Counts,
+    settled: &'a mut usize,
     start_seq: &'a mut [u64],
     next_seq: &'a mut u64,
     samples: Option<&'a mut Vec<Sample>>,
@@ -318,6 +364,12 @@ impl Hooks for LiveHooks<'_> {
     }
 
     fn settled(&mut self, spec: &TaskSpec, record: &TaskRecord, _deferrals: u32, cause: Cause) {
+        *self.settled += 1;
+        if cause == Cause::Failure {
+            self.counts.failed += 1;
+        } else if let Some(i) = Outcome::ALL.iter().position(|&o| o == record.outcome) {
+            self.counts.outcomes[i] += 1;
+        }
         if let Some(a) = Action::of_settled(spec.id, record, cause) {
             self.actions.push(a);
         }
@@ -398,6 +450,11 @@ impl Scheduler {
             drop_model: config.drop_model,
             resolution: config.resolution,
             latest: f64::NEG_INFINITY,
+            submitted: 0,
+            ids: Vec::new(),
+            settled: 0,
+            keep_records: false,
+            counts: Counts::default(),
             deadline: Vec::new(),
             start_seq: Vec::new(),
             next_seq: 0,
@@ -585,12 +642,33 @@ impl Scheduler {
 
     /// The number of tasks submitted.
     pub fn tasks(&self) -> usize {
-        self.deadline.len()
+        self.submitted
+    }
+
+    /// How many tasks were submitted and how they ended.
+    pub fn counts(&self) -> Counts {
+        self.counts
+    }
+
+    /// The tasks whose state the scheduler holds: those in the system (waiting, queued,
+    /// executing) and those that ended since the last compaction (all that ended, with
+    /// [`Scheduler::keep_records`]). Its memory per task is bounded by this.
+    pub fn held(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Keeps every task's record for [`Scheduler::fate`] and [`Scheduler::record`] (off by
+    /// default): a long-running dispatcher then grows by about 150 bytes per task. Off, the
+    /// tasks that ended are forgotten at a later decision, once they are at least as many as
+    /// those in the system (and at least 64): their fate is [`Fate::Forgotten`], their
+    /// outcomes in [`Scheduler::counts`]. The decisions are the same either way.
+    pub fn keep_records(&mut self, on: bool) {
+        self.keep_records = on;
     }
 
     /// The tasks in the batch queue (unmapped), in arrival order.
-    pub fn batch(&self) -> &[TaskId] {
-        self.sys.batch()
+    pub fn batch(&self) -> Vec<TaskId> {
+        self.sys.batch().iter().map(|&i| self.ids[i]).collect()
     }
 
     /// Machine `m`'s queue, executing task first (empty for an unknown machine).
@@ -598,29 +676,33 @@ impl Scheduler {
         self.sys
             .machines()
             .get(m)
-            .map(|mc| mc.tasks().collect())
+            .map(|mc| mc.tasks().map(|i| self.ids[i]).collect())
             .unwrap_or_default()
     }
 
     /// Where task `t` stands.
     pub fn fate(&self, t: TaskId) -> Result<Fate, LiveError> {
-        self.check_task(t)?;
-        if self.failed[t] {
+        let Some(i) = self.held_index(t)? else {
+            return Ok(Fate::Forgotten);
+        };
+        if self.failed[i] {
             return Ok(Fate::Failed);
         }
-        if let Some(r) = self.sys.record(t) {
+        if let Some(r) = self.sys.record(i) {
             return Ok(Fate::Ended(r.outcome));
         }
-        if self.reported[t] {
+        if self.reported[i] {
             return Ok(Fate::Reported);
         }
         Ok(Fate::Open)
     }
 
-    /// Task `t`'s outcome record (machine, start and end ticks), once it has ended.
+    /// Task `t`'s outcome record (machine, start and end ticks), once it has ended (while
+    /// it is held, [`Scheduler::keep_records`]).
     pub fn record(&self, t: TaskId) -> Option<TaskRecord> {
-        self.sys.record(t).map(|r| TaskRecord {
-            deferrals: self.sys.deferrals(t),
+        let i = self.held_index(t).ok().flatten()?;
+        self.sys.record(i).map(|r| TaskRecord {
+            deferrals: self.sys.deferrals(i),
             ..*r
         })
     }
@@ -662,24 +744,81 @@ impl Scheduler {
         Ok(at)
     }
 
-    fn check_task(&self, t: TaskId) -> Result<(), LiveError> {
-        if t < self.deadline.len() {
-            Ok(())
-        } else {
-            Err(LiveError::UnknownTask(t))
+    /// The system's index of task `t`: `None` when it ended and was forgotten.
+    fn held_index(&self, t: TaskId) -> Result<Option<usize>, LiveError> {
+        if t >= self.submitted {
+            return Err(LiveError::UnknownTask(t));
+        }
+        Ok(self.ids.binary_search(&t).ok())
+    }
+
+    /// Checks that task `t` (the system's `i`) is executing and not yet reported; returns
+    /// its machine.
+    fn check_executing(&self, t: TaskId, i: Option<usize>) -> Result<MachineId, LiveError> {
+        let Some(i) = i else {
+            return Err(LiveError::AlreadyEnded { task: t });
+        };
+        if self.sys.record(i).is_some() || self.reported[i] {
+            return Err(LiveError::AlreadyEnded { task: t });
+        }
+        match self.sys.assigned_to(i) {
+            Some(m) if self.sys.machines()[m].running().map(|r| r.task) == Some(i) => Ok(m),
+            _ => Err(LiveError::NotStarted { task: t }),
         }
     }
 
-    /// Checks that `t` is executing and not yet reported; returns its machine.
-    fn check_executing(&self, t: TaskId) -> Result<MachineId, LiveError> {
-        self.check_task(t)?;
-        if self.sys.record(t).is_some() || self.reported[t] {
-            return Err(LiveError::AlreadyEnded { task: t });
+    /// Forgets the tasks that ended, once they are at least as many as those in the system
+    /// (and [`COMPACT_MIN`]): the memory held stays within twice the tasks in the system.
+    fn compact(&mut self) {
+        let open = self.ids.len() - self.settled;
+        if self.keep_records || self.settled < open.max(COMPACT_MIN) {
+            return;
         }
-        match self.sys.assigned_to(t) {
-            Some(m) if self.sys.machines()[m].running().map(|r| r.task) == Some(t) => Ok(m),
-            _ => Err(LiveError::NotStarted { task: t }),
+        let kept = self.sys.compact();
+        fn pick<T: Copy>(kept: &[usize], v: &[T]) -> Vec<T> {
+            kept.iter().map(|&i| v[i]).collect()
         }
+        self.ids = pick(&kept, &self.ids);
+        self.deadline = pick(&kept, &self.deadline);
+        self.start_seq = pick(&kept, &self.start_seq);
+        self.reported = pick(&kept, &self.reported);
+        self.failed = pick(&kept, &self.failed);
+        for e in &mut self.ends {
+            e.task = kept.binary_search(&e.task).unwrap_or(usize::MAX);
+        }
+        self.settled = 0;
+        // The heuristic's memos name the old ids.
+        match heuristics::build(&self.heuristic, self.drop_model) {
+            Ok(m) => self.mapper = m,
+            Err(e) => tracing::error!("heuristic not rebuilt: {e}"),
+        }
+    }
+
+    /// The actions of the system (its task indices) as the dispatcher's.
+    fn hand_out(&mut self, out: &mut Vec<Action>) {
+        let ids = &self.ids;
+        out.extend(self.actions.drain(..).map(|a| match a {
+            Action::Assign { task, machine } => Action::Assign {
+                task: ids[task],
+                machine,
+            },
+            Action::Start { task, machine } => Action::Start {
+                task: ids[task],
+                machine,
+            },
+            Action::Drop {
+                task,
+                machine,
+                executing,
+                reason,
+            } => Action::Drop {
+                task: ids[task],
+                machine,
+                executing,
+                reason,
+            },
+            Action::Defer { task } => Action::Defer { task: ids[task] },
+        }));
     }
 
     /// A task of type `task_type` arrives at `now`, due at `deadline` (both seconds): it
@@ -705,12 +844,16 @@ impl Scheduler {
             arrival,
             deadline: self.deadline_tick(deadline).max(arrival),
         };
-        let id = self.sys.add_task(spec);
+        let i = self.sys.add_task(spec);
+        let id = self.submitted;
+        self.submitted += 1;
+        self.counts.submitted += 1;
+        self.ids.push(id);
         self.deadline.push(deadline);
         self.start_seq.push(0);
         self.reported.push(false);
         self.failed.push(false);
-        self.sys.arrive(id);
+        self.sys.arrive(i);
         self.latest = now;
         self.dirty = true;
         Ok(id)
@@ -721,18 +864,27 @@ impl Scheduler {
     ///
     /// A task the same decision started and then dropped (the pruner dropping a task that
     /// just started) is accepted and ignored: the dispatcher acts on the actions in order.
+    ///
+    /// Like every notification, `at` may not lie before a time already seen
+    /// ([`LiveError::TimeWentBackwards`]); it is the latest time seen afterwards, so the
+    /// task's end cannot be reported before it.
     pub fn started(&mut self, t: TaskId, at: f64) -> Result<(), LiveError> {
-        self.check_task(t)?;
-        if self.sys.record(t).is_some() && !self.reported[t] && !self.failed[t] {
-            return Ok(());
+        let i = self.held_index(t)?;
+        let at = self.check_time("at", at)?;
+        if let Some(i) = i {
+            if self.sys.record(i).is_some() && !self.reported[i] && !self.failed[i] {
+                self.latest = at;
+                return Ok(());
+            }
         }
-        let m = self.check_executing(t)?;
-        let at = finite("at", at)?;
+        let m = self.check_executing(t, i)?;
+        let i = i.unwrap_or(usize::MAX);
         let tick = self.tick(at);
         let start = self.sys.machines()[m].running().map_or(tick, |r| r.start);
         if tick > start {
-            self.sys.restamp_start(m, t, tick);
+            self.sys.restamp_start(m, i, tick);
         }
+        self.latest = at;
         Ok(())
     }
 
@@ -750,13 +902,15 @@ impl Scheduler {
     }
 
     fn report(&mut self, t: TaskId, at: f64, failed: bool) -> Result<(), LiveError> {
-        self.check_executing(t)?;
+        let i = self.held_index(t)?;
+        self.check_executing(t, i)?;
+        let i = i.unwrap_or(usize::MAX);
         let at = self.check_time("at", at)?;
-        self.reported[t] = true;
+        self.reported[i] = true;
         self.ends.push(Reported {
             tick: self.tick(at),
-            seq: self.start_seq[t],
-            task: t,
+            seq: self.start_seq[i],
+            task: i,
             at,
             failed,
         });
@@ -779,6 +933,7 @@ impl Scheduler {
         let now = self.check_time("now", now)?;
         let tick = self.tick(now);
         self.latest = now;
+        self.compact();
         // The executing tasks whose deadline has passed are dropped at `now`.
         let mut ends = std::mem::take(&mut self.ends);
         if self.drop_model == DropModel::All {
@@ -800,6 +955,8 @@ impl Scheduler {
         let observing = self.samples.is_some() || self.learner.is_some();
         let mut hooks = LiveHooks {
             actions: &mut self.actions,
+            counts: &mut self.counts,
+            settled: &mut self.settled,
             start_seq: &mut self.start_seq,
             next_seq: &mut self.next_seq,
             samples: observing.then_some(&mut self.fresh),
@@ -857,6 +1014,8 @@ impl Scheduler {
         if dirty {
             let mut hooks = LiveHooks {
                 actions: &mut self.actions,
+                counts: &mut self.counts,
+                settled: &mut self.settled,
                 start_seq: &mut self.start_seq,
                 next_seq: &mut self.next_seq,
                 samples: observing.then_some(&mut self.fresh),
@@ -872,7 +1031,7 @@ impl Scheduler {
             self.absorb();
         }
         self.dirty = false;
-        out.append(&mut self.actions);
+        self.hand_out(out);
         Ok(())
     }
 
@@ -884,13 +1043,15 @@ impl Scheduler {
         let tick = self.tick(now);
         let mut hooks = LiveHooks {
             actions: &mut self.actions,
+            counts: &mut self.counts,
+            settled: &mut self.settled,
             start_seq: &mut self.start_seq,
             next_seq: &mut self.next_seq,
             samples: None,
             resolution: self.resolution,
         };
         self.sys.expire_batch(tick, &mut self.pruner, &mut hooks);
-        out.append(&mut self.actions);
+        self.hand_out(&mut out);
         Ok(out)
     }
 

@@ -153,6 +153,8 @@ pub struct System<'p> {
     limit: Option<usize>,
     /// What is derived from the machine queues (completion-time PMFs, bounds).
     oracle: Oracle,
+    /// The oracle's PCT trimming (a compaction builds a new oracle with it).
+    pct_epsilon: f64,
     batch: Vec<TaskId>,
     records: Vec<Option<TaskRecord>>,
     deferrals: Vec<u32>,
@@ -194,6 +196,7 @@ impl<'p> System<'p> {
             machines: (0..machines).map(|j| Machine::new(j, limit)).collect(),
             limit,
             oracle: Oracle::new(machines).with_pct_epsilon(pct_epsilon),
+            pct_epsilon,
             batch: Vec::new(),
             records: vec![None; n],
             deferrals: vec![0; n],
@@ -220,6 +223,42 @@ impl<'p> System<'p> {
         self.assigned_to.push(None);
         self.in_batch.push(false);
         id
+    }
+
+    /// Forgets the tasks that have their outcome (a live system, whose memory is then
+    /// bounded by the tasks in it, not those ever seen): the others are renumbered 0, 1, ...
+    /// in their order (so a rule that breaks ties by id breaks them alike), and what is
+    /// derived from the queues is computed afresh when next read (a new oracle). Returns the
+    /// old id of each task kept, by new id. Counters, busy and wasted ticks stay.
+    ///
+    /// The heuristic's memos name tasks and the oracle's contents: the owner builds its
+    /// heuristic afresh. Not with staging, whose draws are indexed by the trial's ids.
+    pub fn compact(&mut self) -> Vec<TaskId> {
+        let kept: Vec<TaskId> = (0..self.tasks.len())
+            .filter(|&t| self.records[t].is_none())
+            .collect();
+        let new_id = |t: TaskId| kept.binary_search(&t).unwrap_or(usize::MAX);
+        self.tasks = kept
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| TaskSpec {
+                id: i,
+                ..self.tasks[t]
+            })
+            .collect();
+        self.records = vec![None; kept.len()];
+        self.deferrals = kept.iter().map(|&t| self.deferrals[t]).collect();
+        self.assigned_to = kept.iter().map(|&t| self.assigned_to[t]).collect();
+        self.in_batch = vec![false; kept.len()];
+        for t in &mut self.batch {
+            *t = new_id(*t);
+        }
+        for mc in &mut self.machines {
+            mc.rename_tasks(new_id);
+        }
+        self.oracle = Oracle::new(self.machines.len()).with_pct_epsilon(self.pct_epsilon);
+        self.check_invariants();
+        kept
     }
 
     /// Task `t` arrives: it joins the batch queue.

@@ -186,6 +186,58 @@ fn misuse_is_a_typed_error() {
     assert!(matches!(s.set_pet(small), Err(LiveError::Config(_))));
 }
 
+/// Every notification is checked against the clock, `started` too: a start before a time
+/// already seen is refused, and so is an end before the reported start (it was accepted,
+/// counted on time and observed as a 0 s execution).
+#[test]
+fn a_start_or_an_end_before_a_time_already_seen_is_refused() {
+    let mut s = scheduler("MM");
+    s.record_samples(true);
+    let t = s.submit(0.0, 0, 100.0).unwrap();
+    let u = s.submit(0.0, 0, 100.0).unwrap();
+    assert_eq!(starts(&s.decide(0.0).unwrap()).len(), 2);
+    s.decide(1.0).unwrap();
+    assert_eq!(
+        s.started(t, 0.5),
+        Err(LiveError::TimeWentBackwards {
+            at: 0.5,
+            latest: 1.0
+        })
+    );
+    assert!(matches!(
+        s.started(t, f64::NAN),
+        Err(LiveError::NotFinite { what: "at", .. })
+    ));
+    s.started(t, 50.0).unwrap();
+    // The end before the start: refused, the task still executing.
+    assert_eq!(
+        s.completed(t, 10.0),
+        Err(LiveError::TimeWentBackwards {
+            at: 10.0,
+            latest: 50.0
+        })
+    );
+    assert_eq!(
+        s.failed(t, 49.0),
+        Err(LiveError::TimeWentBackwards {
+            at: 49.0,
+            latest: 50.0
+        })
+    );
+    // Another task's start before the clock too.
+    assert!(matches!(
+        s.started(u, 20.0),
+        Err(LiveError::TimeWentBackwards { .. })
+    ));
+    assert_eq!(s.fate(t), Ok(Fate::Open));
+    s.completed(t, 60.0).unwrap();
+    s.decide(60.0).unwrap();
+    assert_eq!(s.fate(t), Ok(Fate::Ended(Outcome::OnTime)));
+    let samples = s.drain_samples();
+    assert_eq!(samples.len(), 1, "{samples:?}");
+    assert_eq!(samples[0].seconds, 10.0);
+}
+
 #[test]
 fn bad_configurations_are_errors() {
     let bad = [

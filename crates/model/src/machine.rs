@@ -165,6 +165,18 @@ impl Machine {
         self.changed();
     }
 
+    /// Renames the queue's tasks by `f` (a live system that forgets ended tasks renumbers
+    /// the others, [`TaskId`]s being indices); the version changes.
+    pub fn rename_tasks(&mut self, mut f: impl FnMut(TaskId) -> TaskId) {
+        if let Some(r) = self.running.as_mut() {
+            r.task = f(r.task);
+        }
+        for t in &mut self.pending {
+            *t = f(*t);
+        }
+        self.version += 1;
+    }
+
     /// Moves the executing task's start to `start` (a live dispatcher started it later than
     /// decided); nothing when idle.
     pub fn restamp_start(&mut self, start: Tick) {

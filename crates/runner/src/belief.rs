@@ -234,8 +234,12 @@ impl BeliefConfig {
         }
         match prior {
             PriorKind::Samples => match self.samples {
-                Some(n) if n >= 1 => {}
-                Some(n) => return Err(format!("belief.samples: expected at least 1, found {n}")),
+                Some(n) if (1..=MAX_PRIOR_SAMPLES).contains(&n) => {}
+                Some(n) => {
+                    return Err(format!(
+                        "belief.samples: expected 1 to {MAX_PRIOR_SAMPLES} draws per cell, found {n}"
+                    ));
+                }
                 None => {
                     return Err(
                         "belief.samples: prior = \"samples\" needs a number of draws per cell"
@@ -320,6 +324,13 @@ impl BeliefConfig {
                     .max()
                     .unwrap_or(1)
                     .max(1);
+                let cells = (truth.n_types() * truth.n_machines()) as u64;
+                if (max as u64).saturating_mul(cells) > MAX_DERIVED_TICKS {
+                    return Err(format!(
+                        "belief.prior = \"flat\": {cells} cells of {max} ticks (the PET's longest \
+                         time) exceed {MAX_DERIVED_TICKS} ticks together (PMFs are stored densely)"
+                    ));
+                }
                 let flat = Pmf::from_weights(1, vec![1.0; max as usize])
                     .map_err(|e| format!("belief.prior = \"flat\": {e}"))?;
                 truth
@@ -345,6 +356,54 @@ impl BeliefConfig {
         };
         Ok(Some(pet))
     }
+}
+
+/// The most draws per cell of a `samples` prior (each cell's draws are held at once, 8 bytes
+/// each).
+pub const MAX_PRIOR_SAMPLES: usize = 1_000_000;
+
+/// The most ticks the PETs a run derives from its PET may span together, each PMF from its
+/// first to its last tick (PMFs are stored densely, 8 bytes a tick): a `flat` prior (every
+/// cell as wide as the PET's longest time), and the PETs of the drift schedule (one per
+/// `[[drift]]` entry, the scales of the entries that apply to a cell multiplying its span).
+/// The readers' limit on one PET ([`workload::io::MAX_PET_TICKS`], 2^26 ticks: 512 MiB).
+pub const MAX_DERIVED_TICKS: u64 = workload::io::MAX_PET_TICKS;
+
+/// Checks that the PETs of the drift schedule of `entries` on `truth` span together at most
+/// [`MAX_DERIVED_TICKS`] ticks, before any is built.
+pub fn check_drift_span(entries: &[DriftConfig], truth: &Pet) -> Result<(), String> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let (types, machines) = (truth.n_types(), truth.n_machines());
+    let mut spans: Vec<f64> = truth
+        .pmfs()
+        .iter()
+        .map(|p| (p.max() - p.min()) as f64 + 1.0)
+        .collect();
+    let mut total = 0.0;
+    for d in entries {
+        let s = d.scale.unwrap_or(1.0);
+        for t in 0..types {
+            for m in 0..machines {
+                let i = t * machines + m;
+                if !(d.task_type.is_some_and(|x| x != t) || d.machine.is_some_and(|x| x != m)) {
+                    // Scaling splits each impulse between two neighbouring ticks.
+                    spans[i] = (spans[i] * s).ceil() + 1.0;
+                }
+            }
+        }
+        total += spans.iter().sum::<f64>();
+        if total.is_nan() || total > MAX_DERIVED_TICKS as f64 {
+            return Err(format!(
+                "drift: the PETs of the drift schedule would span {total:.3e} ticks together \
+                 by the end of {} entries (the scales of the entries that apply to a cell \
+                 multiply); expected at most {MAX_DERIVED_TICKS} ticks (PMFs are stored densely)",
+                entries.len()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// One `[[drift]]` entry (module docs).
@@ -438,6 +497,7 @@ pub fn drift_schedule(
     truth: &Pet,
     arrivals: &[Tick],
 ) -> Result<Vec<(Tick, Pet)>, String> {
+    check_drift_span(entries, truth)?;
     let mut timed: Vec<(Tick, &DriftConfig)> = entries
         .iter()
         .map(|d| {

@@ -438,7 +438,7 @@ const BELIEF: &[Key] = &[
         .example("source = \"fixed\"\nprior = \"flat\""),
     key("samples", "integer", "required with prior = \"samples\"")
         .unit("draws per cell")
-        .allowed(">= 1; only with prior = \"samples\"")
+        .allowed("1 to 10^6; only with prior = \"samples\"")
         .means("draws from the truth per (task type, machine) cell; trial k draws its own, like the history an operator would have")
         .example("source = \"fixed\"\nprior = \"samples\"\nsamples = 10"),
     key("bin_width", "integer", "1")
@@ -529,7 +529,7 @@ const DRIFT: &[Key] = &[
         .means("the task type whose times change")
         .example("at_task = 100\ntask_type = 2\nscale = 2.0"),
     key("scale", "number", "1")
-        .allowed("> 0")
+        .allowed("> 0; the PETs of all the entries together at most 2^26 ticks (the scales that apply to a cell multiply its span)")
         .means("the times are multiplied by this")
         .example("at_task = 100\nscale = 0.5"),
     key("shift", "integer", "0")

@@ -40,6 +40,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use heuristics::HeuristicConfig;
 use model::TaskSpec;
@@ -540,6 +541,7 @@ impl Prepared {
             d.validate(i, pet.n_types(), pet.n_machines())
                 .map_err(RunError::Input)?;
         }
+        crate::belief::check_drift_span(&config.drift, &pet).map_err(RunError::Input)?;
         if let Some(b) = &config.belief {
             // A prior that cannot be built (a file, a scale out of the tick range) fails
             // here rather than in a trial.
@@ -808,7 +810,22 @@ impl Prepared {
         jobs: usize,
         progress: &(dyn Fn() + Sync),
     ) -> Result<Vec<TrialMetrics>, RunError> {
+        self.run_until(jobs, progress, &AtomicBool::new(false))
+    }
+
+    /// [`Prepared::run`] that stops between trials once `stop` is set:
+    /// [`RunError::Interrupted`] (a trial that started runs to its end; a Python caller sets
+    /// `stop` on Ctrl-C).
+    pub fn run_until(
+        &self,
+        jobs: usize,
+        progress: &(dyn Fn() + Sync),
+        stop: &AtomicBool,
+    ) -> Result<Vec<TrialMetrics>, RunError> {
         self.each_trial(jobs, |k| {
+            if stop.load(Ordering::Relaxed) {
+                return Err(RunError::Interrupted);
+            }
             let r = self.run_trial(k).map(|(_, m)| m);
             progress();
             r
@@ -866,7 +883,21 @@ impl Prepared {
         jobs: usize,
         progress: &(dyn Fn() + Sync),
     ) -> Result<Vec<(TrialMetrics, MemoryTrace)>, RunError> {
+        self.run_in_memory_until(jobs, progress, &AtomicBool::new(false))
+    }
+
+    /// [`Prepared::run_in_memory`] that stops between trials once `stop` is set
+    /// ([`Prepared::run_until`]).
+    pub fn run_in_memory_until(
+        &self,
+        jobs: usize,
+        progress: &(dyn Fn() + Sync),
+        stop: &AtomicBool,
+    ) -> Result<Vec<(TrialMetrics, MemoryTrace)>, RunError> {
         self.each_trial(jobs, |k| {
+            if stop.load(Ordering::Relaxed) {
+                return Err(RunError::Interrupted);
+            }
             let (_, m, trace) = self.run_trial_traced(k, MemoryTrace::default())?;
             progress();
             Ok((m, trace))

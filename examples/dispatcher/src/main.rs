@@ -221,6 +221,8 @@ fn run(args: &Args) -> Result<serde_json::Value> {
     };
     let mut s = Scheduler::new(pet, config)?;
     s.record_samples(true);
+    // Every task's outcome is read at the end (a long-running dispatcher reads `counts`).
+    s.keep_records(true);
 
     // The arrivals: Poisson in wall time, a type and an amount of work each.
     let mut rng = ChaCha12Rng::seed_from_u64(args.seed);
@@ -366,6 +368,7 @@ fn run(args: &Args) -> Result<serde_json::Value> {
             Fate::Ended(o) => o.name(),
             Fate::Failed => "failed",
             Fate::Open | Fate::Reported => "open",
+            Fate::Forgotten => "forgotten",
         };
         *outcomes.entry(name).or_default() += 1;
         if s.fate(t)? == Fate::Ended(Outcome::OnTime) {

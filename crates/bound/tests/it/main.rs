@@ -4,6 +4,7 @@ mod bracket;
 mod engine;
 mod errors;
 mod exact;
+mod gaps;
 mod monotone;
 mod schedule;
 mod support;

@@ -149,3 +149,36 @@ fn belief_and_drift_errors_name_the_key() {
     let e = Prepared::new(config, None, TrialSource::Generated, Some(1), None).unwrap_err();
     assert!(e.to_string().contains("drift[0].machine"), "{e}");
 }
+
+/// What a belief or a drift would build is bounded before it is built (an allocation abort
+/// killed the process, and the Python interpreter with it): a `samples` prior of 10^9 draws
+/// per cell, twenty drifts doubling every time (each within the limit, their product not).
+#[test]
+fn beliefs_and_drifts_too_large_to_build_are_errors() {
+    let base = "[workload]\nrate = 34000\nseed = 1\ntasks = 250\n[mapper]\nname = \"PAM\"\n";
+    let text =
+        format!("{base}[belief]\nsource = \"fixed\"\nprior = \"samples\"\nsamples = 1000000000\n");
+    let e = ExperimentConfig::from_toml_str(&text, "x.toml", None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("belief.samples"), "{e}");
+    let drifts: String = (0..20)
+        .map(|i| format!("[[drift]]\nat_task = {i}\nscale = 2.0\n"))
+        .collect();
+    let config = ExperimentConfig::from_toml_str(&format!("{base}{drifts}"), "x.toml", None)
+        .expect("each entry is valid");
+    let e = Prepared::new(config, None, TrialSource::Generated, Some(1), None).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("drift: the PETs of the drift schedule"),
+        "{e}"
+    );
+    // A few doublings are fine.
+    let drifts: String = (0..3)
+        .map(|i| format!("[[drift]]\nat_task = {i}\nscale = 2.0\n"))
+        .collect();
+    let config =
+        ExperimentConfig::from_toml_str(&format!("{base}{drifts}"), "x.toml", None).unwrap();
+    let p = Prepared::new(config, None, TrialSource::Generated, Some(1), None).unwrap();
+    p.run_trial(0).unwrap();
+}

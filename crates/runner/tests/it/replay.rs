@@ -20,14 +20,19 @@ use crate::engine::{build_case, random_case};
 /// A dispatcher replaying a trial through the live API: it submits each task at its
 /// arrival tick, runs each started task for the quantile of its PET at its luck (as the
 /// simulator does), reports completions, and decides whenever anything happened or the
-/// scheduler asks to be woken. Returns the actions with their ticks and every task's record.
+/// scheduler asks to be woken. Returns the actions with their ticks and, with `keep`
+/// ([`Scheduler::keep_records`]), every task's record; without, the scheduler forgets the
+/// tasks that ended as it goes, and its counts are checked against the actions.
 fn replay(
     pet: &Pet,
     tasks: &[TaskSpec],
     luck: &[f64],
     config: &SchedulerConfig,
+    keep: bool,
 ) -> (Vec<(Tick, Action)>, Vec<TaskRecord>) {
     let mut s = Scheduler::new(pet.clone(), config.clone()).unwrap();
+    s.keep_records(keep);
+    let mut completed = 0;
     let mut ends: BinaryHeap<Reverse<(Tick, usize)>> = BinaryHeap::new();
     let mut running = vec![false; tasks.len()];
     let mut log = Vec::new();
@@ -50,6 +55,7 @@ fn replay(
             // A task dropped before its end is not reported (its process was killed).
             if std::mem::take(&mut running[task]) {
                 s.completed(task, now as f64).unwrap();
+                completed += 1;
                 happened = true;
             }
         }
@@ -91,7 +97,24 @@ fn replay(
         let Action::Drop { task, .. } = a else {
             panic!("closing gives drops only, not {a:?}")
         };
-        log.push((s.record(task).unwrap().end, a));
+        // A task still waiting ends unmapped at its deadline, or now when later.
+        let end = if keep {
+            s.record(task).unwrap().end
+        } else {
+            tasks[task].deadline.max(last)
+        };
+        log.push((end, a));
+    }
+    let counts = s.counts();
+    let drops = log
+        .iter()
+        .filter(|(_, a)| matches!(a, Action::Drop { .. }))
+        .count();
+    assert_eq!(counts.submitted, tasks.len());
+    assert_eq!(counts.ended(), tasks.len(), "{counts:?}");
+    assert_eq!(counts.ended(), completed + drops, "{counts:?}");
+    if !keep {
+        return (log, Vec::new());
     }
     let records = (0..tasks.len())
         .map(|t| {
@@ -119,7 +142,14 @@ fn assert_same(pet: &Pet, tasks: &[TaskSpec], luck: &[f64], config: &SchedulerCo
         &mut mapper,
         &mut pruner,
     );
-    let (live, records) = replay(pet, tasks, luck, config);
+    let (live, records) = replay(pet, tasks, luck, config, true);
+    // Forgetting the tasks that ended changes no decision.
+    let (forgetting, _) = replay(pet, tasks, luck, config, false);
+    assert!(
+        forgetting == live,
+        "{}: the decisions differ when ended tasks are forgotten",
+        config.heuristic.name
+    );
     let first = simulated
         .iter()
         .zip(&live)
