@@ -97,6 +97,7 @@ class Estimator:
         machine_window: int = ...,
         explore: int = ...,
         optimism: bool = ...,
+        pool_copies: bool = ...,
     ) -> None: ...
     def observe(
         self, task_type: int, machine: int, time: float, censored: bool = False
