@@ -3,6 +3,7 @@
 //! `prunesim` alone runs the built-in default experiment (the paper's headline setting);
 //! `prunesim sweep FILE...` runs sweep files (`experiments/`).
 
+mod compare;
 mod output;
 
 use std::io::{IsTerminal, Write};
@@ -12,7 +13,9 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use runner::{ExperimentConfig, Prepared, RunError, RunManifest, Summary, TrialSource, resources};
+use runner::{
+    ExperimentConfig, Prepared, RunError, RunManifest, Summary, TaskRange, TrialSource, resources,
+};
 use workload::PetSource;
 
 #[derive(Parser, Debug)]
@@ -31,7 +34,8 @@ enum Command {
     /// Run an experiment (the built-in default when no file is given).
     Run(RunArgs),
     /// Run again what a `run --out DIR` wrote to DIR/manifest.json, after checking that its
-    /// input files are unchanged; the summary is the same byte for byte.
+    /// input files are unchanged, and compare the outputs with DIR's: the last line says
+    /// whether every file was reproduced bit for bit, or which differ (an error).
     Rerun(RerunArgs),
     /// Write the interactive HTML report of a run folder (what `run --out DIR` wrote; with
     /// its traces when the run was traced) to DIR/report.html: one self-contained file that
@@ -413,8 +417,8 @@ fn run(args: &RunArgs) -> Result<()> {
         bail!("--bin-width applies to a samples CSV given with --pet");
     }
     let mut config = match &args.experiment {
-        Some(p) if p.as_os_str() == "-" => read_stdin_experiment()?,
-        Some(p) => ExperimentConfig::load(p)?,
+        Some(p) if p.as_os_str() == "-" => read_stdin_experiment(args.seed)?,
+        Some(p) => ExperimentConfig::load_seeded(p, args.seed)?,
         None => ExperimentConfig::paper_default(),
     };
     let changed = overrides(args);
@@ -521,6 +525,7 @@ fn run(args: &RunArgs) -> Result<()> {
         args.out.as_deref(),
         args.force,
         args.json,
+        true,
     )?;
     if args.report {
         if let Some(dir) = &args.out {
@@ -535,12 +540,12 @@ fn run(args: &RunArgs) -> Result<()> {
 
 /// `prunesim run -`: the experiment TOML from standard input (at most
 /// [`workload::io::max_input_bytes`]); relative paths in it resolve against the current folder.
-fn read_stdin_experiment() -> Result<ExperimentConfig> {
+fn read_stdin_experiment(seed: Option<u64>) -> Result<ExperimentConfig> {
     let text = read_stdin_text(
         &mut std::io::stdin().lock(),
         workload::io::max_input_bytes(),
     )?;
-    let mut config = ExperimentConfig::from_toml_str(&text, "<stdin>", None)?;
+    let mut config = ExperimentConfig::from_toml_str_seeded(&text, "<stdin>", None, seed)?;
     if config.name == "experiment" {
         config.name = "stdin".into();
     }
@@ -599,23 +604,46 @@ fn rerun(args: &RerunArgs) -> Result<()> {
     let mut repairs = Repairs::default();
     let tick = manifest.experiment.workload.tick;
     let prepared = manifest.prepare(|files, pet| read_trials(files, pet, tick, &mut repairs))?;
+    // The run's folder, read before the rerun may write over it.
+    let run_dir = if args.manifest.is_dir() {
+        args.manifest.clone()
+    } else {
+        args.manifest
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    };
+    let before = compare::snapshot(&run_dir)?;
+    // Without --out, the outputs go to a temporary folder to be compared.
+    let scratch;
+    let out: &Path = match &args.out {
+        Some(o) => o,
+        None => {
+            scratch = tempfile::tempdir().context("creating a temporary folder for the rerun")?;
+            scratch.path()
+        }
+    };
     execute(
         &prepared,
         &manifest,
         args.jobs,
-        args.out.as_deref(),
+        Some(out),
         args.force,
         args.json,
+        args.out.is_some(),
     )?;
     if manifest.workload_files.is_some() {
         report_repairs(&repairs);
     }
+    let verdict = compare::verdict(&before, out)
+        .with_context(|| format!("rerun of {}", run_dir.display()))?;
+    eprintln!("{verdict}");
     Ok(())
 }
 
 /// Runs the trials, then prints and writes the results. `out` is claimed for the run first
 /// ([`output::claim_folder`]); after the results are written, what an earlier run of the same
-/// experiment left beyond them (traces of more trials, its report) is removed.
+/// experiment left beyond them (traces of more trials, its report) is removed. `kept`: whether
+/// `out` is the user's folder (its traces are named) or a temporary one.
 fn execute(
     prepared: &Prepared,
     manifest: &RunManifest,
@@ -623,6 +651,7 @@ fn execute(
     out: Option<&Path>,
     force: bool,
     json: bool,
+    kept: bool,
 ) -> Result<()> {
     if let Some(dir) = out {
         output::claim_folder(dir, &prepared.config.name, force)?;
@@ -639,6 +668,25 @@ fn execute(
     } else {
         ProgressBar::with_draw_target(Some(prepared.trials), ProgressDrawTarget::hidden())
     };
+    if matches!(prepared.source, TrialSource::Generated) {
+        let asked = prepared.config.workload.tasks;
+        let range = TaskRange::of(&prepared.tasks_per_trial());
+        if range.fewest < asked {
+            let w = &prepared.config.workload;
+            let simulated = if range.fewest == range.most {
+                range.most.to_string()
+            } else {
+                format!("{} to {}", range.fewest, range.most)
+            };
+            tracing::warn!(
+                "workload.tasks = {asked}, but {simulated} tasks arrive within the horizon \
+                 ({} time units at rate {}): each trial simulates those; raise rate or \
+                 horizon for more",
+                w.horizon,
+                w.rate
+            );
+        }
+    }
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} trials {elapsed}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -688,10 +736,12 @@ fn execute(
                 report::write_timeline(dir, prepared.pet.machine_names(), *k, title)
             })
         })?;
-        eprintln!(
-            "traces: {} (tasks-<k>.csv, events-<k>.csv, timeline-<k>.svg and .png; docs/trace.md)",
-            dir.display()
-        );
+        if kept {
+            eprintln!(
+                "traces: {} (tasks-<k>.csv, events-<k>.csv, timeline-<k>.svg and .png; docs/trace.md)",
+                dir.display()
+            );
+        }
     }
     let mut stdout = std::io::stdout().lock();
     if json {

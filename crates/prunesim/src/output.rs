@@ -145,9 +145,13 @@ pub fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared) -> Re
             .map_or("unbounded".to_owned(), |l| l.to_string()),
         drop_model_word(s.system.drop_model),
     )?;
+    let tasks = match s.tasks_per_trial {
+        r if r.fewest == r.most => format!("{} tasks", r.most),
+        r => format!("{} to {} tasks", r.fewest, r.most),
+    };
     writeln!(
         out,
-        "  trials     {} (seed {}, PET seed {}); the first {} and last {} tasks by arrival not counted",
+        "  trials     {} of {tasks} (seed {}, PET seed {}); the first {} and last {} tasks by arrival not counted",
         s.trials, s.seed, s.pet_seed, s.system.skip_first, s.system.skip_last
     )?;
     writeln!(out)?;

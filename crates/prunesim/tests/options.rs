@@ -285,6 +285,33 @@ fn the_seed_option_is_the_seed_in_the_file() {
     assert_eq!(via_flag["metrics"], in_file["metrics"]);
     assert_eq!(via_flag["pet"]["sha256"], in_file["pet"]["sha256"]);
     assert_eq!(via_flag["pet_seed"], 9);
+    // A file without a seed takes the option's; without either, the error names the key.
+    let unseeded = std::fs::read_to_string(&five)
+        .unwrap()
+        .replace("seed = 5\n", "");
+    std::fs::write(d.join("unseeded.toml"), unseeded).unwrap();
+    let filled = json(&prunesim(
+        &[
+            "run",
+            "unseeded.toml",
+            "--seed",
+            "9",
+            "--json",
+            "--trials",
+            "2",
+            "--no-bound",
+        ],
+        d,
+    ));
+    assert_eq!(filled["metrics"], in_file["metrics"]);
+    assert_eq!(filled["seed"], 9);
+    let err = failed(&prunesim(&["run", "unseeded.toml", "--trials", "1"], d));
+    assert!(
+        err.contains(
+            "unseeded.toml: [workload] seed is missing: give it in the file or with --seed"
+        ),
+        "{err}"
+    );
 }
 
 #[test]
@@ -541,6 +568,99 @@ fn a_samples_csv_is_a_pet_with_its_bin_convention() {
     );
 }
 
+/// The `times.csv` of the own-system tutorial, as the guide gives it.
+fn tutorial_times_csv() -> String {
+    let md = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/guide/src/tutorials/own-system.md"),
+    )
+    .unwrap();
+    let start = md
+        .find("```csv file=times.csv\n")
+        .expect("the tutorial's CSV");
+    let body = &md[start..];
+    let body = &body[body.find('\n').unwrap() + 1..];
+    body[..body.find("```").unwrap()].to_owned()
+}
+
+#[test]
+fn only_times_that_look_like_seconds_read_as_ticks_are_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    experiment(d, "e.toml", "name = \"MM\"", "");
+    std::fs::write(d.join("ms.csv"), tutorial_times_csv()).unwrap();
+    let mut seconds = String::from("task_type,machine,execution_time\n");
+    for t in 0..2 {
+        for m in 0..2 {
+            for k in 0..10 {
+                let x = 0.2 + 0.15 * f64::from(t + m) + 0.1 * f64::from(k);
+                seconds.push_str(&format!("{t},{m},{x:.2}\n"));
+            }
+        }
+    }
+    std::fs::write(d.join("s.csv"), seconds).unwrap();
+    let warnings = |pet: &str, extra: &[&str]| {
+        let mut args = vec!["run", "e.toml", "--pet", pet, "--trials", "1", "--no-bound"];
+        args.extend_from_slice(extra);
+        let out = prunesim(&args, d);
+        ok(&out);
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // The tutorial's milliseconds with fractions are many ticks each: no warning.
+    let ms = warnings("ms.csv", &[]);
+    assert!(!ms.contains("Times in seconds?"), "{ms}");
+    // Fractions of a second read as ticks become 0, 1 or 2 ticks: the warning, whose advice
+    // (a tick of 0.001) then silences it.
+    let s = warnings("s.csv", &[]);
+    assert!(s.contains("Times in seconds?"), "{s}");
+    assert!(s.contains("0.001 reads seconds as milliseconds"), "{s}");
+    let fixed = warnings("s.csv", &["--tick", "0.001"]);
+    assert!(!fixed.contains("Times in seconds?"), "{fixed}");
+}
+
+#[test]
+fn tasks_beyond_the_horizon_are_capped_visibly() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // 300 tasks at 34k arrive well within the horizon: no warning, 300 tasks a trial.
+    experiment(d, "e.toml", "name = \"MM\"", "");
+    let args = ["--trials", "2", "--no-bound"];
+    let out = prunesim(&[&["run", "e.toml"][..], &args].concat(), d);
+    assert!(ok(&out).contains("  trials     2 of 300 tasks (seed 5"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("workload.tasks"), "{stderr}");
+    // At rate 600 about 600 tasks arrive over the horizon, not the 5000 asked: the warning
+    // says how many each trial simulates, and the table and the summary say so too.
+    let text = std::fs::read_to_string(d.join("e.toml"))
+        .unwrap()
+        .replace("rate = 34000", "rate = 600")
+        .replace("tasks = 300", "tasks = 5000");
+    std::fs::write(d.join("few.toml"), text).unwrap();
+    let summary = json(&prunesim(
+        &[&["run", "few.toml", "--json"][..], &args].concat(),
+        d,
+    ));
+    let (fewest, most) = (
+        summary["tasks_per_trial"]["fewest"].as_u64().unwrap(),
+        summary["tasks_per_trial"]["most"].as_u64().unwrap(),
+    );
+    assert!(300 < fewest && fewest < most && most < 1000, "{summary}");
+    let out = prunesim(&[&["run", "few.toml"][..], &args].concat(), d);
+    assert!(
+        ok(&out).contains(&format!(
+            "  trials     2 of {fewest} to {most} tasks (seed 5"
+        )),
+        "{}",
+        ok(&out)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "workload.tasks = 5000, but {fewest} to {most} tasks arrive within the horizon"
+        )),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn dat_repairs_are_reported_without_logging() {
     let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/malformed");
@@ -625,13 +745,37 @@ fn a_run_is_rerun_from_its_manifest_byte_for_byte() {
         ],
         d,
     ));
-    ok(&prunesim(&["rerun", "a", "--out", "b"], d));
+    let identical = "identical: every output file reproduced bit for bit\n";
+    let rerun = prunesim(&["rerun", "a", "--out", "b"], d);
+    ok(&rerun);
+    assert!(
+        String::from_utf8_lossy(&rerun.stderr).ends_with(identical),
+        "{}",
+        String::from_utf8_lossy(&rerun.stderr)
+    );
     let a = std::fs::read(d.join("a/summary.json")).unwrap();
     let b = std::fs::read(d.join("b/summary.json")).unwrap();
     assert_eq!(a, b);
     assert_eq!(
         std::fs::read(d.join("a/trials.csv")).unwrap(),
         std::fs::read(d.join("b/trials.csv")).unwrap()
+    );
+    // Without --out the rerun is compared all the same; a changed value is named.
+    let rerun = prunesim(&["rerun", "b"], d);
+    ok(&rerun);
+    assert!(String::from_utf8_lossy(&rerun.stderr).ends_with(identical));
+    let csv = std::fs::read_to_string(d.join("b/trials.csv")).unwrap();
+    let (header, rows) = csv.split_once('\n').unwrap();
+    let values = header.split(',').count() * 3;
+    let tampered = rows.replacen("\n1,", "\n1,1", 1);
+    assert_ne!(tampered, rows);
+    std::fs::write(d.join("b/trials.csv"), format!("{header}\n{tampered}")).unwrap();
+    let err = failed(&prunesim(&["rerun", "b"], d));
+    assert!(
+        err.contains(&format!(
+            "not reproduced: trials.csv differs (1 of 3 rows, 1 of {values} values differ)"
+        )),
+        "{err}"
     );
     // Trials and a PET from files, rerun from another folder.
     let small = corpus.join("valid_small.toml");

@@ -198,7 +198,7 @@ const WORKLOAD: &[Key] = &[
         .default_toml("1.0"),
     key("seed", "integer", "required")
         .allowed("0 to 2^64 - 1")
-        .means("master seed: trial k draws from the streams (seed, k, purpose); the same seed gives the same results on any number of threads (`--seed` overrides it)")
+        .means("master seed: trial k draws from the streams (seed, k, purpose); the same seed gives the same results on any number of threads (`--seed` overrides it, and gives it to a file without one)")
         .example("seed = 7"),
     key("pet_seed", "integer", "`seed`")
         .allowed("0 to 2^64 - 1")

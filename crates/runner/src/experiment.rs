@@ -269,11 +269,53 @@ impl ExperimentConfig {
     /// Parses and validates an experiment; `name` (the file's path) appears in errors, and
     /// relative paths inside resolve against `base`.
     pub fn from_toml_str(text: &str, name: &str, base: Option<&Path>) -> Result<Self, RunError> {
-        let mut cfg: ExperimentConfig = toml::from_str(text).map_err(|e| RunError::Config {
+        Self::from_toml_str_seeded(text, name, base, None)
+    }
+
+    /// As [`from_toml_str`](Self::from_toml_str), with `seed` as `[workload] seed` when the
+    /// file has none (the file's own seed stays). A `[workload]` table without a seed, and no
+    /// `seed`, is an error that names the table and the key.
+    pub fn from_toml_str_seeded(
+        text: &str,
+        name: &str,
+        base: Option<&Path>,
+        seed: Option<u64>,
+    ) -> Result<Self, RunError> {
+        let config_error = |line: Option<usize>, message: String| RunError::Config {
             file: name.to_string(),
-            line: e.span().map(|s| line_of(text, s.start)),
-            message: e.message().to_string(),
-        })?;
+            line,
+            message,
+        };
+        let parse_error = |e: toml::de::Error| {
+            config_error(
+                e.span().map(|s| line_of(text, s.start)),
+                e.message().to_string(),
+            )
+        };
+        let mut table: toml::Table = toml::from_str(text).map_err(parse_error)?;
+        let missing_seed = match table.get("workload") {
+            Some(toml::Value::Table(w)) => !w.contains_key("seed"),
+            _ => false,
+        };
+        let mut cfg: ExperimentConfig = if !missing_seed {
+            toml::from_str(text).map_err(parse_error)?
+        } else if let Some(seed) = seed {
+            // A placeholder in the table (a TOML integer holds no seed beyond 2^63 - 1),
+            // replaced by the seed once parsed.
+            if let Some(toml::Value::Table(w)) = table.get_mut("workload") {
+                w.insert("seed".into(), toml::Value::Integer(0));
+            }
+            let mut cfg: ExperimentConfig = table
+                .try_into()
+                .map_err(|e: toml::de::Error| config_error(None, e.message().to_string()))?;
+            cfg.workload.seed = seed;
+            cfg
+        } else {
+            return Err(config_error(
+                None,
+                "[workload] seed is missing: give it in the file or with --seed".into(),
+            ));
+        };
         if let Some(base) = base {
             cfg.workload.pet = rebase(&cfg.workload.pet, base);
             if let Some(b) = &mut cfg.belief {
@@ -291,8 +333,15 @@ impl ExperimentConfig {
     /// Reads an experiment file. Without a `name`, the experiment is named after the file
     /// (`my-study.toml` is `my-study`).
     pub fn load(path: &Path) -> Result<Self, RunError> {
+        Self::load_seeded(path, None)
+    }
+
+    /// As [`load`](Self::load), with `seed` as `[workload] seed` when the file has none
+    /// ([`from_toml_str_seeded`](Self::from_toml_str_seeded)).
+    pub fn load_seeded(path: &Path, seed: Option<u64>) -> Result<Self, RunError> {
         let text = workload::io::read_text(path)?;
-        let mut cfg = Self::from_toml_str(&text, &path.display().to_string(), path.parent())?;
+        let mut cfg =
+            Self::from_toml_str_seeded(&text, &path.display().to_string(), path.parent(), seed)?;
         let named = toml::from_str::<toml::Table>(&text).is_ok_and(|t| t.contains_key("name"));
         if !named {
             if let Some(stem) = path.file_stem() {
@@ -605,6 +654,21 @@ impl Prepared {
             .iter()
             .enumerate()
             .map(|(i, t)| TaskSpec::from_real(i, t))
+            .collect()
+    }
+
+    /// The number of tasks of each trial (all of them, counted or not), in trial order: with
+    /// generated trials `workload.tasks`, or fewer when the horizon ends first.
+    pub fn tasks_per_trial(&self) -> Vec<usize> {
+        (0..self.trials)
+            .map(|k| match &self.source {
+                TrialSource::Generated => {
+                    let mut w = self.config.workload.clone();
+                    w.seed = self.seed;
+                    w.trial(&self.pet, k).len()
+                }
+                TrialSource::Given(v) => v[k as usize].tasks.len(),
+            })
             .collect()
     }
 
@@ -969,6 +1033,9 @@ pub struct Summary {
     pub pet_seed: u64,
     /// The PET.
     pub pet: PetSummary,
+    /// The tasks simulated per trial (counted or not): fewest and most. With generated
+    /// trials, `workload.tasks` unless the horizon ends first.
+    pub tasks_per_trial: TaskRange,
     /// The PCT epsilon when PCTs were trimmed (approximate results); absent when exact.
     #[serde(skip_serializing_if = "is_zero")]
     pub pct_epsilon: f64,
@@ -981,6 +1048,25 @@ pub struct Summary {
     pub metrics: BTreeMap<String, Estimate>,
     /// Every measure's unit and definition ([`crate::metrics::METRICS`]).
     pub metrics_doc: BTreeMap<&'static str, MetricDocEntry>,
+}
+
+/// The fewest and the most tasks of a run's trials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct TaskRange {
+    /// The fewest tasks of a trial.
+    pub fewest: usize,
+    /// The most tasks of a trial.
+    pub most: usize,
+}
+
+impl TaskRange {
+    /// The range of `counts` (0 to 0 without any).
+    pub fn of(counts: &[usize]) -> Self {
+        TaskRange {
+            fewest: counts.iter().copied().min().unwrap_or(0),
+            most: counts.iter().copied().max().unwrap_or(0),
+        }
+    }
 }
 
 /// Where the clairvoyant optimum lies, in % of the counted tasks (means over trials of the
@@ -1039,6 +1125,7 @@ impl Summary {
             seed: prepared.seed,
             pet_seed: prepared.config.workload.pet_seed(),
             pet: PetSummary::of(&prepared.pet),
+            tasks_per_trial: TaskRange::of(&prepared.tasks_per_trial()),
             pct_epsilon: prepared.config.system.pct_epsilon,
             robustness_mean: metrics.get("robustness").map_or(f64::NAN, |e| e.mean),
             optimum: match (metrics.get("optimum_lower"), metrics.get("bound")) {

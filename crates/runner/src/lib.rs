@@ -37,7 +37,8 @@ pub use engine::{
 };
 pub use error::RunError;
 pub use experiment::{
-    ExperimentConfig, PetSummary, Policies, Prepared, Summary, SystemConfig, TrialSource, summarise,
+    ExperimentConfig, PetSummary, Policies, Prepared, Summary, SystemConfig, TaskRange,
+    TrialSource, summarise,
 };
 pub use manifest::{FileRef, RunManifest};
 pub use metrics::{Counting, Estimate, METRICS, MetricDoc, TrialMetrics, metric_doc};

@@ -537,7 +537,7 @@ impl Kind for ExperimentSweep<'_> {
         let manifest =
             serde_json::to_string_pretty(&manifest).map_err(|e| RunError::Input(e.to_string()))?;
         let fig = figures::Figure {
-            title: format!("{} ({})", spec.title, spec.source),
+            title: figure_title(&spec.title, &spec.source),
             x_label: spec.x.label.clone(),
             y_label: spec.y_label.clone().unwrap_or_else(|| spec.metric.clone()),
             x_labels: (0..spec.x.values.len())
@@ -637,9 +637,27 @@ fn write_row(
     Ok(())
 }
 
+/// A figure's title: the sweep's title, and its source in parentheses when it names one.
+fn figure_title(title: &str, source: &str) -> String {
+    if source.trim().is_empty() {
+        title.to_owned()
+    } else {
+        format!("{title} ({source})")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_title_without_a_source_has_no_empty_parentheses() {
+        assert_eq!(
+            figure_title("Robustness vs arrival rate", ""),
+            "Robustness vs arrival rate"
+        );
+        assert_eq!(figure_title("Fig. 4", "HCW 2019"), "Fig. 4 (HCW 2019)");
+    }
 
     /// A small experiment at rate 19k: `mapper` and the dropping toggle as given.
     fn prepared(name: &str, mapper: &str, toggle: &str, bound: bool) -> Prepared {

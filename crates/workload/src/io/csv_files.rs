@@ -24,9 +24,10 @@
 //! ([`parse_workload_csv_with_tick`]), so measured times and the workload share one clock.
 //! The paper's `.etc` and `.dat` files are on the tick grid already and are read as they are.
 //! With the default tick of 1, a file whose times look like seconds is read as asked but
-//! logged with `tracing::warn!` ([`looks_like_seconds`]: every execution time, or every
-//! task's deadline minus arrival, below [`SECONDS_HINT_TICKS`] ticks, and some not a whole
-//! number): on a grid of whole ticks such times lose most of their resolution.
+//! logged with `tracing::warn!` ([`looks_like_seconds`]: at least half of the execution
+//! times, or of the tasks' deadlines minus arrivals, below [`SECONDS_HINT_TICKS`] ticks, and
+//! some not a whole number): on a grid of whole ticks such times lose most of their
+//! resolution. Times of many ticks with fractions (milliseconds, say) are read without one.
 //!
 //! The bin width is in ticks. [`BinWidth::Auto`] (the default when none is given) chooses it
 //! per (task type, machine) pair from its samples ([`pmf::auto_bin_width`]): the smallest
@@ -214,32 +215,39 @@ impl Default for SamplesOptions {
     }
 }
 
-/// With a tick of 1, times all below this many ticks, some of them fractions, look like
-/// seconds ([`looks_like_seconds`]).
-pub const SECONDS_HINT_TICKS: f64 = 100.0;
+/// With a tick of 1, times of which at least half are below this many ticks, some of them
+/// fractions, look like seconds read as ticks ([`looks_like_seconds`]): on a grid of whole
+/// ticks, half of them become 0, 1 or 2 ticks.
+pub const SECONDS_HINT_TICKS: f64 = 2.0;
 
-/// True when `tick` is 1 and `times` (execution times, or deadlines minus arrivals) are all
-/// below [`SECONDS_HINT_TICKS`] with at least one not a whole number: times in seconds read
-/// as ticks, most likely (`tick = 0.001` reads them in milliseconds). False without times.
+/// True when `tick` is 1, at least half of `times` (execution times, or deadlines minus
+/// arrivals) are below [`SECONDS_HINT_TICKS`] and at least one is not a whole number: times
+/// in seconds read as ticks, most likely, which a grid of whole ticks rounds to 0, 1 or 2
+/// (`tick = 0.001` reads them in milliseconds). False without times. Times of many ticks,
+/// such as milliseconds with fractions, lose little on the grid and are not flagged.
 pub fn looks_like_seconds(tick: f64, times: impl IntoIterator<Item = f64>) -> bool {
     if tick != 1.0 {
         return false;
     }
-    let (mut any, mut fraction) = (false, false);
+    let (mut count, mut short, mut fraction) = (0usize, 0usize, false);
     for x in times {
-        if x.is_nan() || x >= SECONDS_HINT_TICKS {
+        if x.is_nan() {
             return false;
         }
-        any = true;
+        count += 1;
+        short += usize::from(x < SECONDS_HINT_TICKS);
         fraction |= x.fract() != 0.0;
     }
-    any && fraction
+    count > 0 && fraction && 2 * short >= count
 }
 
 fn warn_seconds(name: &str, what: &str) {
     tracing::warn!(
         file = name,
-        "every {what} is below {SECONDS_HINT_TICKS} ticks and some are fractions: times in seconds read as ticks? (set workload.tick or --tick, e.g. 0.001 for milliseconds)"
+        "half of the {what} are below {SECONDS_HINT_TICKS} ticks and some are fractions: \
+         on a grid of whole ticks they become 0, 1 or 2 ticks. Times in seconds? Set \
+         workload.tick or --tick to the length of one tick in the file's unit: 0.001 reads \
+         seconds as milliseconds (rate, horizon and bin_width count ticks)"
     );
 }
 
@@ -345,7 +353,7 @@ pub fn parse_samples_csv_options(
         ));
     }
     if looks_like_seconds(tick, rows.iter().map(|r| r.2)) {
-        warn_seconds(name, "execution time");
+        warn_seconds(name, "execution times");
     }
     let types = Ids::resolve(rows.iter().map(|r| r.0.as_str()));
     let machines = Ids::resolve(rows.iter().map(|r| r.1.as_str()));
@@ -557,7 +565,7 @@ fn parse_workload(
         });
     }
     if looks_like_seconds(tick, tasks.iter().map(|t| t.deadline - t.arrival)) {
-        warn_seconds(name, "deadline minus arrival");
+        warn_seconds(name, "deadlines minus arrivals");
     }
     Ok(Trial::new(tasks))
 }
@@ -610,9 +618,14 @@ mod tests {
     #[test]
     fn times_in_seconds_read_as_ticks_are_recognised() {
         assert!(looks_like_seconds(1.0, [0.25, 1.0, 3.5]));
+        assert!(looks_like_seconds(1.0, [0.25, 1.5, 350.5]), "one long time");
         assert!(
-            !looks_like_seconds(1.0, [0.25, 1.0, 350.5]),
-            "one time of 350"
+            !looks_like_seconds(1.0, [0.25, 3.0, 350.5]),
+            "most times of many ticks"
+        );
+        assert!(
+            !looks_like_seconds(1.0, [4.9, 11.2, 91.7]),
+            "milliseconds with fractions"
         );
         assert!(!looks_like_seconds(1.0, [2.0, 5.0, 7.0]), "whole ticks");
         assert!(!looks_like_seconds(0.001, [0.25, 1.0, 3.5]), "a tick given");

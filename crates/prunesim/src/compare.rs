@@ -1,0 +1,146 @@
+//! Whether a rerun reproduced its run: the output files of the two runs compared byte for
+//! byte, and CSVs that differ counted row by row and value by value.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use crate::output::RUN_FILES;
+
+/// The output files of a run folder (its [`RUN_FILES`] but the report, and every file of its
+/// `trace/` folder), each as its path relative to the folder and its bytes; the files not
+/// there are left out.
+pub fn snapshot(dir: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>> {
+    let mut names: Vec<PathBuf> = RUN_FILES
+        .iter()
+        .filter(|f| **f != report::html::REPORT_FILE)
+        .map(PathBuf::from)
+        .collect();
+    let trace = report::trace_dir(dir);
+    match std::fs::read_dir(&trace) {
+        Ok(entries) => {
+            let mut traced = Vec::new();
+            for e in entries {
+                let e = e.with_context(|| format!("listing {}", trace.display()))?;
+                if e.file_type().is_ok_and(|t| t.is_file()) {
+                    traced.push(PathBuf::from("trace").join(e.file_name()));
+                }
+            }
+            traced.sort();
+            names.extend(traced);
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e).with_context(|| format!("listing {}", trace.display())),
+    }
+    let mut files = Vec::new();
+    for name in names {
+        let path = dir.join(&name);
+        match std::fs::read(&path) {
+            Ok(bytes) => files.push((name, bytes)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e).with_context(|| format!("reading {}", path.display())),
+        }
+    }
+    Ok(files)
+}
+
+/// `experiment.toml` without its leading comment, which names the folder it was written to.
+fn without_header(bytes: &[u8]) -> &[u8] {
+    let mut rest = bytes;
+    while rest.first() == Some(&b'#') {
+        rest = match rest.iter().position(|&b| b == b'\n') {
+            Some(i) => &rest[i + 1..],
+            None => &[],
+        };
+    }
+    rest
+}
+
+/// How two CSV texts differ: rows (by position, the header included) and values that differ,
+/// of the rows and values of the longer; `None` when either does not parse.
+fn csv_difference(a: &[u8], b: &[u8]) -> Option<String> {
+    let rows = |bytes: &[u8]| -> Option<Vec<csv::ByteRecord>> {
+        csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(bytes)
+            .byte_records()
+            .collect::<Result<_, _>>()
+            .ok()
+    };
+    let (a, b) = (rows(a)?, rows(b)?);
+    let (mut rows_differ, mut values_differ, mut values) = (0usize, 0usize, 0usize);
+    let empty = csv::ByteRecord::new();
+    for i in 0..a.len().max(b.len()) {
+        let (x, y) = (a.get(i).unwrap_or(&empty), b.get(i).unwrap_or(&empty));
+        let width = x.len().max(y.len());
+        values += width;
+        let differ = (0..width).filter(|&j| x.get(j) != y.get(j)).count();
+        values_differ += differ;
+        rows_differ += usize::from(differ > 0);
+    }
+    Some(format!(
+        "{rows_differ} of {} rows, {values_differ} of {values} values differ",
+        a.len().max(b.len())
+    ))
+}
+
+/// The verdict of a rerun whose run left `before` ([`snapshot`]) and whose outputs are in
+/// `after_dir`: `Ok` with "identical: ..." when every file is the same, else `Err` with the
+/// files that differ.
+pub fn verdict(before: &[(PathBuf, Vec<u8>)], after_dir: &Path) -> Result<String> {
+    let after = snapshot(after_dir)?;
+    let mut differences = Vec::new();
+    for (name, old) in before {
+        let Some((_, new)) = after.iter().find(|(n, _)| n == name) else {
+            differences.push(format!("{} was not written again", name.display()));
+            continue;
+        };
+        let same = if name.as_os_str() == "experiment.toml" {
+            without_header(old) == without_header(new)
+        } else {
+            old == new
+        };
+        if same {
+            continue;
+        }
+        let how = match name.extension().and_then(|e| e.to_str()) {
+            Some("csv") => csv_difference(old, new).map(|d| format!(" ({d})")),
+            _ => None,
+        };
+        differences.push(format!(
+            "{} differs{}",
+            name.display(),
+            how.unwrap_or_default()
+        ));
+    }
+    for (name, _) in &after {
+        if !before.iter().any(|(n, _)| n == name) {
+            differences.push(format!("{} is new", name.display()));
+        }
+    }
+    if differences.is_empty() {
+        Ok("identical: every output file reproduced bit for bit".to_owned())
+    } else {
+        anyhow::bail!("not reproduced: {}", differences.join("; "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_differences_are_counted_by_row_and_value() {
+        let a = b"trial,x,y\n0,1,2\n1,3,4\n";
+        assert_eq!(
+            csv_difference(a, b"trial,x,y\n0,1,2\n1,3,5\n").unwrap(),
+            "1 of 3 rows, 1 of 9 values differ"
+        );
+        assert_eq!(
+            csv_difference(a, b"trial,x,y\n0,1,2\n").unwrap(),
+            "1 of 3 rows, 3 of 9 values differ"
+        );
+        assert_eq!(without_header(b"# a\n# b\nname = 1\n"), b"name = 1\n");
+    }
+}
