@@ -5,12 +5,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::output::RUN_FILES;
+use crate::output::{RUN_FILES, trace_file_trial};
 
-/// The output files of a run folder (its [`RUN_FILES`] but the report, and every file of its
-/// `trace/` folder), each as its path relative to the folder and its bytes; the files not
-/// there are left out.
-pub fn snapshot(dir: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>> {
+/// The output files of a run of `trials` trials in its folder (its [`RUN_FILES`] but the
+/// report, and the trace files a run writes for trials below `trials`), each as its path
+/// relative to the folder and its bytes; the files not there are left out, and so is
+/// anything else in `trace/` (a trace of a trial beyond the run's is not the run's).
+pub fn snapshot(dir: &Path, trials: u64) -> Result<Vec<(PathBuf, Vec<u8>)>> {
     let mut names: Vec<PathBuf> = RUN_FILES
         .iter()
         .filter(|f| **f != report::html::REPORT_FILE)
@@ -22,7 +23,12 @@ pub fn snapshot(dir: &Path) -> Result<Vec<(PathBuf, Vec<u8>)>> {
             let mut traced = Vec::new();
             for e in entries {
                 let e = e.with_context(|| format!("listing {}", trace.display()))?;
-                if e.file_type().is_ok_and(|t| t.is_file()) {
+                let name = e.file_name();
+                let written = name
+                    .to_str()
+                    .and_then(trace_file_trial)
+                    .is_some_and(|k| k < trials);
+                if written && e.file_type().is_ok_and(|t| t.is_file()) {
                     traced.push(PathBuf::from("trace").join(e.file_name()));
                 }
             }
@@ -85,11 +91,11 @@ fn csv_difference(a: &[u8], b: &[u8]) -> Option<String> {
     ))
 }
 
-/// The verdict of a rerun whose run left `before` ([`snapshot`]) and whose outputs are in
-/// `after_dir`: `Ok` with "identical: ..." when every file is the same, else `Err` with the
+/// The verdict of a rerun of `trials` trials whose run left `before` ([`snapshot`]) and
+/// whose outputs are in `after_dir`: `Ok` with "identical: ..." when every file is the same, else `Err` with the
 /// files that differ.
-pub fn verdict(before: &[(PathBuf, Vec<u8>)], after_dir: &Path) -> Result<String> {
-    let after = snapshot(after_dir)?;
+pub fn verdict(before: &[(PathBuf, Vec<u8>)], after_dir: &Path, trials: u64) -> Result<String> {
+    let after = snapshot(after_dir, trials)?;
     let mut differences = Vec::new();
     for (name, old) in before {
         let Some((_, new)) = after.iter().find(|(n, _)| n == name) else {

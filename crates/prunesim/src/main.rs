@@ -612,7 +612,7 @@ fn rerun(args: &RerunArgs) -> Result<()> {
             .parent()
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
     };
-    let before = compare::snapshot(&run_dir)?;
+    let before = compare::snapshot(&run_dir, prepared.trials)?;
     // Without --out, the outputs go to a temporary folder to be compared.
     let scratch;
     let out: &Path = match &args.out {
@@ -634,7 +634,7 @@ fn rerun(args: &RerunArgs) -> Result<()> {
     if manifest.workload_files.is_some() {
         report_repairs(&repairs);
     }
-    let verdict = compare::verdict(&before, out)
+    let verdict = compare::verdict(&before, out, prepared.trials)
         .with_context(|| format!("rerun of {}", run_dir.display()))?;
     eprintln!("{verdict}");
     Ok(())

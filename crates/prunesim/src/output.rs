@@ -311,7 +311,7 @@ pub const RUN_FILES: [&str; 5] = [
 
 /// The trial of a trace file a run writes (`tasks-<k>.csv`, `events-<k>.csv`,
 /// `timeline-<k>.svg`, `timeline-<k>.png`); `None` for any other name.
-fn trace_file_trial(name: &str) -> Option<u64> {
+pub(crate) fn trace_file_trial(name: &str) -> Option<u64> {
     let (stem, ext) = name.rsplit_once('.')?;
     let k = match ext {
         "csv" => stem
