@@ -110,7 +110,8 @@ fn many_machines_samples_and_chained_drifts_are_refused_by_the_budget() {
             "--no-bound",
         ],
         d,
-        &["memory budget", "--max-memory"],
+        // Refused at validation, before the budget is estimated.
+        &["belief.samples", "expected 1 to 1000000 draws per cell"],
     );
     let drift: String = (1..=20)
         .map(|i| format!("[[drift]]\nat = {i}.0\nscale = 2.0\n"))
