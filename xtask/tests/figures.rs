@@ -244,8 +244,8 @@ fn the_bracket_holds_on_every_figure_that_draws_it() {
     }
 }
 
-/// A point file that was cut, edited or made for another configuration is never reused: the
-/// resumed sweep recomputes it (with a warning) and writes what a fresh run writes; stale
+/// A point file that was cut, edited or is not a point file is never reused (its SHA-256
+/// checksum line does not match, or is missing): the resumed sweep recomputes it (with a warning) and writes what a fresh run writes; stale
 /// temporaries of a killed run are removed.
 #[test]
 fn a_truncated_or_edited_point_file_is_never_reused() {
@@ -301,12 +301,13 @@ fn a_truncated_or_edited_point_file_is_never_reused() {
     let o = run();
     assert!(o.status.success());
     let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(stderr.contains("holds 2 of 3 trials"), "{stderr}");
-    assert!(
-        stderr.contains("made for another configuration"),
+    // The cut and the edited file fail their checksum; the garbage has none.
+    assert_eq!(
+        stderr.matches("does not match its checksum").count(),
+        2,
         "{stderr}"
     );
-    assert!(stderr.contains("unreadable"), "{stderr}");
+    assert!(stderr.contains("has no checksum line"), "{stderr}");
     assert_eq!(std::fs::read(out.join("thesis-4.4.csv")).unwrap(), fresh);
     assert!(!stale.exists(), "the stale temporary is still there");
     let leftovers: Vec<_> = std::fs::read_dir(&points)
