@@ -13,7 +13,9 @@ al., JPDC 2016) and its live scheduler, bound from Rust:
 
 Errors are :class:`PrunesimError` (a :class:`ConfigError` for what does not parse or
 validate, a :class:`SchedulerError` for misuse of the scheduler) with the messages of the
-command line: file, line and field. The interpreter's lock is released while Rust runs, so
+command line: file, line and field. What the command line logs as a warning (times that
+look like seconds read as ticks, a PET renormalised, input rows repaired) reaches Python's
+:mod:`warnings` as a :class:`PrunesimWarning`. The interpreter's lock is released while Rust runs, so
 other Python threads go on.
 """
 
@@ -31,6 +33,7 @@ from ._prunesim import (
     Pet,
     Pmf,
     PrunesimError,
+    PrunesimWarning,
     SchedulerError,
     _Scheduler,
     metrics as _metrics,
@@ -49,6 +52,7 @@ __all__ = [
     "Pet",
     "Pmf",
     "PrunesimError",
+    "PrunesimWarning",
     "RunResult",
     "Sample",
     "Scheduler",
@@ -147,7 +151,8 @@ def run(
         trials: the number of trials (default: the experiment's ``workload.trials``).
         jobs: worker threads (default: every core); the results do not depend on it.
         trace: keep every task's and mapping event's row (``RunResult.tasks``, ``.events``).
-        seed: the master seed, as ``workload.seed`` (``prunesim run --seed``).
+        seed: the master seed, as ``workload.seed`` (``prunesim run --seed``): it replaces
+            the file's seed, and fills it where the file has none.
         bound: compute the clairvoyant bracket of every trial (``--no-bound`` when false).
 
     Returns:

@@ -15,6 +15,9 @@ class ConfigError(PrunesimError):
 class SchedulerError(PrunesimError):
     """Misuse of the live scheduler: an unknown task, a time going backwards, a second end..."""
 
+class PrunesimWarning(UserWarning):
+    """A warning of prunesim about its input or a run (the same text `prunesim` logs)."""
+
 class Pmf:
     """A discrete probability mass function on integer ticks."""
 

@@ -22,6 +22,8 @@ use pyo3::types::{PyDict, PyList, PyMapping, PySequence, PyString, PyTuple};
 use runner::{ExperimentConfig, Prepared, RunError, Summary};
 use serde::Serialize;
 
+mod warn;
+
 create_exception!(
     prunesim,
     PrunesimError,
@@ -170,6 +172,7 @@ fn columns<'py, 'a, T: Serialize + 'a>(
 fn experiment(
     kind: &str,
     value: Option<&Bound<'_, PyAny>>,
+    seed: Option<u64>,
 ) -> PyResult<(ExperimentConfig, String)> {
     let text = |v: Option<&Bound<'_, PyAny>>| -> PyResult<String> {
         v.ok_or_else(|| ConfigError::new_err("no experiment given"))?
@@ -182,20 +185,21 @@ fn experiment(
         )),
         "path" => {
             let path = PathBuf::from(text(value)?);
-            let config = ExperimentConfig::load(&path).map_err(run_error)?;
+            let config = ExperimentConfig::load_seeded(&path, seed).map_err(run_error)?;
             Ok((config, path.display().to_string()))
         }
         "toml" => {
-            let config = ExperimentConfig::from_toml_str(&text(value)?, "<string>", None)
-                .map_err(run_error)?;
+            let config =
+                ExperimentConfig::from_toml_str_seeded(&text(value)?, "<string>", None, seed)
+                    .map_err(run_error)?;
             Ok((config, "<string>".to_owned()))
         }
         "dict" => {
             let value = value.ok_or_else(|| ConfigError::new_err("no experiment given"))?;
             let table = toml_table(value, "<dict>")?;
             let text = toml::to_string(&table).map_err(config_error)?;
-            let config =
-                ExperimentConfig::from_toml_str(&text, "<dict>", None).map_err(run_error)?;
+            let config = ExperimentConfig::from_toml_str_seeded(&text, "<dict>", None, seed)
+                .map_err(run_error)?;
             Ok((config, "<dict>".to_owned()))
         }
         other => Err(ConfigError::new_err(format!(
@@ -227,7 +231,8 @@ fn run_experiment<'py>(
     Option<Bound<'py, PyDict>>,
     Option<Bound<'py, PyDict>>,
 )> {
-    let (mut config, what) = experiment(kind, value)?;
+    let experiment = experiment(kind, value, seed);
+    let (mut config, what) = warn::warned(py, experiment)?;
     if let Some(s) = seed {
         config.workload.seed = s;
     }
@@ -235,7 +240,7 @@ fn run_experiment<'py>(
     let budget = budget.unwrap_or_else(runner::resources::default_budget);
     let stop = Arc::new(AtomicBool::new(false));
     let stopped = Arc::clone(&stop);
-    let (summary, metrics, traces) = interruptible(py, stop, move || {
+    let ran = interruptible(py, stop, move || {
         let prepared = Prepared::generated(config, trials, jobs, bound, budget)
             .map_err(|e| prefixed(&what, e))?;
         let (metrics, traces) = if trace {
@@ -250,7 +255,8 @@ fn run_experiment<'py>(
         let summary = Summary::new(&prepared, &metrics);
         Ok::<_, RunError>((summary, metrics, traces))
     })?
-    .map_err(run_error)?;
+    .map_err(run_error);
+    let (summary, metrics, traces) = warn::warned(py, ran)?;
     let summary = pythonize::pythonize(py, &summary)?;
     let table = PyDict::new(py);
     let trial = PyList::empty(py);
@@ -317,7 +323,7 @@ fn run_sweeps(
     jobs: usize,
     fresh: bool,
 ) -> PyResult<Vec<(String, String)>> {
-    py.detach(move || {
+    let tables = py.detach(move || {
         let mut sweeps = Vec::new();
         let mut seen = std::collections::HashMap::new();
         for p in &paths {
@@ -353,8 +359,8 @@ fn run_sweeps(
                 (s.id().to_owned(), text)
             })
             .collect())
-    })
-    .map_err(run_error)
+    });
+    warn::warned(py, tables.map_err(run_error))
 }
 
 /// A discrete probability mass function on integer ticks (an execution-time or
@@ -551,9 +557,11 @@ impl PyPet {
     /// Reads an `.etc` file.
     #[staticmethod]
     fn read_etc(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
-        py.detach(|| workload::io::read_etc(&path))
+        let pet = py
+            .detach(|| workload::io::read_etc(&path))
             .map(|(p, _)| PyPet(p))
-            .map_err(config_error)
+            .map_err(config_error);
+        warn::warned(py, pet)
     }
 
     /// Reads a CSV of measured execution times (columns task_type, machine,
@@ -582,9 +590,11 @@ impl PyPet {
             bin_value: self::bin_value(bin_value)?,
             tick,
         };
-        py.detach(|| workload::io::read_samples_csv_options(&path, &options))
+        let pet = py
+            .detach(|| workload::io::read_samples_csv_options(&path, &options))
             .map(PyPet)
-            .map_err(config_error)
+            .map_err(config_error);
+        warn::warned(py, pet)
     }
 
     /// The number of task types (rows).
@@ -1067,6 +1077,12 @@ mod _prunesim {
     #[pymodule_export]
     use super::{
         ConfigError, PrunesimError, PyEstimator, PyPet, PyPmf, PyScheduler, SchedulerError,
-        metrics, run_experiment, run_sweeps, version,
+        metrics, run_experiment, run_sweeps, version, warn::PrunesimWarning,
     };
+
+    #[pymodule_init]
+    fn init(_: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {
+        super::warn::install();
+        Ok(())
+    }
 }

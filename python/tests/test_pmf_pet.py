@@ -84,3 +84,19 @@ def test_a_samples_csv_reads_as_histograms(tmp_path: Path) -> None:
         prunesim.Pet.read_samples(bad)
     with pytest.raises(prunesim.ConfigError, match="bin_value"):
         prunesim.Pet.read_samples(path, bin_value="middle")
+
+
+def test_times_that_look_like_seconds_warn_as_the_command_line_does(tmp_path: Path) -> None:
+    path = tmp_path / "seconds.csv"
+    rows = ["task_type,machine,execution_time"]
+    rows += [f"a,fast,{x}" for x in (0.12, 0.3, 0.25, 1.4)]
+    rows += [f"a,slow,{x}" for x in (0.5, 0.75)]
+    path.write_text("\n".join(rows) + "\n")
+    with pytest.warns(prunesim.PrunesimWarning, match=r"Times in seconds\?.*seconds\.csv"):
+        prunesim.Pet.read_samples(path, bin_width=1)
+    # The advice given (a tick of 0.001 reads seconds as milliseconds) silences it.
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", prunesim.PrunesimWarning)
+        prunesim.Pet.read_samples(path, tick=0.001)

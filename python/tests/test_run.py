@@ -93,6 +93,17 @@ def test_errors_carry_the_file_and_line(tmp_path: Path) -> None:
         prunesim.run({"mapper": {"name": "NOPE"}})
     with pytest.raises(prunesim.PrunesimError, match="missing.toml"):
         prunesim.run(tmp_path / "missing.toml")
+
+
+def test_seed_fills_a_file_without_one(tmp_path: Path) -> None:
+    unseeded = tmp_path / "unseeded.toml"
+    unseeded.write_text("[workload]\nrate = 34000\ntasks = 300\n[mapper]\nname = \"PAM\"\n")
+    with pytest.raises(prunesim.ConfigError, match=r"unseeded.toml:1: \[workload\] seed is missing"):
+        prunesim.run(unseeded, trials=1, bound=False)
+    filled = prunesim.run(unseeded, trials=1, seed=3, bound=False)
+    in_text = prunesim.run("[workload]\nrate = 34000\ntasks = 300\nseed = 3\n[mapper]\nname = \"PAM\"\n", trials=1, bound=False)
+    assert filled.robustness_mean == in_text.robustness_mean
+    assert prunesim.run("[workload]\nrate = 34000\ntasks = 300\n[mapper]\nname = \"PAM\"\n", trials=1, seed=3, bound=False).robustness_mean == in_text.robustness_mean
     with pytest.raises(TypeError):
         prunesim.run(42)  # type: ignore[arg-type]
     assert issubclass(prunesim.ConfigError, prunesim.PrunesimError)
@@ -131,5 +142,10 @@ def test_the_same_seed_gives_the_command_lines_bits(small_file: Path) -> None:
     expected = json.loads(out)
     got = prunesim.run(small_file, jobs=1).summary
     # JSON numbers read back as the same doubles (shortest round trip); NaN is null there.
+    # The git revision is the one each build embedded (a tree edited between the two builds
+    # gives two); everything else is the run's.
+    got = dict(got)
+    assert isinstance(got.pop("git_revision"), str)
+    assert isinstance(expected.pop("git_revision"), str)
     assert json.loads(json.dumps(got).replace("NaN", "null")) == expected
     assert got["robustness_mean"] == expected["robustness_mean"]

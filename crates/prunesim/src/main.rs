@@ -39,24 +39,24 @@ enum Command {
     Rerun(RerunArgs),
     /// Write the interactive HTML report of a run folder (what `run --out DIR` wrote; with
     /// its traces when the run was traced) to DIR/report.html: one self-contained file that
-    /// opens offline in a browser (docs/trace.md).
+    /// opens offline in a browser (user guide: Outputs and traces).
     Report(ReportArgs),
     /// Run sweep files (every figure in experiments/, or your own): points and trials in
     /// parallel, resumed from the point files of an earlier run; writes OUT/<id>.csv, the
     /// manifest, SVG and PNG. `--slurm`, `--shard` and `--collect` split the sweeps into a
-    /// Slurm job array and merge it back (docs/cluster.md).
+    /// Slurm job array and merge it back (user guide: Sweeps on a Slurm cluster).
     Sweep(SweepArgs),
     /// List the heuristics, the variant names and the pruner presets.
     List,
     /// Print the glossary of the measures: unit and definition of each.
     Metrics {
-        /// As Markdown (the text of docs/metrics.md).
+        /// As Markdown (the user guide's Measures chapter).
         #[arg(long)]
         markdown: bool,
     },
     /// Print the configuration reference as Markdown: every key of experiment and sweep
     /// files with its type, default, unit, allowed values and the papers' name for it (the
-    /// text of the user guide's docs/guide/src/configuration.md).
+    /// user guide's Configuration chapter).
     ConfigReference,
 }
 
@@ -138,16 +138,18 @@ struct RunArgs {
     /// Heuristic (or variant) name, replacing `[mapper] name`; the table's other keys stay.
     #[arg(long)]
     heuristic: Option<String>,
-    /// Skip the clairvoyant upper bound (computed per trial by default).
+    /// Skip the clairvoyant bracket, both its sides: `optimum_lower` and `bound` (computed
+    /// per trial by default; the bracket costs more than the simulation).
     #[arg(long)]
     no_bound: bool,
     /// Trim every completion-time PMF within this total-variation distance (0 = exact;
-    /// faster, approximate, labelled; docs/performance.md), overriding `[system] pct_epsilon`.
+    /// faster, approximate, labelled; user guide: Command line), overriding
+    /// `[system] pct_epsilon`.
     #[arg(long, value_name = "EPS", allow_negative_numbers = true)]
     pct_epsilon: Option<f64>,
     /// Trace every trial (as `trace = true` in the experiment): DIR/trace/ gets per-task and
     /// per-event CSVs and a timeline figure (SVG, PNG) per trial; needs --out DIR
-    /// (docs/trace.md). Results are the same as without.
+    /// (user guide: Outputs and traces). Results are the same as without.
     #[arg(long)]
     trace: bool,
     /// After the run, write the interactive HTML report DIR/report.html (implies --trace;
@@ -738,7 +740,7 @@ fn execute(
         })?;
         if kept {
             eprintln!(
-                "traces: {} (tasks-<k>.csv, events-<k>.csv, timeline-<k>.svg and .png; docs/trace.md)",
+                "traces: {} (tasks-<k>.csv, events-<k>.csv, timeline-<k>.svg and .png; user guide: Outputs and traces)",
                 dir.display()
             );
         }
@@ -782,7 +784,7 @@ fn write_report(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
 fn report_repairs(r: &Repairs) {
     if r.repaired_arrivals > 0 || r.out_of_order > 0 {
         eprintln!(
-            "note: of {} workload files, {} had arrivals repaired ({} arrivals that lost leading characters, e.g. \"45\" read as 1.45, restored from their deadline and type slack); {} tasks were out of arrival order and sorted (RUST_LOG=info lists them)",
+            "note: of {} workload files, {} had arrivals repaired ({} arrivals that lost leading characters, e.g. \"45\" read as 1.45, restored from their deadline and type slack); {} tasks were out of arrival order and sorted (RUST_LOG=debug lists the repairs)",
             r.files, r.files_with_repairs, r.repaired_arrivals, r.out_of_order
         );
     }

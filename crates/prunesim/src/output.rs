@@ -58,7 +58,7 @@ fn value(doc: &MetricDoc, x: f64) -> String {
     match doc.unit {
         u if u.is_count() && x.fract() == 0.0 => format!("{x:.0}"),
         u if u.is_count() => format!("{x:.1}"),
-        runner::metrics::Unit::Percent => format!("{x:.2}"),
+        runner::metrics::Unit::Percent | runner::metrics::Unit::Points => format!("{x:.2}"),
         _ => {
             let decimals = match x.abs() {
                 a if a >= 1000.0 => 0,
@@ -149,10 +149,60 @@ pub fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared) -> Re
         r if r.fewest == r.most => format!("{} tasks", r.most),
         r => format!("{} to {} tasks", r.fewest, r.most),
     };
+    let w = &prepared.config.workload;
+    let tick = if w.tick == 1.0 {
+        String::new()
+    } else {
+        format!("; tick {} (file times / tick = time units)", w.tick)
+    };
+    match prepared.source {
+        runner::TrialSource::Generated => {
+            let capped = if s.tasks_per_trial.most < w.tasks {
+                format!(
+                    " (workload.tasks = {} capped: the horizon ends first)",
+                    w.tasks
+                )
+            } else {
+                String::new()
+            };
+            writeln!(
+                out,
+                "  workload   rate {}: tasks per {} time units, {} arrivals; beta {}; {tasks} per trial{capped}{tick}",
+                w.rate,
+                w.horizon,
+                match w.pattern {
+                    workload::PatternName::Constant => "constant",
+                    workload::PatternName::Bursty => "bursty",
+                },
+                w.beta,
+            )?;
+        }
+        runner::TrialSource::Given(_) => {
+            writeln!(out, "  workload   trials read from files{tick}")?;
+        }
+    }
+    if let Some(b) = &s.belief {
+        writeln!(out, "  belief     {}", inline_toml(b))?;
+    }
+    if !s.drift.is_empty() {
+        let changes: Vec<String> = s.drift.iter().map(inline_toml).collect();
+        writeln!(
+            out,
+            "  drift      {} change{}: {}",
+            changes.len(),
+            if changes.len() == 1 { "" } else { "s" },
+            abbreviate(&changes, 4)
+        )?;
+    }
     writeln!(
         out,
         "  trials     {} of {tasks} (seed {}, PET seed {}); the first {} and last {} tasks by arrival not counted",
         s.trials, s.seed, s.pet_seed, s.system.skip_first, s.system.skip_last
+    )?;
+    writeln!(
+        out,
+        "  program    prunesim {} ({})",
+        s.version, s.git_revision
     )?;
     writeln!(out)?;
     writeln!(
@@ -194,7 +244,7 @@ pub fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared) -> Re
     if s.pct_epsilon > 0.0 {
         writeln!(
             out,
-            "approximate: PCT tails trimmed at epsilon = {:e} (docs/performance.md)",
+            "approximate: PCT tails trimmed at epsilon = {:e} (user guide: Command line, --pct-epsilon)",
             s.pct_epsilon
         )?;
     }
@@ -209,6 +259,14 @@ pub fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared) -> Re
         writeln!(out, "  {:<20} {}", doc.name, doc.definition)?;
     }
     Ok(())
+}
+
+/// A table as one line of inline TOML (`{ source = "learned", prior = "scaled", scale = 0.5 }`).
+fn inline_toml(value: &impl serde::Serialize) -> String {
+    match toml::Value::try_from(value) {
+        Ok(v) => v.to_string(),
+        Err(e) => format!("(not printable: {e})"),
+    }
 }
 
 fn phase1_word(p: heuristics::Phase1Scope) -> &'static str {

@@ -12,6 +12,7 @@
 //! | ` ```toml fragment ` | merges its tables into a small experiment and runs that |
 //! | ` ```sh ` | runs each line (every one a `prunesim` command) in the chapter's folder |
 //! | ` ```text output ` | compares it with the standard output of the command just before |
+//! | ` ```text stderr ` | each line is a warning the command just before prints (without its timestamp) |
 //! | ` ```rust ` | checks that it is only `{{#include}}`s of the workspace's `.rs` files |
 //! | any block with `file=NAME` | writes it to `NAME` in the chapter's folder first |
 //! | `fails` | the run must fail (an example of an error) |
@@ -20,7 +21,9 @@
 //! Every `toml` and `sh` block says one of these. A chapter's blocks run in order in one
 //! temporary folder, where `experiments/` is the repository's; shell commands that run
 //! experiments without `--trials` run with `--trials 1` (and `run` without the clairvoyant
-//! bound), so the whole guide runs in a few seconds. Python blocks run in the Python package's
+//! bound), so the whole guide runs in a few seconds. A warning a command prints on standard
+//! error (a logged `WARN` or `ERROR`, a `warning:` or `note:` line) fails the test unless a
+//! `text stderr` block after the command shows it. Python blocks run in the Python package's
 //! tests (`python/tests/test_guide.py`).
 
 use std::path::{Path, PathBuf};
@@ -190,9 +193,67 @@ struct Chapter {
     dir: tempfile::TempDir,
     last: Option<Output>,
     runs: usize,
+    /// The warnings the last command printed on standard error that no `text stderr` block
+    /// has shown yet, each with the command.
+    unshown: Vec<(String, String)>,
+}
+
+/// A line of standard error a user must be shown: a logged warning or error, or a `note:`
+/// or `warning:` the program prints (progress, timings and the names of files written are
+/// not).
+fn is_warning(line: &str) -> bool {
+    let line = without_timestamp(line);
+    ["WARN ", "ERROR ", "warning:", "note:"]
+        .iter()
+        .any(|p| line.starts_with(p))
+}
+
+/// A log line without its leading timestamp (`2026-01-01T00:00:00.000000Z  WARN ...`).
+fn without_timestamp(line: &str) -> &str {
+    match line.split_once("Z ") {
+        Some((stamp, rest)) if stamp.len() >= 19 && stamp.as_bytes()[4] == b'-' => {
+            rest.trim_start()
+        }
+        _ => line,
+    }
 }
 
 impl Chapter {
+    /// Fails on a warning of the last command that the guide does not show.
+    fn check_shown(&mut self) {
+        if let Some((line, what)) = self.unshown.first() {
+            panic!(
+                "{}: {what}: printed on standard error\n  {line}\nwhich the guide does not show: \
+                 show it in a ```text stderr block after the command (without its timestamp), \
+                 or fix what causes it",
+                self.name
+            );
+        }
+    }
+
+    /// A `text stderr` block: each of its lines is a warning the last command printed.
+    fn shown(&mut self, text: &str, what: &str) {
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let before = self.unshown.len();
+            self.unshown
+                .retain(|(printed, _)| printed.trim_end() != line.trim_end());
+            assert!(
+                self.unshown.len() < before || self.last_stderr().contains(line.trim_end()),
+                "{}: {what}: the guide shows `{line}` on standard error, which the command \
+                 before does not print:\n{}",
+                self.name,
+                self.last_stderr()
+            );
+        }
+    }
+
+    fn last_stderr(&self) -> String {
+        self.last
+            .as_ref()
+            .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+            .unwrap_or_default()
+    }
+
     fn prunesim(&mut self, args: &[String], fails: bool, what: &str) {
         let out = Command::new(env!("CARGO_BIN_EXE_prunesim"))
             .args(args)
@@ -219,6 +280,19 @@ impl Chapter {
                 show()
             }
         );
+        self.check_shown();
+        if !fails {
+            self.unshown = String::from_utf8_lossy(&out.stderr)
+                .lines()
+                .filter(|l| is_warning(l))
+                .map(|l| {
+                    (
+                        without_timestamp(l).to_owned(),
+                        format!("{what}: {}", args.join(" ")),
+                    )
+                })
+                .collect();
+        }
         self.runs += 1;
         self.last = Some(out);
     }
@@ -294,12 +368,13 @@ fn run_block(ch: &mut Chapter, i: usize, b: &Block) {
                 ch.prunesim(&shortened(&words[1..]), fails, &format!("{what}: {line}"));
             }
         }
+        "text" if b.has("stderr") => ch.shown(&b.text, &what),
         "text" if b.has("output") => {
             let last = ch
                 .last
                 .as_ref()
                 .unwrap_or_else(|| panic!("{}: {what}: no command before", ch.name));
-            let printed = String::from_utf8_lossy(&last.stdout);
+            let printed = without_revision(&String::from_utf8_lossy(&last.stdout));
             assert_eq!(
                 printed.trim_end(),
                 b.text.trim_end(),
@@ -315,6 +390,74 @@ fn run_block(ch: &mut Chapter, i: usize, b: &Block) {
     }
 }
 
+/// The output with the header's git revision (`  program    prunesim 0.1.0 (<hash>)`) written
+/// as `<git revision>`, as the guide shows it: the hash changes with every commit.
+fn without_revision(printed: &str) -> String {
+    printed
+        .lines()
+        .map(|l| match l.strip_prefix("  program    ") {
+            Some(rest) => match rest.split_once(" (") {
+                Some((program, _)) => format!("  program    {program} (<git revision>)"),
+                None => l.to_owned(),
+            },
+            None => l.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A chapter's warnings must be shown: a samples CSV in seconds read as ticks warns, and a
+/// chapter that runs it fails unless a `text stderr` block shows the warning.
+#[test]
+fn a_warning_the_guide_does_not_show_fails_it() {
+    let csv = "```csv file=s.csv\ntask_type,machine,execution_time\na,m,0.2\na,m,0.4\na,n,0.3\na,n,1.5\n```\n\n";
+    let run = "```sh\nprunesim run --pet s.csv --trials 1 --no-bound\n```\n";
+    let chapter = |text: String| {
+        std::panic::catch_unwind(move || {
+            let mut ch = Chapter {
+                name: "test.md".into(),
+                dir: tempfile::tempdir().unwrap(),
+                last: None,
+                runs: 0,
+                unshown: Vec::new(),
+            };
+            for (i, b) in blocks(&text).iter().enumerate() {
+                run_block(&mut ch, i, b);
+            }
+            ch.check_shown();
+        })
+    };
+    assert!(
+        chapter(format!("{csv}{run}")).is_err(),
+        "an unshown warning passed"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.csv"),
+        "task_type,machine,execution_time\na,m,0.2\na,m,0.4\na,n,0.3\na,n,1.5\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_prunesim"))
+        .args(["run", "--pet", "s.csv", "--trials", "1", "--no-bound"])
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let warning = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .find(|l| is_warning(l))
+        .map(|l| without_timestamp(l).to_owned())
+        .expect("the samples in seconds do not warn");
+    let shown = format!("{csv}{run}\n```text stderr\n{warning}\n```\n");
+    assert!(chapter(shown).is_ok(), "a shown warning failed");
+    // A line shown that the command does not print fails too.
+    let wrong = format!("{csv}{run}\n```text stderr\n{warning}\nWARN nothing like this\n```\n");
+    assert!(
+        chapter(wrong).is_err(),
+        "a warning shown but not printed passed"
+    );
+}
+
 #[test]
 fn every_example_of_the_guide_runs() {
     let experiments = root().join("experiments");
@@ -326,12 +469,14 @@ fn every_example_of_the_guide_runs() {
             dir: tempfile::tempdir().unwrap(),
             last: None,
             runs: 0,
+            unshown: Vec::new(),
         };
         #[cfg(unix)]
         std::os::unix::fs::symlink(&experiments, ch.dir.path().join("experiments")).unwrap();
         for (i, b) in blocks(&expand(&path)).iter().enumerate() {
             run_block(&mut ch, i, b);
         }
+        ch.check_shown();
         total += ch.runs;
     }
     // The tutorials alone run more than this: a guide whose blocks were all skipped fails.

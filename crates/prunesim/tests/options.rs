@@ -307,9 +307,8 @@ fn the_seed_option_is_the_seed_in_the_file() {
     assert_eq!(filled["seed"], 9);
     let err = failed(&prunesim(&["run", "unseeded.toml", "--trials", "1"], d));
     assert!(
-        err.contains(
-            "unseeded.toml: [workload] seed is missing: give it in the file or with --seed"
-        ),
+        err.contains("unseeded.toml:")
+            && err.contains(": [workload] seed is missing: give it in the file or with --seed"),
         "{err}"
     );
 }
@@ -652,6 +651,14 @@ fn tasks_beyond_the_horizon_are_capped_visibly() {
         "{}",
         ok(&out)
     );
+    assert!(
+        ok(&out).contains(&format!(
+            "{fewest} to {most} tasks per trial (workload.tasks = 5000 capped: the horizon ends first)"
+        )),
+        "{}",
+        ok(&out)
+    );
+    assert_eq!(summary["workload"]["tasks"], 5000);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains(&format!(
@@ -659,6 +666,71 @@ fn tasks_beyond_the_horizon_are_capped_visibly() {
         )),
         "{stderr}"
     );
+}
+
+/// Two runs that differ only in what the scheduler believed have different headers and
+/// summaries: the workload, the belief, the drift and the program are stated.
+#[test]
+fn the_header_and_summary_state_the_whole_experiment() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    experiment(d, "e.toml", "name = \"PAM\"", "");
+    let base = std::fs::read_to_string(d.join("e.toml")).unwrap();
+    let learned = format!(
+        "{base}\n[belief]\nsource = \"learned\"\nprior = \"scaled\"\nscale = 0.5\n\n[[drift]]\nat_task = 100\nmachine = 1\nscale = 2.0\n"
+    );
+    let fixed = format!("{base}\n[belief]\nsource = \"fixed\"\nprior = \"scaled\"\nscale = 0.5\n");
+    std::fs::write(d.join("learned.toml"), learned).unwrap();
+    std::fs::write(d.join("fixed.toml"), fixed).unwrap();
+    let args = ["--trials", "1", "--no-bound"];
+    let header = |file: &str| {
+        let out = prunesim(&[&["run", file][..], &args].concat(), d);
+        ok(&out)
+            .lines()
+            .take_while(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect::<Vec<_>>()
+    };
+    let (l, f) = (header("learned.toml"), header("fixed.toml"));
+    let line = |h: &[String], key: &str| {
+        h.iter()
+            .find(|l| l.starts_with(&format!("  {key:<10} ")))
+            .cloned()
+            .unwrap_or_else(|| panic!("no {key} line in {h:#?}"))
+    };
+    assert!(
+        line(&l, "belief").contains("source = \"learned\""),
+        "{l:#?}"
+    );
+    assert!(line(&f, "belief").contains("source = \"fixed\""), "{f:#?}");
+    assert!(
+        line(&l, "drift").contains("1 change: { at_task = 100"),
+        "{l:#?}"
+    );
+    assert!(!f.iter().any(|x| x.starts_with("  drift")), "{f:#?}");
+    assert!(
+        line(&l, "workload").contains("rate 34000: tasks per"),
+        "{l:#?}"
+    );
+    assert!(
+        line(&l, "program").contains(env!("CARGO_PKG_VERSION")),
+        "{l:#?}"
+    );
+    let summary = json(&prunesim(
+        &[&["run", "learned.toml", "--json"][..], &args].concat(),
+        d,
+    ));
+    assert_eq!(summary["belief"]["source"], "learned");
+    assert_eq!(summary["drift"][0]["at_task"], 100);
+    assert_eq!(summary["workload"]["rate"], 34000.0);
+    assert_eq!(summary["workload"]["seed"], 5);
+    assert_eq!(summary["version"], env!("CARGO_PKG_VERSION"));
+    assert!(summary["git_revision"].is_string());
+    let fixed = json(&prunesim(
+        &[&["run", "fixed.toml", "--json"][..], &args].concat(),
+        d,
+    ));
+    assert!(fixed.get("drift").is_none(), "{fixed}");
 }
 
 #[test]

@@ -292,29 +292,26 @@ impl ExperimentConfig {
                 e.message().to_string(),
             )
         };
-        let mut table: toml::Table = toml::from_str(text).map_err(parse_error)?;
+        let table: toml::Table = toml::from_str(text).map_err(parse_error)?;
         let missing_seed = match table.get("workload") {
             Some(toml::Value::Table(w)) => !w.contains_key("seed"),
             _ => false,
         };
-        let mut cfg: ExperimentConfig = if !missing_seed {
-            toml::from_str(text).map_err(parse_error)?
-        } else if let Some(seed) = seed {
-            // A placeholder in the table (a TOML integer holds no seed beyond 2^63 - 1),
-            // replaced by the seed once parsed.
-            if let Some(toml::Value::Table(w)) = table.get_mut("workload") {
-                w.insert("seed".into(), toml::Value::Integer(0));
+        let mut cfg: ExperimentConfig = match toml::from_str(text) {
+            Ok(cfg) => cfg,
+            // Every other error (an unknown key, a wrong type) is reported first, with its
+            // line; the missing seed is filled or reported once the rest of its table parses.
+            Err(e) if missing_seed && e.message().contains("missing field `seed`") => {
+                let header = workload_header_line(text);
+                let Some(seed) = seed else {
+                    return Err(config_error(
+                        header,
+                        "[workload] seed is missing: give it in the file or with --seed".into(),
+                    ));
+                };
+                with_seed(text, header, seed).map_err(|(line, m)| config_error(line, m))?
             }
-            let mut cfg: ExperimentConfig = table
-                .try_into()
-                .map_err(|e: toml::de::Error| config_error(None, e.message().to_string()))?;
-            cfg.workload.seed = seed;
-            cfg
-        } else {
-            return Err(config_error(
-                None,
-                "[workload] seed is missing: give it in the file or with --seed".into(),
-            ));
+            Err(e) => return Err(parse_error(e)),
         };
         if let Some(base) = base {
             cfg.workload.pet = rebase(&cfg.workload.pet, base);
@@ -411,6 +408,63 @@ fn rebase(pet: &PetSource, base: &Path) -> PetSource {
         },
         other => other.clone(),
     }
+}
+
+/// The line (from 1) of the `[workload]` table header, when the table is written as one.
+fn workload_header_line(text: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| {
+            let l = l.split('#').next().unwrap_or("").trim();
+            l.strip_prefix('[')
+                .and_then(|l| l.strip_suffix(']'))
+                .is_some_and(|name| name.trim() == "workload")
+        })
+        .map(|i| i + 1)
+}
+
+/// Parses `text` with `seed = <seed>` written under the `[workload]` header on line
+/// `header`; an error's line is the file's own (the inserted line does not count). An
+/// inline or dotted `workload` table gets the seed through the parsed table instead (errors
+/// without a line).
+fn with_seed(
+    text: &str,
+    header: Option<usize>,
+    seed: u64,
+) -> Result<ExperimentConfig, (Option<usize>, String)> {
+    // A placeholder (a TOML integer holds no seed beyond 2^63 - 1), replaced once parsed.
+    let mut cfg: ExperimentConfig = match header {
+        Some(h) => {
+            let mut seeded = String::with_capacity(text.len() + 10);
+            for (i, line) in text.split_inclusive('\n').enumerate() {
+                seeded.push_str(line);
+                if i + 1 == h {
+                    if !line.ends_with('\n') {
+                        seeded.push('\n');
+                    }
+                    seeded.push_str("seed = 0\n");
+                }
+            }
+            toml::from_str(&seeded).map_err(|e: toml::de::Error| {
+                let line = e.span().map(|s| line_of(&seeded, s.start));
+                (
+                    line.map(|l| if l > h { l - 1 } else { l }),
+                    e.message().to_string(),
+                )
+            })?
+        }
+        None => {
+            let mut table: toml::Table = toml::from_str(text)
+                .map_err(|e: toml::de::Error| (None, e.message().to_string()))?;
+            if let Some(toml::Value::Table(w)) = table.get_mut("workload") {
+                w.insert("seed".into(), toml::Value::Integer(0));
+            }
+            table
+                .try_into()
+                .map_err(|e: toml::de::Error| (None, e.message().to_string()))?
+        }
+    };
+    cfg.workload.seed = seed;
+    Ok(cfg)
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -1033,9 +1087,24 @@ pub struct Summary {
     pub pet_seed: u64,
     /// The PET.
     pub pet: PetSummary,
+    /// The `[workload]` table as run (rate, tasks asked for, trials run, seed, tick, ...)
+    /// but its PET source, which `pet` describes by content (a path differs between a run
+    /// and its rerun); `tasks_per_trial` says how many tasks ran.
+    pub workload: serde_json::Value,
     /// The tasks simulated per trial (counted or not): fewest and most. With generated
     /// trials, `workload.tasks` unless the horizon ends first.
     pub tasks_per_trial: TaskRange,
+    /// What the scheduler believed the PET to be, and whether it learned (`[belief]`);
+    /// absent when it knew the PET.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub belief: Option<BeliefConfig>,
+    /// The changes of the true PET during a trial (`[[drift]]`); empty when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub drift: Vec<DriftConfig>,
+    /// The program's version ([`crate::provenance::VERSION`]).
+    pub version: &'static str,
+    /// The git revision it was built from ([`crate::provenance::GIT_REVISION`]).
+    pub git_revision: &'static str,
     /// The PCT epsilon when PCTs were trimmed (approximate results); absent when exact.
     #[serde(skip_serializing_if = "is_zero")]
     pub pct_epsilon: f64,
@@ -1048,6 +1117,22 @@ pub struct Summary {
     pub metrics: BTreeMap<String, Estimate>,
     /// Every measure's unit and definition ([`crate::metrics::METRICS`]).
     pub metrics_doc: BTreeMap<&'static str, MetricDocEntry>,
+}
+
+/// The `[workload]` table of a prepared run with the trials and seeds it ran, without its
+/// PET source ([`Summary::workload`]).
+fn workload_as_run(prepared: &Prepared) -> serde_json::Value {
+    let workload = WorkloadConfig {
+        trials: prepared.trials,
+        seed: prepared.seed,
+        pet_seed: Some(prepared.config.workload.pet_seed()),
+        ..prepared.config.workload.clone()
+    };
+    let mut value = serde_json::to_value(&workload).unwrap_or_default();
+    if let Some(table) = value.as_object_mut() {
+        table.remove("pet");
+    }
+    value
 }
 
 /// The fewest and the most tasks of a run's trials.
@@ -1125,7 +1210,12 @@ impl Summary {
             seed: prepared.seed,
             pet_seed: prepared.config.workload.pet_seed(),
             pet: PetSummary::of(&prepared.pet),
+            workload: workload_as_run(prepared),
             tasks_per_trial: TaskRange::of(&prepared.tasks_per_trial()),
+            belief: prepared.config.belief.clone(),
+            drift: prepared.config.drift.clone(),
+            version: crate::provenance::VERSION,
+            git_revision: crate::provenance::GIT_REVISION,
             pct_epsilon: prepared.config.system.pct_epsilon,
             robustness_mean: metrics.get("robustness").map_or(f64::NAN, |e| e.mean),
             optimum: match (metrics.get("optimum_lower"), metrics.get("bound")) {

@@ -315,6 +315,8 @@ fn population_variance(x: &[f64]) -> f64 {
 pub enum Unit {
     /// Percent of the counted tasks.
     Percent,
+    /// Percentage points: the difference of two percentages.
+    Points,
     /// A number of tasks.
     Tasks,
     /// A number of events.
@@ -334,6 +336,7 @@ impl Unit {
     pub fn symbol(self) -> &'static str {
         match self {
             Unit::Percent => "%",
+            Unit::Points => "points",
             Unit::Tasks => "tasks",
             Unit::Events => "events",
             Unit::TimeUnits => "time units",
@@ -442,26 +445,26 @@ pub const METRICS: &[MetricDoc] = &[
         Group::Bound,
         Unit::Percent,
         100.0,
-        "robustness of the best feasible schedule found knowing every execution time: the optimum is at least this (docs/bound.md)",
+        "robustness of the best feasible schedule found knowing every execution time: the optimum is at least this (user guide: Concepts, the clairvoyant bracket)",
     ),
     doc(
         "bound",
         Group::Bound,
         Unit::Percent,
         100.0,
-        "clairvoyant upper bound on robustness: no scheduler, even one knowing every execution time, does better (docs/bound.md)",
+        "clairvoyant upper bound on robustness: no scheduler, even one knowing every execution time, does better (user guide: Concepts, the clairvoyant bracket)",
     ),
     doc(
         "gap_to_lower",
         Group::Bound,
-        Unit::Percent,
+        Unit::Points,
         100.0,
         "optimum_lower minus robustness, in percentage points: what a clairvoyant scheduler gains at least",
     ),
     doc(
         "gap_to_bound",
         Group::Bound,
-        Unit::Percent,
+        Unit::Points,
         100.0,
         "bound minus robustness, in percentage points",
     ),

@@ -57,6 +57,42 @@ fn config_errors_name_the_file_and_line() {
     assert!(e.contains("queue_size"), "{e}");
 }
 
+/// A file without a seed: its other errors keep their lines (the unknown key first), a
+/// given seed fills it, and an error after the `[workload]` table names the file's own line.
+#[test]
+fn an_unseeded_file_reports_its_errors_at_their_lines() {
+    let seeded = |text: &str, seed| {
+        ExperimentConfig::from_toml_str_seeded(text, "exp.toml", None, seed)
+            .map_err(|e| e.to_string())
+    };
+    let e = seeded("[workload]\nrate = 34000\nrte = 5\n", None).unwrap_err();
+    assert!(e.starts_with("exp.toml:3:") && e.contains("rte"), "{e}");
+    let e = seeded("# comment\n[workload]\nrate = 34000\n", None).unwrap_err();
+    assert!(
+        e.starts_with("exp.toml:2: [workload] seed is missing"),
+        "{e}"
+    );
+    let cfg = seeded(
+        "[workload]\nrate = 34000\n[mapper]\nname = \"MM\"\n",
+        Some(u64::MAX),
+    )
+    .unwrap();
+    assert_eq!(cfg.workload.seed, u64::MAX);
+    let e = seeded(
+        "[workload]\nrate = 34000\n[mapper]\nname = \"MM\"\nbogus = 3\n",
+        Some(4),
+    )
+    .unwrap_err();
+    assert!(e.starts_with("exp.toml:5:") && e.contains("bogus"), "{e}");
+    // An inline table takes the seed too.
+    let cfg = seeded(
+        "workload = { rate = 34000 }\nmapper = { name = \"MM\" }\n",
+        Some(4),
+    )
+    .unwrap();
+    assert_eq!(cfg.workload.seed, 4);
+}
+
 #[test]
 fn the_default_experiment_validates_and_counts_600_tasks() {
     let mut cfg = ExperimentConfig::paper_default();
