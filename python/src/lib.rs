@@ -731,15 +731,15 @@ impl PyScheduler {
         resolution: f64,
     ) -> PyResult<Self> {
         let mapper = match heuristic {
-            None => heuristics::HeuristicConfig::named("PAM"),
+            None => live::HeuristicConfig::named("PAM"),
             Some(h) => match h.extract::<String>() {
-                Ok(name) => heuristics::HeuristicConfig::named(&name),
+                Ok(name) => live::HeuristicConfig::named(&name),
                 Err(_) => toml::Value::Table(toml_table(h, "heuristic")?)
                     .try_into()
                     .map_err(|e| ConfigError::new_err(format!("heuristic: {e}")))?,
             },
         };
-        let table: Option<pruner::PrunerTable> = pruner
+        let table: Option<live::PrunerTable> = pruner
             .map(|p| {
                 toml::Value::Table(toml_table(p, "pruner")?)
                     .try_into()
@@ -747,7 +747,7 @@ impl PyScheduler {
             })
             .transpose()?;
         let (heuristic, pruner) =
-            runner::variants::resolve(&mapper, table.as_ref()).map_err(ConfigError::new_err)?;
+            live::variants::resolve(&mapper, table.as_ref()).map_err(ConfigError::new_err)?;
         let drop_model: pmf::DropModel = toml::Value::String(drop_model.to_owned())
             .try_into()
             .map_err(|e| ConfigError::new_err(format!("drop_model: {e}")))?;

@@ -253,7 +253,7 @@ impl ScaleFile {
     pub fn trial_config(&self, heuristic: &str) -> Result<ExperimentConfig> {
         let mut cfg = ExperimentConfig::paper_default();
         cfg.name = format!("perf: {heuristic}, {} tasks", self.trial.tasks);
-        cfg.mapper = heuristics::HeuristicConfig::named(heuristic);
+        cfg.mapper = runner::HeuristicConfig::named(heuristic);
         cfg.pruner = None;
         cfg.workload.rate = self.trial.rate;
         cfg.workload.tasks = self.trial.tasks;
@@ -281,7 +281,7 @@ impl ScaleFile {
         let (rate, horizon) = self.rate_and_horizon(machines, tasks);
         let mut cfg = ExperimentConfig::paper_default();
         cfg.name = format!("perf: {machines} machines x {tasks} tasks");
-        cfg.mapper = heuristics::HeuristicConfig::named(&s.heuristic);
+        cfg.mapper = runner::HeuristicConfig::named(&s.heuristic);
         cfg.pruner = None;
         cfg.system.queue_size = Some(QueueSize::Limit(s.queue_size));
         let w = &mut cfg.workload;

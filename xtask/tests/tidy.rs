@@ -69,6 +69,83 @@ fn narrates_history(line: &str) -> Option<String> {
     None
 }
 
+/// Whether a line of a doc dates the work: a git revision (7 to 12 or 40 hex digits with a
+/// letter and a digit, standing alone) or a calendar date (`YYYY-MM-DD`).
+fn dates_the_work(line: &str) -> Option<String> {
+    let bytes = line.as_bytes();
+    let mut start = 0;
+    while start < bytes.len() {
+        if !bytes[start].is_ascii_alphanumeric() {
+            start += 1;
+            continue;
+        }
+        let mut end = start;
+        while end < bytes.len() && bytes[end].is_ascii_alphanumeric() {
+            end += 1;
+        }
+        let word = &line[start..end];
+        // A word inside a file name, a path, a checksum or a flag is not a revision.
+        let joined = |i: usize| matches!(bytes.get(i), Some(b'-' | b'.' | b'_' | b'/' | b'='));
+        let alone = (start == 0 || !joined(start - 1)) && !joined(end);
+        let hex = word
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+        let mixed = word.bytes().any(|b| b.is_ascii_digit())
+            && word.bytes().any(|b| b.is_ascii_lowercase());
+        if alone && hex && mixed && (matches!(word.len(), 7..=12) || word.len() == 40) {
+            return Some(format!("revision \"{word}\""));
+        }
+        start = end;
+    }
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    for (i, _) in line.match_indices('-') {
+        let (before, after) = (&line[..i], &line[i + 1..]);
+        let year = before.get(before.len().saturating_sub(4)..).unwrap_or("");
+        if before.len() >= 4
+            && digits(year)
+            && year.starts_with("20")
+            && after.len() >= 5
+            && digits(&after[..2])
+            && after.as_bytes()[2] == b'-'
+            && digits(&after[3..5])
+        {
+            return Some(format!("date \"{year}-{}\"", &after[..5]));
+        }
+    }
+    None
+}
+
+/// Whether a code comment states a measurement (a time or an instruction count, with a word
+/// that says it was measured): such figures go stale beside the code and belong in
+/// docs/performance.md.
+fn states_a_measurement(comment: &str) -> bool {
+    let lower = comment.to_lowercase();
+    let measured = [
+        "callgrind",
+        "criterion",
+        "about",
+        "~",
+        "->",
+        "took",
+        "takes",
+        "median",
+    ]
+    .iter()
+    .any(|w| lower.contains(w));
+    let words: Vec<&str> = lower
+        .split(|c: char| c.is_whitespace() || matches!(c, '(' | ')' | ',' | ';' | ':'))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let amount = words.windows(2).any(|p| {
+        let number = p[0].trim_start_matches(['~', '<', '>', '=']);
+        let numeric = number.chars().next().is_some_and(|c| c.is_ascii_digit())
+            && number.chars().all(|c| c.is_ascii_digit() || c == '.');
+        numeric && matches!(p[1], "µs" | "us" | "ms" | "ns" | "m" | "g" | "k")
+            || numeric && p[1].starts_with("instructions")
+    });
+    measured && amount
+}
+
 #[test]
 fn history_check_recognises_what_it_must() {
     // Built from parts, so that this file reads as no history to a plain text search.
@@ -80,6 +157,21 @@ fn history_check_recognises_what_it_must() {
     assert!(narrates_history("a session of 4 trials").is_none());
     assert!(narrates_history("the seed 2019 of the paper").is_none());
     assert!(narrates_history("stops at 30 trials").is_none());
+    let rev = ["1ef8", "fdf"].concat();
+    assert!(dates_the_work(&format!("Since {rev} the search")).is_some());
+    assert!(dates_the_work(&format!("as of {}-11-28", 2026)).is_some());
+    assert!(dates_the_work("the file 0000-f7a56f52f48ddb2b.toml").is_none());
+    assert!(dates_the_work("a PET of 12 types, seed 2019").is_none());
+    assert!(dates_the_work("deadline 12.5-13.0").is_none());
+    assert!(states_a_measurement(&format!(
+        "(callgrind: 170 M -> {} M instructions)",
+        184
+    )));
+    assert!(states_a_measurement("about 25 ms on an 800-task trial"));
+    assert!(!states_a_measurement(
+        "looks every 50 ms whether it finished"
+    ));
+    assert!(!states_a_measurement("about 40 tasks per machine"));
 }
 
 #[test]
@@ -97,17 +189,44 @@ fn docs_and_comments_state_how_things_are_not_their_history() {
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
+        let doc = path.extension().is_some_and(|e| e == "md");
+        // Comments of the libraries' and binaries' sources (tests, benches and examples
+        // measure, and may say what they measure).
+        let source = path.extension().is_some_and(|e| e == "rs")
+            && path.components().any(|c| c.as_os_str() == "src");
         for (i, line) in text.lines().enumerate() {
+            let shown = || {
+                path.strip_prefix(&root)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string()
+            };
             if let Some(what) = narrates_history(line) {
-                let shown = path.strip_prefix(&root).unwrap_or(&path).display();
-                found.push(format!("{shown}:{}: {what}", i + 1));
+                found.push(format!("{}:{}: {what}", shown(), i + 1));
+            }
+            if doc {
+                if let Some(what) = dates_the_work(line) {
+                    found.push(format!("{}:{}: {what}", shown(), i + 1));
+                }
+            }
+            if source {
+                if let Some((_, comment)) = line.split_once("//") {
+                    if states_a_measurement(comment) {
+                        found.push(format!(
+                            "{}:{}: a measurement in a comment (put it in docs/performance.md)",
+                            shown(),
+                            i + 1
+                        ));
+                    }
+                }
             }
         }
     }
     assert!(
         found.is_empty(),
-        "docs and comments state how things are, and history belongs in git; \
-         name papers by their works:\n{}",
+        "docs and comments state how things are, and history belongs in git (no revision \
+         hashes or dates in docs, no measurements in code comments); name papers by their \
+         works:\n{}",
         found.join("\n")
     );
 }

@@ -82,8 +82,8 @@ pub struct BracketOptions {
 }
 
 impl Default for BracketOptions {
-    /// The capacity LP, one Lagrangian evaluation and the default search: about 25 ms for
-    /// an 800-task trial on 8 machines, within 50 ms (see `docs/bound.md`).
+    /// The capacity LP, one Lagrangian evaluation and the default search (their cost on an
+    /// 800-task trial is in `docs/bound.md`).
     fn default() -> Self {
         BracketOptions {
             upper: BoundOptions::default(),
@@ -95,8 +95,8 @@ impl Default for BracketOptions {
 
 impl BracketOptions {
     /// A tighter bracket for more time: 30 Lagrangian evaluations, and a search with ten
-    /// times the default budget that stops after six idle sweeps (80-180 ms for an 800-task
-    /// trial; see `docs/bound.md`).
+    /// times the default budget that stops after six idle sweeps (its cost is in
+    /// `docs/bound.md`).
     pub fn thorough() -> Self {
         BracketOptions {
             upper: BoundOptions::default(),

@@ -668,20 +668,28 @@ mod tests {
     fn simulated_trials_equal_the_generic_solver() {
         // JPDC-2016 fig. 10a's trials (default PET, bursty arrivals, deadlines beta = 1) at
         // 1,500 tasks (room for nearly all) and 2,000 (oversubscribed: about 1,200 pivots).
+        // The trials and their luck are drawn as the runner draws them: the workload's trial
+        // `k` and the stream (seed, k, Execution).
+        use rand::Rng;
         for tasks in [1500, 2000] {
             let text = format!(
                 "[workload]\nrate = {tasks}\nhorizon = 10000\ntasks = {tasks}\n\
-                 pattern = \"bursty\"\nbeta = 1.0\nseed = 2016\n[mapper]\nname = \"MM\"\n"
+                 pattern = \"bursty\"\nbeta = 1.0\nseed = 2016\n"
             );
-            let config = runner::ExperimentConfig::from_toml_str(&text, "test", None).unwrap();
-            let prepared =
-                runner::Prepared::new(config, None, runner::TrialSource::Generated, Some(2), None)
-                    .unwrap();
+            let workload = workload::WorkloadConfig::from_toml_str(&text, "test").unwrap();
+            let pet = workload::Pet::default_pet(2016);
             for k in 0..2 {
-                let trial = prepared.trial_tasks(k);
-                let luck = prepared.trial_luck(k, trial.len());
-                let counted = prepared.config.system.counting().range(trial.len());
-                let inst = crate::instance_from(&prepared.pet, &trial, &luck, counted).unwrap();
+                let trial: Vec<model::TaskSpec> = workload
+                    .trial(&pet, k)
+                    .tasks
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| model::TaskSpec::from_real(i, t))
+                    .collect();
+                let mut rng = workload::rng::stream(2016, k, workload::rng::Purpose::Execution);
+                let luck: Vec<f64> = (0..trial.len()).map(|_| rng.random::<f64>()).collect();
+                let counted = 100..trial.len() - 100;
+                let inst = crate::instance_from(&pet, &trial, &luck, counted).unwrap();
                 let s = assert_same(&inst, Rules::default());
                 let auto = upper_bound(&inst, &BoundOptions::default()).unwrap();
                 let generic = upper_bound_by(&inst, &BoundOptions::default(), Solver::Generic)

@@ -401,7 +401,7 @@ pub struct LowerOptions {
 }
 
 impl Default for LowerOptions {
-    /// 3 x 10^6 steps (about 25 ms on an 800-task trial, which most trials do not need),
+    /// 3 x 10^6 steps (more than most trials need; the cost is in `docs/bound.md`),
     /// patience 2.
     fn default() -> Self {
         LowerOptions {

@@ -31,8 +31,8 @@ use crate::plan::{
 /// Success probabilities of (task, machine) pairs kept across mapping events (thesis 7.2.7):
 /// each with the id of the machine PCTs it was computed on ([`model::Cache::id`]), so it is
 /// reused while neither the task nor the machine's PCTs changed (a machine whose executing
-/// task's PCT lies after the tick keeps its PCTs from one event to the next; on the default
-/// experiment about 40% of PAM's exact success queries repeat a value so). One per
+/// task's PCT lies after the tick keeps its PCTs from one event to the next, so many of
+/// PAM's exact success queries repeat a value: docs/performance.md says how many). One per
 /// heuristic instance, never shared between threads.
 #[derive(Debug, Clone, Default)]
 pub struct ScoreMemo {
@@ -74,8 +74,8 @@ struct SuccessCache {
     table: Table,
     memo: ScoreMemo,
     /// Whether the memo is read and written: below [`NARROW_MIN_MACHINES`] machines (with
-    /// more, few chances repeat and hashing costs more than it saves: PAM at 1,024 machines
-    /// x 3,000 tasks, 6.56 G -> 6.66 G instructions with it).
+    /// more, few chances repeat and hashing costs more than it saves: docs/performance.md,
+    /// "Constants chosen by measurement").
     use_memo: bool,
     /// [`best_of`]'s idle machines of one search (reused).
     seen: Vec<(usize, Tick, MachineId)>,
@@ -1080,9 +1080,8 @@ const MEAN_SLACK: f64 = pmf::prec::DECISION_SLACK;
 
 /// Machine count from which [`max_success_indexed`] narrows further (several level indexes
 /// cut at PET quantiles, a floor from group heads) and searches are kept for re-evaluation
-/// ([`Memo`]). Below it they cost more than they save (callgrind, 5,000 tasks: 1.10 G ->
-/// 1.46 G instructions at 64 machines, 1.31 G -> 1.42 G at 128, 1.98 G -> 1.61 G at 256,
-/// 18.2 G -> 5.4 G at 1,024).
+/// ([`Memo`]). Below it they cost more than they save (docs/performance.md, "Constants
+/// chosen by measurement").
 const NARROW_MIN_MACHINES: usize = 256;
 
 /// Candidate count from which MaxSuccess shares one search per class
@@ -1600,7 +1599,7 @@ fn settled_below(
 /// lower of the two first bounds is returned (still an upper bound, below the floor). Only
 /// where a machine below the floor is settled for good ([`settled_below`]): phase 1's second
 /// pass sorts by the full bound, and a looser one there costs more exact chances than the
-/// reads it saves (PAM 139 M -> 140 M).
+/// reads it saves (docs/performance.md, "Constants chosen by measurement").
 #[inline]
 fn staged_bound(
     view: &View<'_>,

@@ -18,6 +18,10 @@
 //! drop it (killing it when it executes), or keep it deferred. Times are seconds as `f64`,
 //! mapped to the PET's ticks at [`SchedulerConfig::resolution`] seconds per tick.
 //!
+//! A heuristic is named as the papers and the command line name it: a base heuristic
+//! ([`HeuristicConfig::named`]) or a variant such as `PAMF` or `MM-P` with its pruner
+//! ([`variants::resolve`]).
+//!
 //! The simulator's engine (`runner::engine`) runs on the same [`system::System`]: a
 //! simulated trial replayed through a [`Scheduler`] takes exactly the simulator's decisions.
 //!
@@ -42,12 +46,13 @@
 
 mod scheduler;
 pub mod system;
+pub mod variants;
 
 pub use heuristics::HeuristicConfig;
 pub use learn::Options as LearnOptions;
 pub use model::Outcome;
 pub use pmf::DropModel;
-pub use pruner::PrunerConfig;
+pub use pruner::{PrunerConfig, PrunerTable};
 pub use scheduler::{
     Action, Fate, LearnConfig, LiveError, Sample, Scheduler, SchedulerConfig, TaskId,
 };

@@ -4,8 +4,9 @@
 //! (completion-time PMFs, chances, expected completions, bounds), and the plug points for
 //! mapping heuristics and the pruner.
 //!
-//! This crate is pure: no I/O, no clock, no randomness. The engine in `runner` owns the
-//! event loop and is the only place that mutates a [`Machine`].
+//! This crate is pure: no I/O, no clock, no randomness. The scheduler's rules
+//! (`live::system::System`, which both the simulator's engine and the live scheduler drive)
+//! are the only code that mutates a [`Machine`].
 
 mod early;
 mod machine;

@@ -775,9 +775,9 @@ pub(crate) fn too_wide(e: &pmf::PmfError) -> ! {
 }
 
 /// [`Oracle::chain_mean_bounds`] answers only for queues with at most this many pending
-/// tasks: its bounds are exact but for rounding with one, and looser with each one more
-/// (callgrind, MM at 34k with queue size 6: 170 M -> 184 M instructions with no limit; the
-/// JPDC-2016 configurations, queue size 2: -29%).
+/// tasks: its bounds are exact but for rounding with one, and looser with each one more, so
+/// a longer limit costs more than it saves (docs/performance.md, "Constants chosen by
+/// measurement").
 const MEAN_BOUNDS_MAX_PENDING: usize = 1;
 
 /// Below this survival probability of the executing task, [`Oracle::stale`] gives no

@@ -59,7 +59,7 @@ use crate::engine::{
 use crate::error::RunError;
 use crate::metrics::{Counting, Estimate, Pricing, TrialMetrics};
 use crate::trace::{CsvTrace, MemoryTrace, TraceSink, Tracer};
-use crate::variants::resolve;
+use live::variants::resolve;
 
 /// On-demand prices (USD per hour) used for the 8 machines of the thesis' system when an
 /// experiment gives none (thesis 6.6 maps AWS prices without listing them; these are

@@ -28,7 +28,9 @@ pub mod provenance;
 pub mod resources;
 pub mod sweep;
 pub mod trace;
-pub mod variants;
+/// Names such as PAMF or MM-P resolved to a heuristic plus a pruner (the live scheduler's,
+/// which the simulator shares).
+pub use live::variants;
 
 pub use belief::{BeliefConfig, BeliefSource, DriftConfig, PriorKind};
 pub use engine::{
@@ -40,6 +42,8 @@ pub use experiment::{
     ExperimentConfig, PetSummary, Policies, Prepared, Summary, SystemConfig, TaskRange,
     TrialSource, summarise,
 };
+/// The `[mapper]` table's type (a base heuristic with its parameters).
+pub use heuristics::HeuristicConfig;
 pub use manifest::{FileRef, RunManifest};
 pub use metrics::{Counting, Estimate, METRICS, MetricDoc, TrialMetrics, metric_doc};
 pub use sweep::{Chart, FigureSpec, Point, Series, SweepFile, XAxis};

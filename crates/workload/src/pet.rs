@@ -403,7 +403,7 @@ impl Pet {
     /// (thesis 3.4.1). 12 task types x 8 machines; the same seed gives the same PET on every
     /// platform.
     ///
-    /// Building it draws ~10^6 samples (~13 M instructions); the last few seeds' PETs are
+    /// Building it draws about 10^6 samples; the last few seeds' PETs are
     /// kept in the process, so that a sweep's points (every figure point prepares its own
     /// experiment) build each once and clone it.
     pub fn default_pet(seed: u64) -> Pet {

@@ -1,11 +1,9 @@
 //! Integration tests of the clairvoyant bound (one binary).
 
 mod bracket;
-mod engine;
 mod errors;
 mod exact;
 mod gaps;
 mod monotone;
 mod schedule;
 mod support;
-mod trials;

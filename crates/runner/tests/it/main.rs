@@ -1,5 +1,7 @@
 //! Integration tests of the engine and the experiment runner.
 
+mod bound_engine;
+mod bound_trials;
 mod cache;
 mod common;
 mod config_reference;

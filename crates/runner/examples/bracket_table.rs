@@ -3,7 +3,7 @@
 //! each tightening of the upper side buys and the time per trial (one thread).
 //!
 //! ```text
-//! cargo run --release -p bound --example bracket_table -- [DATA_DIR] [TRIALS] [thorough]
+//! cargo run --release -p runner --example bracket_table -- [DATA_DIR] [TRIALS] [thorough]
 //! ```
 //! `DATA_DIR` holds `classes_2.etc` and `arr/arr{19k,34k}_*.dat` (default
 //! `hcw19`, a clone of hpcclab/HCW19_Workload with `constant.zip` unzipped; the paper rows are skipped when it is missing); `TRIALS` caps

@@ -2,7 +2,7 @@
 //! tightening buys and the time per trial.
 //!
 //! ```text
-//! cargo run --release -p bound --example bound_table -- [DATA_DIR] [TRIALS] [TIGHT] [energetic]
+//! cargo run --release -p runner --example bound_table -- [DATA_DIR] [TRIALS] [TIGHT] [energetic]
 //! ```
 //! `DATA_DIR` holds `classes_2.etc` and `arr/arr{19k,34k}_*.dat` (default
 //! `hcw19`, a clone of hpcclab/HCW19_Workload with `constant.zip` unzipped; the paper rows are skipped when it is missing); `TRIALS` caps

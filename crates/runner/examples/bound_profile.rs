@@ -4,7 +4,7 @@
 //! its results bit-identical.
 //!
 //! ```text
-//! cargo run --release -p bound --example bound_profile -- [TASKS...] [--config FILE]... [--trials N] [--seed S]
+//! cargo run --release -p runner --example bound_profile -- [TASKS...] [--config FILE]... [--trials N] [--seed S]
 //! ```
 //! Each `TASKS` is a JPDC-2016 fig. 10a point (default PET, bursty arrivals, `TASKS` tasks in
 //! 10,000 time units, beta 1, the first and last 100 not counted); each `--config` an

@@ -1,0 +1,100 @@
+//! The arrows that must never exist between the workspace's crates (docs/ARCHITECTURE.md,
+//! "Architecture invariants"), read from every member's manifest: normal, dev and build
+//! dependencies alike, since an example or a bench that needs the runner belongs where the
+//! runner is a dependency already.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+/// `(from, to, why)`: `from` may not depend on `to` in any way.
+const NEVER: [(&str, &str, &str); 6] = [
+    (
+        "bound",
+        "runner",
+        "the runner depends on the bound: its examples and benches live in runner",
+    ),
+    (
+        "live",
+        "runner",
+        "the scheduler's rules are below the simulator that drives them",
+    ),
+    ("model", "runner", "the model is below every driver"),
+    (
+        "prunesim-python",
+        "heuristics",
+        "the bindings configure policies through `live` or `runner`",
+    ),
+    (
+        "prunesim-python",
+        "pruner",
+        "the bindings configure policies through `live` or `runner`",
+    ),
+    (
+        "xtask",
+        "heuristics",
+        "xtask reaches the policies through the runner only",
+    ),
+];
+
+/// Every member's dependencies of any kind, from `cargo metadata`.
+fn dependencies() -> BTreeMap<String, Vec<String>> {
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let meta: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("cargo metadata's JSON");
+    meta["packages"]
+        .as_array()
+        .expect("packages")
+        .iter()
+        .map(|p| {
+            let deps = p["dependencies"]
+                .as_array()
+                .expect("dependencies")
+                .iter()
+                .filter_map(|d| d["name"].as_str().map(str::to_owned))
+                .collect();
+            (p["name"].as_str().expect("a name").to_owned(), deps)
+        })
+        .collect()
+}
+
+#[test]
+fn no_arrow_that_must_never_exist() {
+    let deps = dependencies();
+    for (from, _, _) in NEVER {
+        assert!(deps.contains_key(from), "no workspace member named {from}");
+    }
+    let found: Vec<String> = NEVER
+        .iter()
+        .filter(|(from, to, _)| deps[*from].iter().any(|d| d == to))
+        .map(|(from, to, why)| format!("{from} -> {to}: {why}"))
+        .collect();
+    assert!(
+        found.is_empty(),
+        "arrows that must never exist:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The check sees an arrow that exists (the runner depends on the bound), so a forbidden one
+/// would not pass unseen.
+#[test]
+fn the_check_sees_arrows() {
+    let deps = dependencies();
+    assert!(deps["runner"].iter().any(|d| d == "bound"));
+    assert!(deps["prunesim-python"].iter().any(|d| d == "live"));
+}
