@@ -46,6 +46,10 @@ enum Command {
     /// manifest, SVG and PNG. `--slurm`, `--shard` and `--collect` split the sweeps into a
     /// Slurm job array and merge it back (docs/cluster.md).
     Sweep(SweepArgs),
+    /// Write a new cargo crate NAME: a heuristic and a pruner of your own, run beside PAM and
+    /// MM, on prunesim's crates by path (the checkout this prunesim was built from) or by git
+    /// (the user guide's "Write your own heuristic").
+    NewPolicy(NewPolicyArgs),
     /// List the heuristics, the variant names and the pruner presets.
     List,
     /// Print the glossary of the measures: unit and definition of each.
@@ -166,6 +170,23 @@ struct ReportArgs {
 }
 
 #[derive(clap::Args, Debug)]
+struct NewPolicyArgs {
+    /// The crate's name, also its program's: letters, digits, '-' and '_'.
+    name: String,
+    /// The folder to write (default: NAME in the current folder); an existing one must be
+    /// empty.
+    #[arg(long, value_name = "DIR")]
+    path: Option<PathBuf>,
+    /// The prunesim checkout to depend on by path (default: the one this prunesim was built
+    /// from).
+    #[arg(long, value_name = "DIR", conflicts_with = "git")]
+    prunesim_path: Option<PathBuf>,
+    /// Depend on prunesim's crates from this git repository instead of a checkout.
+    #[arg(long, value_name = "URL")]
+    git: Option<String>,
+}
+
+#[derive(clap::Args, Debug)]
 struct SweepArgs {
     /// Sweep files (TOML): a figure's experiments, a cutting table or a moldable figure.
     #[arg(required = true)]
@@ -213,6 +234,7 @@ fn main() -> ExitCode {
         Some(Command::Rerun(a)) => rerun(&a),
         Some(Command::Report(a)) => write_report(&a.dir, a.output.as_deref()).map(|_| ()),
         Some(Command::Sweep(a)) => sweep(&a),
+        Some(Command::NewPolicy(a)) => new_policy(&a),
         Some(Command::List) => list(),
         Some(Command::Metrics { markdown: false }) => {
             output::print_glossary(&mut std::io::stdout().lock())
@@ -247,6 +269,32 @@ fn sweep(args: &SweepArgs) -> Result<()> {
     let sweeps = prunesim::sweep::load(&args.files)?;
     let caller = prunesim::sweep::Caller::prunesim(&args.files, &sweeps)?;
     prunesim::sweep::run(&args.files, &sweeps, &args.options, &caller)
+}
+
+fn new_policy(args: &NewPolicyArgs) -> Result<()> {
+    use prunesim::template;
+    let source = match (&args.git, &args.prunesim_path) {
+        (Some(url), _) => template::Source::Git(url.clone()),
+        (None, Some(dir)) => template::Source::Path(template::checkout(dir)?),
+        (None, None) => template::Source::Path(template::checkout(&template::built_from())
+            .context("the checkout this prunesim was built from is gone or moved: give --prunesim-path DIR or --git URL")?),
+    };
+    let dir = args
+        .path
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&args.name));
+    template::write(&args.name, &dir, &source)
+        .with_context(|| format!("prunesim new-policy {}", args.name))?;
+    let from = match &source {
+        template::Source::Path(root) => format!("the checkout {}", root.display()),
+        template::Source::Git(url) => url.clone(),
+    };
+    println!(
+        "wrote the crate {} in {} (prunesim's crates from {from}); run it there with: cargo run --release -- 30",
+        args.name,
+        dir.display()
+    );
+    Ok(())
 }
 
 fn list() -> Result<()> {
