@@ -150,10 +150,14 @@ struct RunArgs {
     #[arg(long, value_name = "EPS", allow_negative_numbers = true)]
     pct_epsilon: Option<f64>,
     /// Trace every trial (as `trace = true` in the experiment): DIR/trace/ gets per-task and
-    /// per-event CSVs and a timeline figure (SVG, PNG) per trial; needs --out DIR
-    /// (docs/trace.md). Results are the same as without.
+    /// per-event CSVs per trial; needs --out DIR (docs/trace.md). Results are the same as
+    /// without.
     #[arg(long)]
     trace: bool,
+    /// Also draw each traced trial's timeline figure, DIR/trace/timeline-<k>.svg and .png
+    /// (implies --trace; needs --out DIR). The HTML report draws timelines without them.
+    #[arg(long)]
+    timelines: bool,
     /// After the run, write the interactive HTML report DIR/report.html (implies --trace;
     /// needs --out DIR).
     #[arg(long)]
@@ -167,6 +171,9 @@ struct ReportArgs {
     /// Write the report here instead of DIR/report.html.
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Also draw each traced trial's timeline figure, DIR/trace/timeline-<k>.svg and .png.
+    #[arg(long)]
+    timelines: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -232,7 +239,13 @@ fn main() -> ExitCode {
         None => run(&RunArgs::default()),
         Some(Command::Run(a)) => run(&a),
         Some(Command::Rerun(a)) => rerun(&a),
-        Some(Command::Report(a)) => write_report(&a.dir, a.output.as_deref()).map(|_| ()),
+        Some(Command::Report(a)) => write_report(&a.dir, a.output.as_deref()).and_then(|_| {
+            if a.timelines {
+                draw_timelines(&a.dir, 0)
+            } else {
+                Ok(())
+            }
+        }),
         Some(Command::Sweep(a)) => sweep(&a),
         Some(Command::NewPolicy(a)) => new_policy(&a),
         Some(Command::List) => list(),
@@ -491,7 +504,7 @@ fn run(args: &RunArgs) -> Result<()> {
     if let Some(eps) = args.pct_epsilon {
         config.system.pct_epsilon = eps;
     }
-    if args.trace || args.report {
+    if args.trace || args.report || args.timelines {
         config.trace = true;
     }
     if let Some(p) = &args.pet {
@@ -574,6 +587,7 @@ fn run(args: &RunArgs) -> Result<()> {
         args.force,
         args.json,
         true,
+        args.timelines,
     )?;
     if args.report {
         if let Some(dir) = &args.out {
@@ -661,6 +675,12 @@ fn rerun(args: &RerunArgs) -> Result<()> {
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
     };
     let before = compare::snapshot(&run_dir, prepared.trials)?;
+    // The run drew its timelines (`--timelines`) when its folder has them.
+    let timelines = before.iter().any(|(p, _)| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("timeline-"))
+    });
     // Without --out, the outputs go to a temporary folder to be compared.
     let scratch;
     let out: &Path = match &args.out {
@@ -678,6 +698,7 @@ fn rerun(args: &RerunArgs) -> Result<()> {
         args.force,
         args.json,
         args.out.is_some(),
+        timelines,
     )?;
     if manifest.workload_files.is_some() {
         report_repairs(&repairs);
@@ -691,7 +712,8 @@ fn rerun(args: &RerunArgs) -> Result<()> {
 /// Runs the trials, then prints and writes the results. `out` is claimed for the run first
 /// ([`output::claim_folder`]); after the results are written, what an earlier run of the same
 /// experiment left beyond them (traces of more trials, its report) is removed. `kept`: whether
-/// `out` is the user's folder (its traces are named) or a temporary one.
+/// `out` is the user's folder (its traces are named) or a temporary one. `timelines`: draw
+/// each traced trial's timeline figure too.
 fn execute(
     prepared: &Prepared,
     manifest: &RunManifest,
@@ -700,6 +722,7 @@ fn execute(
     force: bool,
     json: bool,
     kept: bool,
+    timelines: bool,
 ) -> Result<()> {
     if let Some(dir) = out {
         output::claim_folder(dir, &prepared.config.name, force)?;
@@ -762,33 +785,19 @@ fn execute(
             })
             .with_context(|| format!("removing {}", report.display()))?;
     }
-    if let Some(dir) = &trace_dir {
-        let titles: Vec<(u64, String)> = trials
-            .iter()
-            .enumerate()
-            .map(|(k, m)| {
-                (
-                    k as u64,
-                    format!(
-                        "{}, trial {k}: {:.1}% of {} counted tasks on time",
-                        summary.experiment, m.robustness, m.counted
-                    ),
-                )
-            })
-            .collect();
-        // One timeline per trial, `jobs` at a time (threads live in the binaries and the runner).
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build()?;
-        pool.install(|| {
-            use rayon::prelude::*;
-            titles.par_iter().try_for_each(|(k, title)| {
-                report::write_timeline(dir, prepared.pet.machine_names(), *k, title)
-            })
-        })?;
+    if let (Some(dir), Some(out)) = (&trace_dir, out) {
+        // An earlier run's figures are not this run's.
+        output::remove_timelines(dir)?;
+        if timelines {
+            draw_timelines(out, jobs)?;
+        }
         if kept {
-            eprintln!(
-                "traces: {} (tasks-<k>.csv, events-<k>.csv, timeline-<k>.svg and .png; docs/trace.md)",
-                dir.display()
-            );
+            let files = if timelines {
+                "tasks-<k>.csv, events-<k>.csv, timeline-<k>.svg and .png"
+            } else {
+                "tasks-<k>.csv, events-<k>.csv"
+            };
+            eprintln!("traces: {} ({files}; docs/trace.md)", dir.display());
         }
     }
     let mut stdout = std::io::stdout().lock();
@@ -800,6 +809,27 @@ fn execute(
         output::print_table(&mut table, &summary, prepared)?;
         let table = String::from_utf8_lossy(&table);
         write!(stdout, "{}", output::escape_controls(&table))?;
+    }
+    Ok(())
+}
+
+/// `run --timelines` and `report --timelines`: the timeline figure of each traced trial of the
+/// run in `dir`, `jobs` at a time (0: all cores; threads live in the binaries and the runner).
+fn draw_timelines(dir: &Path, jobs: usize) -> Result<()> {
+    let t =
+        report::timelines(dir).with_context(|| format!("the timelines of {}", dir.display()))?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build()?;
+    pool.install(|| {
+        use rayon::prelude::*;
+        t.titles
+            .par_iter()
+            .try_for_each(|(k, title)| report::write_timeline(&t.trace_dir, &t.machines, *k, title))
+    })?;
+    if t.titles.is_empty() {
+        tracing::warn!(
+            "{}: no traces, so no timelines: run with --trace",
+            t.trace_dir.display()
+        );
     }
     Ok(())
 }
