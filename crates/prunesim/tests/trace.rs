@@ -98,6 +98,14 @@ fn a_traced_run_writes_rows_that_reproduce_its_measures() {
         assert!(svg.contains(&title), "{title}");
     }
     std::fs::remove_file(out.join("report.html")).unwrap();
+    // A rerun draws them too, as the run's folder has them: every file reproduced.
+    let rerun = prunesim(&["rerun", "traced"], tmp.path());
+    ok(&rerun);
+    let said = String::from_utf8_lossy(&rerun.stderr);
+    assert!(
+        said.ends_with("identical: every output file reproduced bit for bit\n"),
+        "{said}"
+    );
     // The experiment as it ran says it was traced.
     let toml = std::fs::read_to_string(out.join("experiment.toml")).unwrap();
     assert!(toml.contains("\ntrace = true\n"), "{toml}");
