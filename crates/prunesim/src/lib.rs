@@ -1,7 +1,9 @@
 //! The `prunesim` command line as a library: [`sweep`], the `prunesim sweep` command, which
-//! `cargo xtask reproduce-figure` runs too.
+//! `cargo xtask reproduce-figure` runs too, and [`template`], the crate `prunesim new-policy`
+//! writes.
 
 pub mod sweep;
+pub mod template;
 
 /// `s` with every control character but newline and tab written as a Rust escape (`\u{1b}`),
 /// so bytes from an input file that reach the terminal (a name, an error message) cannot

@@ -46,6 +46,10 @@ enum Command {
     /// manifest, SVG and PNG. `--slurm`, `--shard` and `--collect` split the sweeps into a
     /// Slurm job array and merge it back (user guide: Sweeps on a Slurm cluster).
     Sweep(SweepArgs),
+    /// Write a new cargo crate NAME: a heuristic and a pruner of your own, run beside PAM and
+    /// MM, on prunesim's crates by path (the checkout this prunesim was built from) or by git
+    /// (the user guide's "Write your own heuristic").
+    NewPolicy(NewPolicyArgs),
     /// List the heuristics, the variant names and the pruner presets.
     List,
     /// Print the glossary of the measures: unit and definition of each.
@@ -148,10 +152,14 @@ struct RunArgs {
     #[arg(long, value_name = "EPS", allow_negative_numbers = true)]
     pct_epsilon: Option<f64>,
     /// Trace every trial (as `trace = true` in the experiment): DIR/trace/ gets per-task and
-    /// per-event CSVs and a timeline figure (SVG, PNG) per trial; needs --out DIR
-    /// (user guide: Outputs and traces). Results are the same as without.
+    /// per-event CSVs per trial; needs --out DIR (user guide: Outputs and traces). Results
+    /// are the same as without.
     #[arg(long)]
     trace: bool,
+    /// Also draw each traced trial's timeline figure, DIR/trace/timeline-<k>.svg and .png
+    /// (implies --trace; needs --out DIR). The HTML report draws timelines without them.
+    #[arg(long)]
+    timelines: bool,
     /// After the run, write the interactive HTML report DIR/report.html (implies --trace;
     /// needs --out DIR).
     #[arg(long)]
@@ -165,6 +173,26 @@ struct ReportArgs {
     /// Write the report here instead of DIR/report.html.
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
+    /// Also draw each traced trial's timeline figure, DIR/trace/timeline-<k>.svg and .png.
+    #[arg(long)]
+    timelines: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct NewPolicyArgs {
+    /// The crate's name, also its program's: letters, digits, '-' and '_'.
+    name: String,
+    /// The folder to write (default: NAME in the current folder); an existing one must be
+    /// empty.
+    #[arg(long, value_name = "DIR")]
+    path: Option<PathBuf>,
+    /// The prunesim checkout to depend on by path (default: the one this prunesim was built
+    /// from).
+    #[arg(long, value_name = "DIR", conflicts_with = "git")]
+    prunesim_path: Option<PathBuf>,
+    /// Depend on prunesim's crates from this git repository instead of a checkout.
+    #[arg(long, value_name = "URL")]
+    git: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -213,8 +241,15 @@ fn main() -> ExitCode {
         None => run(&RunArgs::default()),
         Some(Command::Run(a)) => run(&a),
         Some(Command::Rerun(a)) => rerun(&a),
-        Some(Command::Report(a)) => write_report(&a.dir, a.output.as_deref()).map(|_| ()),
+        Some(Command::Report(a)) => write_report(&a.dir, a.output.as_deref()).and_then(|_| {
+            if a.timelines {
+                draw_timelines(&a.dir, 0)
+            } else {
+                Ok(())
+            }
+        }),
         Some(Command::Sweep(a)) => sweep(&a),
+        Some(Command::NewPolicy(a)) => new_policy(&a),
         Some(Command::List) => list(),
         Some(Command::Metrics { markdown: false }) => {
             output::print_glossary(&mut std::io::stdout().lock())
@@ -249,6 +284,32 @@ fn sweep(args: &SweepArgs) -> Result<()> {
     let sweeps = prunesim::sweep::load(&args.files)?;
     let caller = prunesim::sweep::Caller::prunesim(&args.files, &sweeps)?;
     prunesim::sweep::run(&args.files, &sweeps, &args.options, &caller)
+}
+
+fn new_policy(args: &NewPolicyArgs) -> Result<()> {
+    use prunesim::template;
+    let source = match (&args.git, &args.prunesim_path) {
+        (Some(url), _) => template::Source::Git(url.clone()),
+        (None, Some(dir)) => template::Source::Path(template::checkout(dir)?),
+        (None, None) => template::Source::Path(template::checkout(&template::built_from())
+            .context("the checkout this prunesim was built from is gone or moved: give --prunesim-path DIR or --git URL")?),
+    };
+    let dir = args
+        .path
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(&args.name));
+    template::write(&args.name, &dir, &source)
+        .with_context(|| format!("prunesim new-policy {}", args.name))?;
+    let from = match &source {
+        template::Source::Path(root) => format!("the checkout {}", root.display()),
+        template::Source::Git(url) => url.clone(),
+    };
+    println!(
+        "wrote the crate {} in {} (prunesim's crates from {from}); run it there with: cargo run --release -- 30",
+        args.name,
+        dir.display()
+    );
+    Ok(())
 }
 
 fn list() -> Result<()> {
@@ -445,7 +506,7 @@ fn run(args: &RunArgs) -> Result<()> {
     if let Some(eps) = args.pct_epsilon {
         config.system.pct_epsilon = eps;
     }
-    if args.trace || args.report {
+    if args.trace || args.report || args.timelines {
         config.trace = true;
     }
     if let Some(p) = &args.pet {
@@ -528,6 +589,7 @@ fn run(args: &RunArgs) -> Result<()> {
         args.force,
         args.json,
         true,
+        args.timelines,
     )?;
     if args.report {
         if let Some(dir) = &args.out {
@@ -615,6 +677,12 @@ fn rerun(args: &RerunArgs) -> Result<()> {
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
     };
     let before = compare::snapshot(&run_dir, prepared.trials)?;
+    // The run drew its timelines (`--timelines`) when its folder has them.
+    let timelines = before.iter().any(|(p, _)| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("timeline-"))
+    });
     // Without --out, the outputs go to a temporary folder to be compared.
     let scratch;
     let out: &Path = match &args.out {
@@ -632,6 +700,7 @@ fn rerun(args: &RerunArgs) -> Result<()> {
         args.force,
         args.json,
         args.out.is_some(),
+        timelines,
     )?;
     if manifest.workload_files.is_some() {
         report_repairs(&repairs);
@@ -645,7 +714,8 @@ fn rerun(args: &RerunArgs) -> Result<()> {
 /// Runs the trials, then prints and writes the results. `out` is claimed for the run first
 /// ([`output::claim_folder`]); after the results are written, what an earlier run of the same
 /// experiment left beyond them (traces of more trials, its report) is removed. `kept`: whether
-/// `out` is the user's folder (its traces are named) or a temporary one.
+/// `out` is the user's folder (its traces are named) or a temporary one. `timelines`: draw
+/// each traced trial's timeline figure too.
 fn execute(
     prepared: &Prepared,
     manifest: &RunManifest,
@@ -654,6 +724,7 @@ fn execute(
     force: bool,
     json: bool,
     kept: bool,
+    timelines: bool,
 ) -> Result<()> {
     if let Some(dir) = out {
         output::claim_folder(dir, &prepared.config.name, force)?;
@@ -716,31 +787,20 @@ fn execute(
             })
             .with_context(|| format!("removing {}", report.display()))?;
     }
-    if let Some(dir) = &trace_dir {
-        let titles: Vec<(u64, String)> = trials
-            .iter()
-            .enumerate()
-            .map(|(k, m)| {
-                (
-                    k as u64,
-                    format!(
-                        "{}, trial {k}: {:.1}% of {} counted tasks on time",
-                        summary.experiment, m.robustness, m.counted
-                    ),
-                )
-            })
-            .collect();
-        // One timeline per trial, `jobs` at a time (threads live in the binaries and the runner).
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build()?;
-        pool.install(|| {
-            use rayon::prelude::*;
-            titles.par_iter().try_for_each(|(k, title)| {
-                report::write_timeline(dir, prepared.pet.machine_names(), *k, title)
-            })
-        })?;
+    if let (Some(dir), Some(out)) = (&trace_dir, out) {
+        // An earlier run's figures are not this run's.
+        output::remove_timelines(dir)?;
+        if timelines {
+            draw_timelines(out, jobs)?;
+        }
         if kept {
+            let files = if timelines {
+                "tasks-<k>.csv, events-<k>.csv, timeline-<k>.svg and .png"
+            } else {
+                "tasks-<k>.csv, events-<k>.csv"
+            };
             eprintln!(
-                "traces: {} (tasks-<k>.csv, events-<k>.csv, timeline-<k>.svg and .png; user guide: Outputs and traces)",
+                "traces: {} ({files}; user guide: Outputs and traces)",
                 dir.display()
             );
         }
@@ -754,6 +814,27 @@ fn execute(
         output::print_table(&mut table, &summary, prepared)?;
         let table = String::from_utf8_lossy(&table);
         write!(stdout, "{}", output::escape_controls(&table))?;
+    }
+    Ok(())
+}
+
+/// `run --timelines` and `report --timelines`: the timeline figure of each traced trial of the
+/// run in `dir`, `jobs` at a time (0: all cores; threads live in the binaries and the runner).
+fn draw_timelines(dir: &Path, jobs: usize) -> Result<()> {
+    let t =
+        report::timelines(dir).with_context(|| format!("the timelines of {}", dir.display()))?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build()?;
+    pool.install(|| {
+        use rayon::prelude::*;
+        t.titles
+            .par_iter()
+            .try_for_each(|(k, title)| report::write_timeline(&t.trace_dir, &t.machines, *k, title))
+    })?;
+    if t.titles.is_empty() {
+        tracing::warn!(
+            "{}: no traces, so no timelines: run with --trace",
+            t.trace_dir.display()
+        );
     }
     Ok(())
 }

@@ -466,6 +466,27 @@ pub fn remove_stale_traces(dir: &Path, trials: u64) -> Result<()> {
     Ok(())
 }
 
+/// Removes the timeline figures (`timeline-<k>.svg`, `.png`) from the trace folder `trace`:
+/// a run draws its own only on request.
+pub fn remove_timelines(trace: &Path) -> Result<()> {
+    let entries = match std::fs::read_dir(trace) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("listing {}", trace.display())),
+    };
+    for e in entries {
+        let e = e.with_context(|| format!("listing {}", trace.display()))?;
+        let timeline = e
+            .file_name()
+            .to_str()
+            .is_some_and(|n| n.starts_with("timeline-") && trace_file_trial(n).is_some());
+        if timeline {
+            remove_if_there(&e.path())?;
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

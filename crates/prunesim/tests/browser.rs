@@ -1,6 +1,7 @@
 //! The HTML report in a real browser: headless Chromium (Debian's `chromium` package, which
 //! `.ci/run` installs) driven over the DevTools protocol. A traced run's report must open
-//! without a console error or a network request, draw one bar per executed task of the trace,
+//! without a console error or a network request, draw its timeline from the trace it holds
+//! (the run wrote no figure file) with one bar per executed task of the trace,
 //! show a tooltip on hover, zoom on the wheel, and look like something (a screenshot that is
 //! not blank); a report of 10^5 tasks must open and draw its timeline as slices until zoomed
 //! in.
@@ -378,6 +379,13 @@ fn the_report_of_a_traced_run_works_in_a_browser() {
     let report = out.join("report.html");
     let size = std::fs::metadata(&report).unwrap().len();
     assert!(size < 2_000_000, "an 800-task report of {size} bytes");
+    // The page draws the timelines itself: the run wrote no figure file.
+    let figures: Vec<_> = std::fs::read_dir(out.join("trace"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("timeline-"))
+        .collect();
+    assert!(figures.is_empty(), "{figures:?}");
     let tasks = runner::trace::read_tasks(&out.join("trace/tasks-0.csv")).unwrap();
     let executed = tasks.iter().filter(|r| r.executed()).count() as u64;
     let marks = tasks

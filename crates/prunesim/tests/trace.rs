@@ -74,7 +74,15 @@ fn a_traced_run_writes_rows_that_reproduce_its_measures() {
         assert_eq!(events.len() as f64, row[col("mapping_events")]);
         let engaged = events.iter().filter(|e| e.engaged).count() as f64;
         assert_eq!(engaged, row[col("engaged_events")]);
-        // A timeline per trial.
+        // No timeline figure unless asked for.
+        for ext in ["svg", "png"] {
+            assert!(!out.join(format!("trace/timeline-{k}.{ext}")).exists());
+        }
+    }
+    assert!(!out.join("report.html").exists());
+    // Asked for: a timeline per trial, titled with the trial's robustness.
+    ok(&prunesim(&["report", "traced", "--timelines"], tmp.path()));
+    for (k, row) in rows.iter().enumerate() {
         for ext in ["svg", "png"] {
             let p = out.join(format!("trace/timeline-{k}.{ext}"));
             assert!(
@@ -85,8 +93,19 @@ fn a_traced_run_writes_rows_that_reproduce_its_measures() {
         }
         let png = std::fs::read(out.join(format!("trace/timeline-{k}.png"))).unwrap();
         assert_eq!(&png[1..4], b"PNG");
+        let svg = std::fs::read_to_string(out.join(format!("trace/timeline-{k}.svg"))).unwrap();
+        let title = format!("trial {k}: {:.1}% of", row[col("robustness")]);
+        assert!(svg.contains(&title), "{title}");
     }
-    assert!(!out.join("report.html").exists());
+    std::fs::remove_file(out.join("report.html")).unwrap();
+    // A rerun draws them too, as the run's folder has them: every file reproduced.
+    let rerun = prunesim(&["rerun", "traced"], tmp.path());
+    ok(&rerun);
+    let said = String::from_utf8_lossy(&rerun.stderr);
+    assert!(
+        said.ends_with("identical: every output file reproduced bit for bit\n"),
+        "{said}"
+    );
     // The experiment as it ran says it was traced.
     let toml = std::fs::read_to_string(out.join("experiment.toml")).unwrap();
     assert!(toml.contains("\ntrace = true\n"), "{toml}");

@@ -255,7 +255,7 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
 
 /// A JSON file of the run folder (`None` when there is none), read as every input is: a
 /// regular file of at most the input cap.
-fn read_json(path: &Path) -> Result<Option<serde_json::Value>, Error> {
+pub(crate) fn read_json(path: &Path) -> Result<Option<serde_json::Value>, Error> {
     if std::fs::symlink_metadata(path).is_err() {
         return Ok(None);
     }

@@ -1,7 +1,8 @@
 //! What happened inside a run, drawn from its traces ([`runner::trace`], docs/trace.md):
 //!
 //! * [`timeline`]: the timeline figure of a traced trial, machines against time, one bar per
-//!   executed task coloured by its outcome, drops and expiries marked (SVG and PNG);
+//!   executed task coloured by its outcome, drops and expiries marked (SVG and PNG), drawn on
+//!   request ([`timelines`] lists what a run folder's traces give);
 //! * [`html`]: the interactive report of a run folder, one self-contained HTML file (the
 //!   summary with each measure's definition, the timeline with zoom, pan and a tooltip per
 //!   task, robustness and the oversubscription level over time, outcomes per task type);
@@ -89,6 +90,110 @@ pub fn timeline_paths(trace_dir: &Path, k: u64) -> (PathBuf, PathBuf) {
         trace_dir.join(format!("timeline-{k}.svg")),
         trace_dir.join(format!("timeline-{k}.png")),
     )
+}
+
+/// The timeline figures a run folder's traces give: one per traced trial of the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Timelines {
+    /// The run's trace folder (`DIR/trace`).
+    pub trace_dir: PathBuf,
+    /// The run's machines, by name (`manifest.json`; `m<i>` for those it does not name).
+    pub machines: Vec<String>,
+    /// Each traced trial and its figure's title: the experiment, the trial, its robustness.
+    pub titles: Vec<(u64, String)>,
+    /// Trace files left out: of trials beyond the summary's trial count (another run's).
+    pub stale: Vec<u64>,
+}
+
+/// What [`write_timeline`] draws for the run in `run_dir`: its traced trials with their
+/// titles, read from `summary.json`, `manifest.json` and `trials.csv`.
+pub fn timelines(run_dir: &Path) -> Result<Timelines, Error> {
+    let summary_path = run_dir.join("summary.json");
+    let summary = html::read_json(&summary_path)?.ok_or_else(|| {
+        Error::data(
+            &summary_path,
+            "missing: not a folder that prunesim run --out wrote",
+        )
+    })?;
+    let count = |field: &str| {
+        summary
+            .pointer(field)
+            .and_then(serde_json::Value::as_u64)
+            .ok_or_else(|| {
+                Error::data(
+                    &summary_path,
+                    format!("no whole number at {field}: not a summary prunesim run wrote"),
+                )
+            })
+    };
+    let n_machines = usize::try_from(count("/pet/machines")?).unwrap_or(usize::MAX);
+    let n_trials = count("/trials")?;
+    let experiment = summary
+        .get("experiment")
+        .and_then(|v| v.as_str())
+        .unwrap_or("prunesim run");
+    let mut machines: Vec<String> = html::read_json(&run_dir.join("manifest.json"))?
+        .as_ref()
+        .and_then(|m| m.get("machines"))
+        .and_then(|m| serde_json::from_value(m.clone()).ok())
+        .unwrap_or_default();
+    machines.truncate(n_machines);
+    while machines.len() < n_machines {
+        machines.push(format!("m{}", machines.len()));
+    }
+    let trace_dir = trace_dir(run_dir);
+    let (ks, stale): (Vec<u64>, Vec<u64>) = traced_trials(&trace_dir)?
+        .into_iter()
+        .partition(|&k| k < n_trials);
+    // Each trial's robustness and counted tasks, from trials.csv.
+    let trials_path = run_dir.join("trials.csv");
+    runner::files::check_input(&trials_path)?;
+    let mut r = csv::Reader::from_path(&trials_path).map_err(|e| Error::data(&trials_path, e))?;
+    let header = r
+        .headers()
+        .map_err(|e| Error::data(&trials_path, e))?
+        .clone();
+    let col = |name: &str| {
+        header
+            .iter()
+            .position(|h| h == name)
+            .ok_or_else(|| Error::data(&trials_path, format!("no column {name}")))
+    };
+    let (c_trial, c_robustness, c_counted) = (col("trial")?, col("robustness")?, col("counted")?);
+    let mut measures = std::collections::BTreeMap::new();
+    for rec in r.records() {
+        let rec = rec.map_err(|e| Error::data(&trials_path, e))?;
+        let field = |c: usize| rec.get(c).unwrap_or_default();
+        let bad =
+            |what: &str| Error::data(&trials_path, format!("{what} of a trial is not a number"));
+        let k: u64 = field(c_trial).parse().map_err(|_| bad("the number"))?;
+        let robustness: f64 = field(c_robustness)
+            .parse()
+            .map_err(|_| bad("the robustness"))?;
+        let counted: u64 = field(c_counted)
+            .parse()
+            .map_err(|_| bad("the counted tasks"))?;
+        measures.insert(k, (robustness, counted));
+    }
+    let mut titles = Vec::new();
+    for k in ks {
+        let (robustness, counted) = measures.get(&k).copied().ok_or_else(|| {
+            Error::data(
+                &trials_path,
+                format!("no row of trial {k}, which is traced"),
+            )
+        })?;
+        titles.push((
+            k,
+            format!("{experiment}, trial {k}: {robustness:.1}% of {counted} counted tasks on time"),
+        ));
+    }
+    Ok(Timelines {
+        trace_dir,
+        machines,
+        titles,
+        stale,
+    })
 }
 
 /// Draws the timeline of traced trial `k` from `trace_dir/tasks-<k>.csv` and writes

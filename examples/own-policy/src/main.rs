@@ -1,8 +1,8 @@
 //! Runs a heuristic and a pruner of your own ([`heuristic`], [`pruner`]) beside PAM and MM on the paper's
-//! headline experiment: the same trials, seeds and measures.
+//! headline experiment: the same trials, seeds and measures. In the crate's folder:
 //!
 //! ```text
-//! cargo run --release -p own-policy -- [TRIALS]
+//! cargo run --release -- [TRIALS]
 //! ```
 
 mod heuristic;
