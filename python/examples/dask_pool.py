@@ -10,7 +10,7 @@ heuristic and the pruner, the PET learned online) and through plain ``client.sub
 (Dask's own placement, every task run to its end). It prints each one's on-time share and the
 scheduler's statistics.
 
-    python dask_pool.py --tasks 400 --rate 150 --workers 2,2
+    python dask_pool.py --tasks 300 --rate 45 --workers 2,2
 
 The functions are the package tests' workload too (``python/tests/test_dask.py``).
 """
@@ -28,12 +28,12 @@ import prunesim
 from prunesim.dask import DaskScheduler
 
 # Mean seconds of each task type on each machine type, and the spread around it.
-MEANS = {"a": {"fast": 0.03, "slow": 0.07}, "b": {"fast": 0.07, "slow": 0.035}}
+MEANS = {"a": {"fast": 0.1, "slow": 0.25}, "b": {"fast": 0.25, "slow": 0.12}}
 SPREAD = (0.6, 1.4)  # a run is uniform in SPREAD x its mean ...
 STRAGGLER = (0.1, 3.0)  # ... or, with this probability, this many times its mean
-OVERHEAD = 0.01  # seconds the client's round trip adds to a run, in the PET
-RESOLUTION = 0.005  # seconds per PET tick
-SLACK = 0.2  # seconds from a task's arrival to its deadline
+OVERHEAD = 0.02  # seconds the client's round trip adds to a run, in the PET
+RESOLUTION = 0.01  # seconds per PET tick
+SLACK = 0.6  # seconds from a task's arrival to its deadline
 
 Arrival = Tuple[float, str, float]  # (seconds after the start, task type, its draw in [0, 1))
 
@@ -149,8 +149,8 @@ def _ended(lock: Any, ended: Dict[int, float], i: int) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tasks", type=int, default=400)
-    ap.add_argument("--rate", type=float, default=150.0, help="arrivals a second")
+    ap.add_argument("--tasks", type=int, default=300)
+    ap.add_argument("--rate", type=float, default=45.0, help="arrivals a second")
     ap.add_argument("--workers", default="2,2", help="fast,slow worker processes")
     ap.add_argument("--seed", type=int, default=7)
     args = ap.parse_args()

@@ -235,7 +235,11 @@ class DaskScheduler:
         self._decide_seconds = 0.0
         self._bookkeeping_seconds = 0.0
         self._last_time = 0.0
-        self._fetching = 0
+        # Tasks whose value is being fetched: (machine, Dask future).
+        self._fetching: Dict[int, Any] = {}
+        self._fetcher = concurrent.futures.ThreadPoolExecutor(
+            4, thread_name_prefix="prunesim-dask-fetch"
+        )
         present = self._workers()
         with self._lock:
             self._look_at_workers(present or {})
@@ -306,12 +310,12 @@ class DaskScheduler:
     def close(self, cancel: bool = True, timeout: float = 30.0) -> None:
         """Stops: with ``cancel`` every task that has not ended is cancelled (the waiting ones
         end unmapped, the queued and executing ones fail, their futures are cancelled), else
-        it waits for them to end. Returns when no task of it runs on a worker (or after
+        it waits for them to end (at most ``timeout`` seconds, then cancels). Returns when no task of it runs on a worker (or after
         ``timeout`` seconds). Idempotent."""
         with self._lock:
             self._accepting = False
         if not cancel:
-            self.wait()
+            self.wait(timeout)
         with self._lock:
             if not self._stopping:
                 self._stopping = True
@@ -319,6 +323,14 @@ class DaskScheduler:
         self._wake.set()
         if self._thread is not threading.current_thread():
             self._thread.join(timeout)
+        with self._lock:
+            stuck = [f for _, f in self._fetching.values()]
+        if stuck:  # values Dask can no longer give: their futures fail
+            try:
+                self.client.cancel(stuck)
+            except Exception:  # pragma: no cover - the client is gone
+                pass
+        self._fetcher.shutdown(wait=False)
         limit = time.monotonic() + timeout
         while time.monotonic() < limit:
             try:
@@ -646,8 +658,9 @@ class DaskScheduler:
         fut.add_done_callback(lambda f, task=t.id: self._done(task, f))
 
     def _done(self, task: int, fut: Any) -> None:
-        """A future's callback (Dask's callback thread): the end goes to the driver at once,
-        then the value (or the exception) is fetched from the worker for the user's future."""
+        """A future's callback (Dask's callback thread, shared by every future of the
+        process: it must not block): the end goes to the driver at once, the value (or the
+        exception) is fetched from the worker by a thread of our own."""
         at = self._now()
         status = fut.status
         with self._lock:
@@ -655,8 +668,16 @@ class DaskScheduler:
             if t is None or t.ended is not None:
                 return  # dropped, lost or cancelled by us: nothing more to say
             self._ends.append((task, status == "finished", at))
-            self._fetching += 1
+            self._fetching[task] = (t.machine, fut)
         self._wake.set()
+        try:
+            self._fetcher.submit(self._fetch, t, fut, status)
+        except RuntimeError:  # closed: nobody waits for the value any more
+            with self._lock:
+                self._fetching.pop(task, None)
+
+    def _fetch(self, t: _Task, fut: Any, status: str) -> None:
+        """Sets the user's future from the Dask future that ended."""
         try:
             if status == "finished":
                 value, start, end = fut.result()
@@ -667,12 +688,12 @@ class DaskScheduler:
             if status == "error":
                 error: BaseException = fut.exception()
             else:  # cancelled by another hand (the client closing), or lost
-                error = concurrent.futures.CancelledError(f"task {task}: Dask says {status}")
-        except BaseException as e:  # the client is going away
+                error = concurrent.futures.CancelledError(f"task {t.id}: Dask says {status}")
+        except BaseException as e:  # its worker left before the value came, or the client
             error = e
         finally:
             with self._lock:
-                self._fetching -= 1
+                self._fetching.pop(t.id, None)
         with self._lock:
             if t.reason is None or t.outcome == "failed":
                 t.reason = type(error).__name__
@@ -712,6 +733,8 @@ class DaskScheduler:
                     if t.machine == m and t.started is not None and t.ended is None
                 ]
                 cancel = [t.dask for t in lost if t.dask is not None]
+                # Values it held are gone: Dask could only recompute them there.
+                cancel += [f for machine, f in self._fetching.values() if machine == m]
                 for t in lost:
                     self._fail(t, self._clock(), "WorkerLost")
                 if cancel:
