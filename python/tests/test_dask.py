@@ -90,7 +90,6 @@ def test_an_overloaded_pool_ends_every_task_once_beats_plain_dask_and_survives_a
             os.kill(pid, signal.SIGKILL)
 
     ds, futures = dask_pool.run_scheduler(client, plan, TYPES, marks=str(marks), during=during)
-    print(ds.tasks().groupby(["worker", "reason"], dropna=False).size())
     # Nothing of it runs on the workers any more.
     assert not any(executing(client).values())
 
