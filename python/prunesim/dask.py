@@ -166,7 +166,7 @@ class DaskScheduler:
             options (e.g. ``{"prior_weight": 10.0}``); ``None`` keeps the PET given.
         poll: seconds between two looks at the cluster's workers (joins and departures).
         **options: the rest of :class:`prunesim.Scheduler`'s settings (``pruner``,
-            ``queue_size``, ``drop_model``, ``resolution``: the seconds of a PET tick, ...).
+            ``queue_size``, ``resolution``: the seconds of a PET tick, ...).
     """
 
     def __init__(
@@ -278,6 +278,8 @@ class DaskScheduler:
             kind = self.type_names.index(task_type)
         else:
             kind = int(task_type)
+            if not 0 <= kind < len(self.type_names):
+                raise ValueError(f"unknown task type {task_type!r} (the PET has {self.type_names})")
         future: "concurrent.futures.Future[Any]" = concurrent.futures.Future()
         with self._lock:
             if not self._accepting:
@@ -307,11 +309,12 @@ class DaskScheduler:
                 return False
             time.sleep(0.01)
 
-    def close(self, cancel: bool = True, timeout: float = 30.0) -> None:
+    def close(self, cancel: bool = True, timeout: Optional[float] = None) -> None:
         """Stops: with ``cancel`` every task that has not ended is cancelled (the waiting ones
         end unmapped, the queued and executing ones fail, their futures are cancelled), else
-        it waits for them to end (at most ``timeout`` seconds, then cancels). Returns when no task of it runs on a worker (or after
-        ``timeout`` seconds). Idempotent."""
+        it waits for them to end (at most ``timeout`` seconds, then cancels the others).
+        Returns when no task of it runs on a worker (a cancelled function that was running
+        returns when it ends), or after ``timeout`` seconds more. Idempotent."""
         with self._lock:
             self._accepting = False
         if not cancel:
@@ -331,8 +334,8 @@ class DaskScheduler:
             except Exception:  # pragma: no cover - the client is gone
                 pass
         self._fetcher.shutdown(wait=False)
-        limit = time.monotonic() + timeout
-        while time.monotonic() < limit:
+        limit = None if timeout is None else time.monotonic() + timeout
+        while limit is None or time.monotonic() < limit:
             try:
                 running = self.client.run(_executing_keys, self._prefix)
             except Exception:  # the cluster is gone: nothing runs on it
@@ -632,6 +635,8 @@ class DaskScheduler:
     def _place_holds(self) -> None:
         """A hold for every machine down that has none (waiting or executing), and the end
         of the holds of the machines that are up."""
+        if self._stopping:
+            return
         now = self._clock()
         for m, task in list(self._held.items()):
             if m not in self._down:
