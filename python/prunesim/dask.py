@@ -53,7 +53,14 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from . import Pet, Pmf, Scheduler
 
-__all__ = ["DaskScheduler", "TaskDropped", "WorkerLost", "DROPS", "OUTCOMES"]
+__all__ = [
+    "DaskScheduler",
+    "TaskDropped",
+    "WorkerLost",
+    "DROPS",
+    "OUTCOMES",
+    "workers_by_resource",
+]
 
 try:  # the optional extra: ``pip install prunesim[dask]``
     import distributed as _distributed
@@ -93,6 +100,23 @@ def _timed(fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
     start = time.time()
     value = fn(*args, **kwargs)
     return (value, start, time.time())
+
+
+def workers_by_resource(
+    workers: Mapping[str, Any], resources: Mapping[str, Union[str, int]]
+) -> Dict[str, Union[str, int]]:
+    """Worker names to machine types from Dask's worker records (``scheduler_info()``'s
+    ``"workers"``: each with its ``name`` and ``resources``): a worker's type is that of the
+    first of ``resources`` (resource name to machine type) it has more than 0 of."""
+    out: Dict[str, Union[str, int]] = {}
+    for w in workers.values():
+        have = w.get("resources") or {}
+        kind = next((t for r, t in resources.items() if have.get(r, 0) > 0), None)
+        if kind is not None:
+            out[str(w["name"])] = kind
+    if not out:
+        raise ValueError(f"no worker has any of the resources {list(resources)}")
+    return dict(sorted(out.items()))
 
 
 def _resolve(
@@ -156,7 +180,7 @@ class DaskScheduler:
             them 0, 1, ...; ``dask worker --name``), to its machine type (a name of
             ``pet.machine_names`` or a column index). Each is one machine; a worker not (yet)
             in the cluster is a machine that is down until it joins. Other workers are left
-            alone.
+            alone. :meth:`from_resources` maps the workers by their Dask resources instead.
         heuristic: the mapping heuristic (default ``"auto"``, the recommended one).
         drop_model: ``"pending"`` (the default): a task that started runs to its end, late
             or not, as a Python function on a Dask worker does; ``"all"``: an executing task
@@ -246,6 +270,17 @@ class DaskScheduler:
             self._apply_pet()
         self._thread = threading.Thread(target=self._run, name="prunesim-dask", daemon=True)
         self._thread.start()
+
+    @classmethod
+    def from_resources(
+        cls, client: Any, pet: Pet, resources: Mapping[str, Union[str, int]], **options: Any
+    ) -> "DaskScheduler":
+        """A scheduler whose machines are the workers in the cluster now that have one of
+        ``resources`` (a Dask worker resource, ``dask worker --resources "GPU=1"``, to a
+        machine type), each of the type of the first of its resources in that order. The
+        rest as :class:`DaskScheduler`; a worker that joins later is not one of them."""
+        info = client.scheduler_info()["workers"]
+        return cls(client, pet, workers_by_resource(info, resources), **options)
 
     # ---------------------------------------------------------------- the user's side
 

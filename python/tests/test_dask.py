@@ -23,7 +23,13 @@ distributed = pytest.importorskip(
 )
 
 import prunesim  # noqa: E402
-from prunesim.dask import DROPS, DaskScheduler, TaskDropped, WorkerLost  # noqa: E402
+from prunesim.dask import (  # noqa: E402
+    DROPS,
+    DaskScheduler,
+    TaskDropped,
+    WorkerLost,
+    workers_by_resource,
+)
 
 sys.path.insert(0, str(ROOT / "python" / "examples"))
 import dask_pool  # noqa: E402
@@ -251,3 +257,17 @@ def test_a_dropped_future_raises_task_dropped(client: Any) -> None:
     assert ds.tasks().loc[0, "outcome"] == "dropped" and ds.tasks().loc[0, "started"] is None
     assert prunesim.dask.DaskScheduler is DaskScheduler
     _ = WorkerLost
+
+
+def test_workers_are_mapped_by_their_resources(client: Any) -> None:
+    info = {
+        "tcp://a": {"name": "gpu-0", "resources": {"GPU": 1}},
+        "tcp://b": {"name": "cpu-0", "resources": {"CPU": 4}},
+        "tcp://c": {"name": "both", "resources": {"GPU": 1, "CPU": 1}},
+        "tcp://d": {"name": "none", "resources": {}},
+    }
+    assert workers_by_resource(info, {"GPU": "fast", "CPU": "slow"}) == {
+        "both": "fast", "cpu-0": "slow", "gpu-0": "fast"
+    }
+    with pytest.raises(ValueError, match="no worker has"):
+        DaskScheduler.from_resources(client, dask_pool.make_pet(), {"GPU": "fast"})
