@@ -271,3 +271,26 @@ def test_workers_are_mapped_by_their_resources(client: Any) -> None:
     }
     with pytest.raises(ValueError, match="no worker has"):
         DaskScheduler.from_resources(client, dask_pool.make_pet(), {"GPU": "fast"})
+
+
+def test_under_drop_model_all_an_executing_task_is_dropped_at_its_deadline(
+    client: Any, tmp_path: Path
+) -> None:
+    wait_idle(client)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    with DaskScheduler(
+        client, dask_pool.make_pet(), {"0": "fast"}, resolution=0.01, drop_model="all"
+    ) as ds:
+        # The PET says 0.1 s; it runs 1 s: dropped while executing, at its deadline.
+        f = ds.submit(nap, 1.0, str(marks), 0, task_type="a", deadline=0.4)
+        with pytest.raises(TaskDropped) as e:
+            f.result(timeout=30)
+        dropped = time.time()
+    assert e.value.reason == "expired_executing"
+    row = ds.tasks().iloc[0]
+    assert row["outcome"] == "dropped" and row["started"] is not None
+    assert float((marks / "0").read_text()) <= row["dropped_at"] <= dropped
+    # Dask could not stop the function; close() returned once it had.
+    assert not any(executing(client).values())
+    assert ds.counts()["expired_executing"] == 1
