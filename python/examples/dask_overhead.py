@@ -55,7 +55,9 @@ def plain(client: Any, rate: float, n: int, workers: List[str]) -> List[float]:
     return [done[i] - sent[i] for i in range(n)]
 
 
-def scheduled(client: Any, rate: float, n: int, types: Dict[str, str]) -> "tuple[List[float], Dict[str, Any]]":
+def scheduled(
+    client: Any, rate: float, n: int, types: Dict[str, str]
+) -> "tuple[List[float], Dict[str, Any]]":
     pet = prunesim.Pet([[prunesim.Pmf.point(2)]], type_names=["noop"], machine_names=["any"])
     with DaskScheduler(client, pet, types, resolution=0.001) as ds:
         start = time.monotonic()

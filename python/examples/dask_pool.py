@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import prunesim
-from prunesim.dask import DaskScheduler
+from prunesim.dask import DROPS, DaskScheduler
 
 # Mean seconds of each task type on each machine type, and the spread around it.
 MEANS = {"a": {"fast": 0.1, "slow": 0.25}, "b": {"fast": 0.25, "slow": 0.12}}
@@ -168,10 +168,11 @@ def main() -> None:
     print(f"{args.tasks} tasks at {args.rate:g}/s on {fast} fast and {slow} slow workers")
     print(ds.stats("task_type").to_string())
     print(ds.stats("worker").to_string())
+    dropped = sum(summary["n_" + d] for d in DROPS)
     print(
-        f"on time: scheduler {summary['robustness']:.1f}% "
-        f"(late {summary['n_late']}, dropped {sum(summary['n_' + d] for d in prunesim.dask.DROPS)}, "
-        f"failed {summary['n_failed']}), plain Dask {100.0 * plain['on_time'] / plain['tasks']:.1f}%"
+        f"on time: scheduler {summary['robustness']:.1f}% (late {summary['n_late']}, "
+        f"dropped {dropped}, failed {summary['n_failed']}), "
+        f"plain Dask {100.0 * plain['on_time'] / plain['tasks']:.1f}%"
     )
     print(
         f"client time per task: deciding {summary['decide_ms']:.2f} ms, "

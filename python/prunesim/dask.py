@@ -44,11 +44,10 @@ One background thread owns the scheduler; :meth:`submit` may be called from any 
 from __future__ import annotations
 
 import concurrent.futures
-import itertools
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from . import Pet, Pmf, Scheduler
@@ -120,7 +119,9 @@ def workers_by_resource(
 
 
 def _resolve(
-    future: "concurrent.futures.Future[Any]", value: Any = None, error: Optional[BaseException] = None
+    future: "concurrent.futures.Future[Any]",
+    value: Any = None,
+    error: Optional[BaseException] = None,
 ) -> None:
     """Sets a user's future once: the first of the driver and the callback thread wins."""
     try:
@@ -166,7 +167,6 @@ class _Task:
     run_end: Optional[float] = None
     dropped_wall: Optional[float] = None
     cancelled: bool = False
-    ends: List[Any] = field(default_factory=list)
 
 
 class DaskScheduler:
@@ -255,7 +255,6 @@ class DaskScheduler:
         self._accepting = True
         self._stopping = False
         self._error: Optional[BaseException] = None
-        self._decisions = 0
         self._decide_seconds = 0.0
         self._bookkeeping_seconds = 0.0
         self._last_time = 0.0
@@ -546,7 +545,6 @@ class DaskScheduler:
         t0 = time.perf_counter()
         actions = self.sched.decide(self._clock())
         self._decide_seconds += time.perf_counter() - t0
-        self._decisions += 1
         t0 = time.perf_counter()
         for task in ended:
             self._settle(task)
@@ -824,13 +822,10 @@ class DaskScheduler:
         for task in list(self._held.values()):
             self._end_hold(task, now)
         self._act(self.sched.close(now))
-        for _ in itertools.count():
-            if not self._open:
-                break
+        while self._open:
             actions = self.sched.decide(self._clock())
             if not actions:
                 break
             self._act(actions)
         for t in self._open.values():
             t.cancelled = True
-        self._decisions += 1
