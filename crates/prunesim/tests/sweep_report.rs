@@ -61,8 +61,14 @@ fn a_sweep_folder_reports_its_points_trials_and_timelines() {
     let html = std::fs::read_to_string(d.join("out/report.html")).unwrap();
     // Every point of the figure links to its section, which holds its trials.
     for n in 0..4 {
-        assert!(html.contains(&format!("href=\"#tiny-point-{n}\"")), "point {n}");
-        assert!(html.contains(&format!("id=\"tiny-point-{n}\"")), "section {n}");
+        assert!(
+            html.contains(&format!("href=\"#tiny-point-{n}\"")),
+            "point {n}"
+        );
+        assert!(
+            html.contains(&format!("id=\"tiny-point-{n}\"")),
+            "section {n}"
+        );
     }
     assert_eq!(html.matches("<th>trial</th>").count(), 4);
     // The traced series' two points each draw their two trials' timelines; MM's none.
