@@ -1,6 +1,7 @@
 //! Integration tests of the engine and the experiment runner.
 
 mod cache;
+mod clairvoyant;
 mod common;
 mod config_reference;
 mod engine;
