@@ -3,6 +3,7 @@
 use std::ops::Range;
 
 use model::TaskSpec;
+use pmf::Tick;
 use workload::Pet;
 
 use crate::error::BoundError;
@@ -174,11 +175,67 @@ fn pct(x: usize, of: usize) -> f64 {
 /// upper one ([`BoundError::Crossed`], which would be a bug).
 pub fn bracket(inst: &Instance, opts: &BracketOptions) -> Result<Bracket, BoundError> {
     inst.validate()?;
-    let (lp, duals) = upper_bound_with_duals(inst, &opts.upper)?;
     let pr = Problem::new(inst);
-    let lower = lower_bound_of(inst, &pr, &opts.lower)?;
+    bracket_of(inst, &pr, inst, None, opts)
+}
+
+/// The bracket of a trial whose execution times are known only within limits: each task
+/// runs at least `fast.exec` and at most `slow.exec` ticks on each machine (a truth that
+/// drifts during the trial, where a task's time depends on when it starts). The lower side
+/// is the best schedule the search finds on the slow times (it stays on time with any
+/// times at most those: each task starts no later and completes no later); the upper side
+/// bounds the fast times (no schedule of times at least those does better). So any
+/// schedule whose times lie between the two is bracketed. [`bracket`] is this with one
+/// instance as both.
+///
+/// Errors: an invalid instance or options; two instances that differ in anything but
+/// their times, or a slow time below a fast one ([`BoundError::Shape`]); an LP failure;
+/// a crossed bracket (a bug).
+pub fn bracket_between(
+    fast: &Instance,
+    slow: &Instance,
+    opts: &BracketOptions,
+) -> Result<Bracket, BoundError> {
+    fast.validate()?;
+    slow.validate()?;
+    if fast.arrival != slow.arrival
+        || fast.deadline != slow.deadline
+        || fast.counted != slow.counted
+        || fast.exec.dim() != slow.exec.dim()
+    {
+        return Err(BoundError::Shape(
+            "the fast and the slow instance differ in more than their execution times".into(),
+        ));
+    }
+    if let Some(((task, machine), _)) = fast
+        .exec
+        .indexed_iter()
+        .zip(slow.exec.iter())
+        .find(|((_, f), s)| *s < *f)
+        .map(|(f, _)| f)
+    {
+        return Err(BoundError::Shape(format!(
+            "task {task} is slower on machine {machine} in the fast instance than in the slow one"
+        )));
+    }
+    let pr = Problem::new(fast);
+    let slow_pr = Problem::new(slow);
+    bracket_of(fast, &pr, slow, Some(&slow_pr), opts)
+}
+
+/// The upper side on `fast` (its problem `pr`), the lower side's search on `slow` (its
+/// problem `slow_pr`, or `pr` when `None`: the same instance).
+fn bracket_of(
+    fast: &Instance,
+    pr: &Problem,
+    slow: &Instance,
+    slow_pr: Option<&Problem>,
+    opts: &BracketOptions,
+) -> Result<Bracket, BoundError> {
+    let (lp, duals) = upper_bound_with_duals(fast, &opts.upper)?;
+    let lower = lower_bound_of(slow, slow_pr.unwrap_or(pr), &opts.lower)?;
     let lagrangian = if lp.on_time > lower.on_time {
-        lagrangian_of(&pr, duals.as_deref(), &opts.lagrangian, lower.on_time)
+        lagrangian_of(pr, duals.as_deref(), &opts.lagrangian, lower.on_time)
     } else {
         None
     };
@@ -191,7 +248,7 @@ pub fn bracket(inst: &Instance, opts: &BracketOptions) -> Result<Bracket, BoundE
             upper: upper_on_time,
         });
     }
-    let counted = inst.n_counted();
+    let counted = fast.n_counted();
     Ok(Bracket {
         counted,
         lower_on_time: lower.on_time,
@@ -202,6 +259,61 @@ pub fn bracket(inst: &Instance, opts: &BracketOptions) -> Result<Bracket, BoundE
         lagrangian,
         lower,
     })
+}
+
+/// The bracket of a simulated trial whose truth drifts: `drift` lists, by tick
+/// (increasing), the PET that draws the times of the tasks that start from then on (as
+/// `runner::engine` applies it). A task may start under the PET in force at its arrival or
+/// under any later one, so its time on a machine lies between the smallest and the largest
+/// of those PETs' quantiles at its luck; [`bracket_between`] of the two. Without drift this
+/// is [`bracket_trial`].
+///
+/// Errors: as [`bracket_trial`]; a drift PET of another shape than `pet`.
+pub fn bracket_trial_drifting(
+    pet: &Pet,
+    drift: &[(Tick, Pet)],
+    tasks: &[TaskSpec],
+    luck: &[f64],
+    counted: Range<usize>,
+    opts: &BracketOptions,
+) -> Result<Bracket, BoundError> {
+    let base = instance_from(pet, tasks, luck, counted)?;
+    if drift.is_empty() {
+        return bracket(&base, opts);
+    }
+    let shape = (pet.n_types(), pet.n_machines());
+    if let Some(i) = drift
+        .iter()
+        .position(|(_, p)| (p.n_types(), p.n_machines()) != shape)
+    {
+        return Err(BoundError::Shape(format!(
+            "drift PET {i} is not {} task types x {} machines",
+            shape.0, shape.1
+        )));
+    }
+    let mut fast = base.clone();
+    let mut slow = base;
+    for (k, task) in tasks.iter().enumerate() {
+        // The PET in force at the arrival, and every later one.
+        let first = drift
+            .iter()
+            .rposition(|(at, _)| *at <= task.arrival)
+            .map_or(0, |i| i + 1);
+        let in_force = if first == 0 { pet } else { &drift[first - 1].1 };
+        let u = luck[k].clamp(0.0, 1.0);
+        for j in 0..shape.1 {
+            let times = std::iter::once(in_force)
+                .chain(drift[first..].iter().map(|(_, p)| p))
+                .map(|p| {
+                    let pmf = p.exec_pmf(task.task_type, j);
+                    pmf.quantile(u).unwrap_or(pmf.max()).max(0)
+                });
+            let (lo, hi) = times.fold((Tick::MAX, 0), |(lo, hi), t| (lo.min(t), hi.max(t)));
+            fast.exec[[k, j]] = lo;
+            slow.exec[[k, j]] = hi;
+        }
+    }
+    bracket_between(&fast, &slow, opts)
 }
 
 /// [`instance_from`] then [`bracket`]: the bracket of one simulated trial, for a runner that

@@ -58,6 +58,10 @@ pub enum BoundError {
         /// The bound.
         upper: usize,
     },
+    /// The capacity ceiling's inputs are out of range (a type outside the means, a mean or a
+    /// window negative or not finite).
+    #[error("capacity ceiling: {0}")]
+    Ceiling(String),
     /// The LP solver did not return an optimal solution.
     #[error("the LP solver failed: {0}")]
     Solver(String),

@@ -40,6 +40,7 @@
 
 mod bracket;
 mod capacity;
+mod ceiling;
 mod cheap;
 mod error;
 mod exact;
@@ -50,9 +51,10 @@ mod lp;
 mod schedule;
 
 pub use bracket::{
-    Bracket, BracketOptions, LagrangianBound, LagrangianOptions, bracket, bracket_trial,
-    lagrangian_bound,
+    Bracket, BracketOptions, LagrangianBound, LagrangianOptions, bracket, bracket_between,
+    bracket_trial, bracket_trial_drifting, lagrangian_bound,
 };
+pub use ceiling::{Ceiling, capacity_ceiling, capacity_ceiling_trial};
 pub use cheap::{capacity_bound, eligible_tasks, trivial_bound};
 pub use error::BoundError;
 pub use exact::{MAX_EXACT_TASKS, exact_small};

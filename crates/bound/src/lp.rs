@@ -376,7 +376,7 @@ fn generic(
     ))
 }
 
-fn solve(problem: &Problem) -> Result<Solution, BoundError> {
+pub(crate) fn solve(problem: &Problem) -> Result<Solution, BoundError> {
     problem
         .solve()
         .map_err(|e| BoundError::Solver(e.to_string()))?

@@ -898,24 +898,27 @@ impl Prepared {
                 self.config.system.windows,
             );
         }
-        if self.with_bound && !self.config.drift.is_empty() {
-            return Err(RunError::Input(
-                "the clairvoyant bracket assumes one truth: it is not computed with [[drift]]"
-                    .into(),
-            ));
-        }
         if self.with_bound {
             let counted = self.config.system.counting().range(tasks.len());
-            let b = bound::bracket_trial(
+            // Under a drift a task's time depends on when it starts: the bracket holds the
+            // optimum between the fastest and the slowest truth each task may meet.
+            let b = bound::bracket_trial_drifting(
                 &self.pet,
+                &drift,
                 &tasks,
                 &luck,
-                counted,
+                counted.clone(),
                 &bound::BracketOptions::default(),
             )
             .map_err(|e| RunError::Input(format!("clairvoyant bracket of trial {k}: {e}")))?;
             metrics.bound_on_time = Some(b.upper_on_time);
             metrics.lower_on_time = Some(b.lower_on_time);
+            // The ceiling reads one PET's means: not computed when the truth drifts.
+            if drift.is_empty() {
+                let c = bound::capacity_ceiling_trial(&self.pet, &tasks, counted)
+                    .map_err(|e| RunError::Input(format!("capacity ceiling of trial {k}: {e}")))?;
+                metrics.ceiling = Some(c.share);
+            }
         }
         Ok((record, metrics, sink))
     }

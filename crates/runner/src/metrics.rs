@@ -84,6 +84,12 @@ pub struct TrialMetrics {
     /// computed.
     #[serde(default)]
     pub lower_on_time: Option<usize>,
+    /// The capacity ceiling in % of the counted tasks (`bound::capacity_ceiling_trial`: the
+    /// most the machines complete at all on the mean times, from the first counted arrival
+    /// to the last counted deadline, deadlines ignored), computed with the bracket when the
+    /// truth does not drift.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ceiling: Option<f64>,
     /// Robustness in % over each of `[system] windows` consecutive equal parts of the
     /// trial's tasks (all of them, by arrival; empty unless asked for): robustness as the
     /// trial goes on.
@@ -231,6 +237,7 @@ impl TrialMetrics {
             outcomes,
             bound_on_time: None,
             lower_on_time: None,
+            ceiling: None,
             windows: Vec::new(),
         }
     }
@@ -282,6 +289,9 @@ impl TrialMetrics {
             v.push(("optimum_lower", pct(l)));
             v.push(("optimum_lower_on_time", l as f64));
             v.push(("gap_to_lower", pct(l) - self.robustness));
+        }
+        if let Some(c) = self.ceiling {
+            v.push(("capacity_ceiling", c));
         }
         v
     }
@@ -453,6 +463,13 @@ pub const METRICS: &[MetricDoc] = &[
         Unit::Percent,
         100.0,
         "clairvoyant upper bound on robustness: no scheduler, even one knowing every execution time, does better (user guide: Concepts, the clairvoyant bracket)",
+    ),
+    doc(
+        "capacity_ceiling",
+        Group::Bound,
+        Unit::Percent,
+        100.0,
+        "share of the counted tasks the machines could complete at all, working without a pause on the mean execution times from the first counted arrival to the last counted deadline, deadlines ignored (an LP, fractions of tasks allowed; user guide: Reproduce the papers); not computed when the truth drifts",
     ),
     doc(
         "gap_to_lower",

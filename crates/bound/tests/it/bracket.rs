@@ -223,3 +223,54 @@ fn uncounted_tasks_are_left_out() {
     assert_eq!((b.lower_on_time, b.upper_on_time), (1, 1));
     assert!(b.lower.schedule.iter().all(|p| p.task == 1));
 }
+
+/// `bracket_between` with times known within limits: its lower side is the search on the
+/// slow times (a schedule that stays feasible on the fast ones), its upper side bounds the
+/// fast times, and with one instance as both it is `bracket`.
+mod between {
+    use bound::{
+        BoundError, BracketOptions, bracket, bracket_between, check_schedule, exact_small,
+    };
+    use proptest::prelude::*;
+
+    use crate::support::tiny_instance;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(200))]
+
+        #[test]
+        fn brackets_every_optimum_between_the_fast_and_the_slow_times(
+            fast in tiny_instance(7, 2),
+            extra in proptest::collection::vec(0..6i64, 14),
+        ) {
+            let mut slow = fast.clone();
+            for (i, v) in slow.exec.iter_mut().enumerate() {
+                *v += extra[i % extra.len()];
+            }
+            let opts = BracketOptions::default();
+            let b = bracket_between(&fast, &slow, &opts).unwrap();
+            prop_assert_eq!(check_schedule(&slow, &b.lower.schedule), Ok(b.lower_on_time));
+            prop_assert_eq!(check_schedule(&fast, &b.lower.schedule).is_ok(), true);
+            prop_assert!(b.lower_on_time <= exact_small(&slow).unwrap());
+            prop_assert!(exact_small(&fast).unwrap() <= b.upper_on_time);
+            let same = bracket_between(&fast, &fast, &opts).unwrap();
+            prop_assert_eq!(same, bracket(&fast, &opts).unwrap());
+        }
+    }
+
+    #[test]
+    fn instances_that_differ_in_more_than_times_are_refused() {
+        let fast = bound::Instance::new(vec![0, 0], vec![10, 10], ndarray::array![[3], [4]], 0..2)
+            .unwrap();
+        let mut later = fast.clone();
+        later.deadline[1] = 11;
+        let mut faster = fast.clone();
+        faster.exec[[0, 0]] = 2;
+        for slow in [later, faster] {
+            assert!(matches!(
+                bracket_between(&fast, &slow, &BracketOptions::default()),
+                Err(BoundError::Shape(_))
+            ));
+        }
+    }
+}

@@ -68,7 +68,7 @@ fn given_sha256(source: &TrialSource) -> String {
 /// pruner.
 fn bracket_key(prep: &Prepared) -> Result<String, RunError> {
     Ok(format!(
-        "{}|{}|{}|{}|{}|{}|{}",
+        "{}|{}|{}|{}|{}|{}|{}{}",
         json(&prep.config.workload)?,
         prep.config.system.skip_first,
         prep.config.system.skip_last,
@@ -79,6 +79,12 @@ fn bracket_key(prep: &Prepared) -> Result<String, RunError> {
         match &prep.source {
             TrialSource::Generated => "generated",
             TrialSource::Given(_) => "given",
+        },
+        // The truth's drift changes the realised times (nothing without one).
+        if prep.config.drift.is_empty() {
+            String::new()
+        } else {
+            format!("|drift={}", json(&prep.config.drift)?)
         }
     ))
 }

@@ -3,6 +3,7 @@
 mod bound_engine;
 mod bound_trials;
 mod cache;
+mod clairvoyant;
 mod common;
 mod config_reference;
 mod engine;

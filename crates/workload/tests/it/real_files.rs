@@ -225,3 +225,52 @@ fn type_counts_of_the_paper_trials() {
         assert_eq!(sums.iter().sum::<usize>(), 30 * 800);
     }
 }
+
+/// The data files share one time unit: each deadline is its arrival plus the type's mean over
+/// the machines plus the mean over all types, both in the `.etc`'s unit (type 0: 80.7 + 94.7,
+/// as the authors' generator computes them), and "34k" is about 34,000 tasks per 86,400 of
+/// that unit (docs/reproduction.md, "The time unit of the data files").
+#[test]
+fn deadlines_and_rates_share_the_etc_files_time_unit() {
+    let Some(dir) = hcw19("deadlines_and_rates_share_the_etc_files_time_unit") else {
+        return;
+    };
+    let (pet, _) = read_etc(dir.join("classes_2.etc")).expect("the paper's PET reads");
+    let type0: f64 =
+        (0..pet.n_machines()).map(|m| pet.mean(0, m)).sum::<f64>() / pet.n_machines() as f64;
+    let all = pet.slack(0, 1.0) - pet.slack(0, 0.0);
+    assert!(
+        (type0 - 80.7).abs() < 0.05,
+        "type 0's mean over machines {type0}"
+    );
+    assert!((all - 94.7).abs() < 0.05, "the mean over all types {all}");
+    let mut worst: f64 = 0.0;
+    for label in [19_000.0, 34_000.0] {
+        let files: Vec<_> = dat_files(&dir)
+            .into_iter()
+            .filter(|p| rate_of(p) == label)
+            .collect();
+        let mut spans = Vec::new();
+        for path in &files {
+            let (trial, _) = read_dat(path).expect("reads");
+            for t in &trial.tasks {
+                worst = worst.max((t.deadline - t.arrival - pet.slack(t.task_type, 1.0)).abs());
+            }
+            spans.push(trial.span());
+        }
+        let per_day = 800.0 * 86_400.0 / mean(&spans);
+        eprintln!(
+            "{label}: 800 tasks over {:.0} units on average: {per_day:.0} per 86,400 units",
+            mean(&spans)
+        );
+        // Within 7%: the generator draws the arrivals, the label is its target.
+        assert!(
+            (per_day / label - 1.0).abs() < 0.07,
+            "{per_day} per day at {label}"
+        );
+    }
+    eprintln!(
+        "type 0: {type0:.2} + {all:.2}; largest |deadline - arrival - (avg_i + avg_all)| {worst:.4}"
+    );
+    assert!(worst <= tol::FILE_SLACK, "{worst}");
+}
