@@ -845,7 +845,7 @@ fn draw_timelines(dir: &Path, jobs: usize) -> Result<()> {
 /// `prunesim report DIR`, and `run --report`: the HTML report of a run folder.
 fn write_report(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
     // A traced point of a sweep: the report of its sweep, at the point's section.
-    if !dir.join("summary.json").exists() {
+    if dir.is_dir() && !dir.join("summary.json").exists() {
         if let Some((sweep_dir, anchor)) = report::sweep::point_folder(dir) {
             let out = write_sweep_report(&sweep_dir, output)?;
             eprintln!("the point: {}#{anchor}", out.display());

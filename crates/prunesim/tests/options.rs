@@ -777,18 +777,14 @@ fn errors_carry_no_terminal_control_bytes() {
         "{err:?}"
     );
     assert!(err.contains("\\u{1b}[31m0"), "{err:?}");
-    // Logs on a non-terminal stderr have no colour codes (here a warning of a repair).
-    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/malformed");
-    let out = prunesim(
-        &[
-            "run",
-            "valid_small.toml",
-            "--workload",
-            "repaired_dat_truncated_first_arrival.dat",
-            "--no-bound",
-        ],
-        &corpus,
-    );
+    // Logs on a non-terminal stderr have no colour codes (here the warning of times that
+    // look like seconds read as ticks).
+    std::fs::write(
+        d.join("s.csv"),
+        "task_type,machine,execution_time\na,m,0.2\na,m,0.4\na,n,0.3\na,n,1.5\n",
+    )
+    .unwrap();
+    let out = prunesim(&["run", "--pet", "s.csv", "--trials", "1", "--no-bound"], d);
     ok(&out);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
