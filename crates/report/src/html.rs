@@ -270,14 +270,7 @@ fn trials_json(path: &Path) -> Result<String, Error> {
     if std::fs::symlink_metadata(path).is_err() {
         return Ok("null".into());
     }
-    runner::files::check_input(path)?;
-    let mut r = csv::Reader::from_path(path).map_err(|e| Error::data(path, e))?;
-    let header: Vec<String> = r
-        .headers()
-        .map_err(|e| Error::data(path, e))?
-        .iter()
-        .map(str::to_owned)
-        .collect();
+    let (mut r, header) = crate::csv_with_header(path)?;
     let mut rows = Vec::new();
     for rec in r.records() {
         let rec = rec.map_err(|e| Error::data(path, e))?;

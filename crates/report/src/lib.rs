@@ -52,6 +52,22 @@ impl Error {
     }
 }
 
+/// A CSV file of the run's (checked as an input: a regular file within the size limit) and
+/// its header.
+pub(crate) fn csv_with_header(
+    path: &Path,
+) -> Result<(csv::Reader<std::fs::File>, Vec<String>), Error> {
+    runner::files::check_input(path)?;
+    let mut r = csv::Reader::from_path(path).map_err(|e| Error::data(path, e))?;
+    let header = r
+        .headers()
+        .map_err(|e| Error::data(path, e))?
+        .iter()
+        .map(str::to_owned)
+        .collect();
+    Ok((r, header))
+}
+
 /// The folder of a run's traces: `DIR/trace`.
 pub fn trace_dir(run_dir: &Path) -> PathBuf {
     run_dir.join("trace")
@@ -150,12 +166,7 @@ pub fn timelines(run_dir: &Path) -> Result<Timelines, Error> {
         .partition(|&k| k < n_trials);
     // Each trial's robustness and counted tasks, from trials.csv.
     let trials_path = run_dir.join("trials.csv");
-    runner::files::check_input(&trials_path)?;
-    let mut r = csv::Reader::from_path(&trials_path).map_err(|e| Error::data(&trials_path, e))?;
-    let header = r
-        .headers()
-        .map_err(|e| Error::data(&trials_path, e))?
-        .clone();
+    let (mut r, header) = csv_with_header(&trials_path)?;
     let col = |name: &str| {
         header
             .iter()

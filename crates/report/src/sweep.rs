@@ -279,14 +279,7 @@ fn shown(v: Option<f64>) -> String {
 
 /// A CSV file's rows as maps from column to text.
 fn records(path: &Path) -> Result<Vec<BTreeMap<String, String>>, Error> {
-    runner::files::check_input(path)?;
-    let mut r = csv::Reader::from_path(path).map_err(|e| Error::data(path, e))?;
-    let header: Vec<String> = r
-        .headers()
-        .map_err(|e| Error::data(path, e))?
-        .iter()
-        .map(str::to_owned)
-        .collect();
+    let (mut r, header) = crate::csv_with_header(path)?;
     r.records()
         .map(|rec| {
             let rec = rec.map_err(|e| Error::data(path, e))?;
