@@ -151,7 +151,7 @@ impl ExperimentConfig {
         };
         let parse_error = |e: toml::de::Error| {
             config_error(
-                e.span().map(|s| line_of(text, s.start)),
+                workload::toml_line::error_line(text, &e),
                 e.message().to_string(),
             )
         };
@@ -308,7 +308,7 @@ fn with_seed(
                 }
             }
             toml::from_str(&seeded).map_err(|e: toml::de::Error| {
-                let line = e.span().map(|s| line_of(&seeded, s.start));
+                let line = workload::toml_line::error_line(&seeded, &e);
                 (
                     line.map(|l| if l > h { l - 1 } else { l }),
                     e.message().to_string(),
@@ -328,14 +328,6 @@ fn with_seed(
     };
     cfg.workload.seed = seed;
     Ok(cfg)
-}
-
-fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
 }
 
 /// Where the trials come from.
