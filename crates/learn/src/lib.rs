@@ -401,6 +401,22 @@ pub struct Estimator {
 }
 
 impl Estimator {
+    /// An estimator for `types x machines` cells whose prior for task type `t` on machine `m`
+    /// is `prior(t, m)` (from a PET: `|t, m| pet.pmf(t, m).clone()`): [`Estimator::new`] with
+    /// the priors in its row-major order.
+    pub fn with_prior(
+        types: usize,
+        machines: usize,
+        prior: impl Fn(usize, usize) -> Pmf,
+        options: Options,
+    ) -> Result<Self, LearnError> {
+        let cells = (0..types)
+            .flat_map(|t| (0..machines).map(move |m| (t, m)))
+            .map(|(t, m)| prior(t, m))
+            .collect();
+        Estimator::new(types, machines, cells, options)
+    }
+
     /// An estimator for `types x machines` cells; `prior[t * machines + m]` is the prior of
     /// task type `t` on machine `m` (row-major), the PMF of every cell before it observes
     /// anything.

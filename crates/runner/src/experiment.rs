@@ -690,13 +690,13 @@ impl Prepared {
         };
         let belief = match (&self.config.belief, &prior) {
             (Some(b), Some(prior)) if b.source == BeliefSource::Learned => {
-                let priors = (0..prior.n_types())
-                    .flat_map(|t| (0..prior.n_machines()).map(move |m| (t, m)))
-                    .map(|(t, m)| prior.pmf(t, m).clone())
-                    .collect();
-                let estimator =
-                    learn::Estimator::new(prior.n_types(), prior.n_machines(), priors, b.options())
-                        .map_err(|e| RunError::Input(format!("belief: {e}")))?;
+                let estimator = learn::Estimator::with_prior(
+                    prior.n_types(),
+                    prior.n_machines(),
+                    |t, m| prior.pmf(t, m).clone(),
+                    b.options(),
+                )
+                .map_err(|e| RunError::Input(format!("belief: {e}")))?;
                 Belief::Learned {
                     prior,
                     estimator: Box::new(estimator),
