@@ -722,6 +722,7 @@ impl PyScheduler {
     #[new]
     #[pyo3(signature = (pet, *, heuristic=None, pruner=None, queue_size=6, drop_model="all", pct_epsilon=0.0, resolution=1.0))]
     fn new(
+        py: Python<'_>,
         pet: &PyPet,
         heuristic: Option<&Bound<'_, PyAny>>,
         pruner: Option<&Bound<'_, PyAny>>,
@@ -730,35 +731,35 @@ impl PyScheduler {
         pct_epsilon: f64,
         resolution: f64,
     ) -> PyResult<Self> {
-        let mapper = match heuristic {
-            None => live::HeuristicConfig::named("PAM"),
-            Some(h) => match h.extract::<String>() {
-                Ok(name) => live::HeuristicConfig::named(&name),
-                Err(_) => toml::Value::Table(toml_table(h, "heuristic")?)
-                    .try_into()
-                    .map_err(|e| ConfigError::new_err(format!("heuristic: {e}")))?,
-            },
-        };
-        let table: Option<live::PrunerTable> = pruner
-            .map(|p| {
-                toml::Value::Table(toml_table(p, "pruner")?)
-                    .try_into()
-                    .map_err(|e| ConfigError::new_err(format!("pruner: {e}")))
+        // The settings as one dict, read by serde into the live scheduler's own spec
+        // (`live::SchedulerSpec`), as a dispatcher's TOML or JSON file would be.
+        let settings = PyDict::new(py);
+        if let Some(h) = heuristic {
+            settings.set_item("heuristic", h)?;
+        }
+        if let Some(p) = pruner {
+            settings.set_item("pruner", p)?;
+        }
+        settings.set_item("queue_size", queue_size)?;
+        settings.set_item("drop_model", drop_model)?;
+        settings.set_item("pct_epsilon", pct_epsilon)?;
+        settings.set_item("resolution", resolution)?;
+        check_nesting(settings.as_any(), "scheduler settings", &mut Vec::new())?;
+        let spec: live::SchedulerSpec = pythonize::depythonize(settings.as_any()).map_err(|e| {
+            // Name the setting at fault: the first that does not read alone.
+            let key = settings.iter().find_map(|(k, v)| {
+                let alone = PyDict::new(py);
+                alone.set_item(&k, v).ok()?;
+                pythonize::depythonize::<live::SchedulerSpec>(alone.as_any())
+                    .is_err()
+                    .then(|| k.to_string())
+            });
+            ConfigError::new_err(match key {
+                Some(key) => format!("{key}: {e}"),
+                None => format!("scheduler settings: {e}"),
             })
-            .transpose()?;
-        let (heuristic, pruner) =
-            live::variants::resolve(&mapper, table.as_ref()).map_err(ConfigError::new_err)?;
-        let drop_model: pmf::DropModel = toml::Value::String(drop_model.to_owned())
-            .try_into()
-            .map_err(|e| ConfigError::new_err(format!("drop_model: {e}")))?;
-        let config = live::SchedulerConfig {
-            heuristic,
-            pruner,
-            queue_size,
-            drop_model,
-            pct_epsilon,
-            resolution,
-        };
+        })?;
+        let config = spec.resolve().map_err(ConfigError::new_err)?;
         live::Scheduler::new(pet.0.clone(), config)
             .map(|s| PyScheduler(Mutex::new(s)))
             .map_err(live_error)

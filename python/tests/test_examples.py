@@ -44,3 +44,12 @@ def test_the_dispatcher_runs_real_processes_and_its_checks_hold(tmp_path: Path) 
     assert p.returncode == 0, p.stdout + p.stderr
     assert "checks: ok" in p.stdout, p.stdout
     assert "robustness" in p.stdout
+
+
+def test_the_dask_pool_beats_plain_dask_submission(tmp_path: Path) -> None:
+    import pytest
+
+    pytest.importorskip("distributed", reason="the dask extra: pip install ./python[dask]")
+    p = run([str(EXAMPLES / "dask_pool.py"), "--tasks", "120", "--rate", "45"], tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "on time: scheduler" in p.stdout and "plain Dask" in p.stdout, p.stdout

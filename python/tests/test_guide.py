@@ -1,5 +1,6 @@
-"""The user guide's chapter "Python" (docs/guide/src/python.md): its python blocks run, in
-order, in one namespace, in a temporary folder (the Rust guide test runs the other blocks)."""
+"""The user guide's chapters "Python" (docs/guide/src/python.md) and "Pruning on a Dask
+cluster" (dask.md): their python blocks run, in order, in one namespace per chapter, in a
+temporary folder (the Rust guide test runs the other blocks)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from conftest import ROOT
 
 CHAPTER = ROOT / "docs" / "guide" / "src" / "python.md"
+DASK = ROOT / "docs" / "guide" / "src" / "dask.md"
 
 
 def blocks(text: str) -> "list[str]":
@@ -33,3 +35,24 @@ def test_every_python_block_of_the_chapter_runs(
         except Exception as e:  # pragma: no cover - the failure is the message
             raise AssertionError(f"python block {i + 1} of {CHAPTER} failed: {e!r}") from e
     assert os.path.exists(tmp_path / "results" / "rates.csv")
+
+
+def test_every_python_block_of_the_dask_chapter_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("distributed", reason="the dask extra: pip install ./python[dask]")
+    monkeypatch.chdir(tmp_path)
+    namespace: dict = {"__name__": "guide_dask"}
+    codes = blocks(DASK.read_text())
+    assert len(codes) >= 3
+    try:
+        for i, code in enumerate(codes):
+            try:
+                exec(compile(code, f"{DASK.name}, python block {i + 1}", "exec"), namespace)
+            except Exception as e:  # pragma: no cover - the failure is the message
+                raise AssertionError(f"python block {i + 1} of {DASK} failed: {e!r}") from e
+    finally:
+        for name in ("ds", "client", "cluster"):
+            if name in namespace:
+                namespace[name].close()
+    assert namespace["ds"].counts()["submitted"] == 7

@@ -140,8 +140,9 @@ fn states_a_measurement(comment: &str) -> bool {
         let number = p[0].trim_start_matches(['~', '<', '>', '=']);
         let numeric = number.chars().next().is_some_and(|c| c.is_ascii_digit())
             && number.chars().all(|c| c.is_ascii_digit() || c == '.');
-        numeric && matches!(p[1], "µs" | "us" | "ms" | "ns" | "m" | "g" | "k")
-            || numeric && p[1].starts_with("instructions")
+        numeric
+            && (matches!(p[1], "µs" | "us" | "ms" | "ns" | "m" | "g" | "k")
+                || p[1].starts_with("instructions"))
     });
     measured && amount
 }

@@ -44,10 +44,12 @@
 //! dispatcher observed are kept for it with [`Scheduler::record_samples`] and taken with
 //! [`Scheduler::drain_samples`].
 
+mod config;
 mod scheduler;
 pub mod system;
 pub mod variants;
 
+pub use config::{HeuristicSpec, SchedulerSpec};
 pub use heuristics::HeuristicConfig;
 pub use learn::Options as LearnOptions;
 pub use model::Outcome;

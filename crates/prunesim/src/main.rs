@@ -38,8 +38,9 @@ enum Command {
     /// whether every file was reproduced bit for bit, or which differ (an error).
     Rerun(RerunArgs),
     /// Write the interactive HTML report of a run folder (what `run --out DIR` wrote; with
-    /// its traces when the run was traced) to DIR/report.html: one self-contained file that
-    /// opens offline in a browser (user guide: Outputs and traces).
+    /// its traces when the run was traced), or of a sweep's output folder (the figure with
+    /// every point linked to its trials and traced timelines), to DIR/report.html: one
+    /// self-contained file that opens offline in a browser (user guide: Outputs and traces).
     Report(ReportArgs),
     /// Run sweep files (every figure in experiments/, or your own): points and trials in
     /// parallel, resumed from the point files of an earlier run; writes OUT/<id>.csv, the
@@ -168,12 +169,14 @@ struct RunArgs {
 
 #[derive(clap::Args, Debug)]
 struct ReportArgs {
-    /// The folder a `run --out` wrote.
+    /// The folder a `run --out` or a `sweep --out` wrote (or a traced sweep point's folder,
+    /// OUT/<id>.trace/<point>: its sweep's report).
     dir: PathBuf,
     /// Write the report here instead of DIR/report.html.
     #[arg(long, value_name = "FILE")]
     output: Option<PathBuf>,
-    /// Also draw each traced trial's timeline figure, DIR/trace/timeline-<k>.svg and .png.
+    /// Also draw each traced trial's timeline figure, DIR/trace/timeline-<k>.svg and .png
+    /// (a run's folder).
     #[arg(long)]
     timelines: bool,
 }
@@ -841,6 +844,20 @@ fn draw_timelines(dir: &Path, jobs: usize) -> Result<()> {
 
 /// `prunesim report DIR`, and `run --report`: the HTML report of a run folder.
 fn write_report(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
+    // A traced point of a sweep: the report of its sweep, at the point's section.
+    if !dir.join("summary.json").exists() {
+        if let Some((sweep_dir, anchor)) = report::sweep::point_folder(dir) {
+            let out = write_sweep_report(&sweep_dir, output)?;
+            eprintln!("the point: {}#{anchor}", out.display());
+            return Ok(out);
+        }
+        if !report::sweep::sweep_ids(dir)
+            .with_context(|| format!("the report of {}", dir.display()))?
+            .is_empty()
+        {
+            return write_sweep_report(dir, output);
+        }
+    }
     let out = output.map_or_else(|| dir.join(report::html::REPORT_FILE), Path::to_path_buf);
     let stats = report::html::write_report(dir, &out)
         .with_context(|| format!("the report of {}", dir.display()))?;
@@ -856,6 +873,22 @@ fn write_report(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
         out.display(),
         stats.trials,
         stats.tasks,
+        stats.bytes as f64 / 1e6
+    );
+    Ok(out)
+}
+
+/// The report of a sweep's output folder (every sweep in it), DIR/report.html by default.
+fn write_sweep_report(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
+    let out = output.map_or_else(|| dir.join(report::html::REPORT_FILE), Path::to_path_buf);
+    let stats = report::sweep::write_sweep_report(dir, &out)
+        .with_context(|| format!("the report of the sweeps in {}", dir.display()))?;
+    eprintln!(
+        "report: {} (sweeps {}: {} points, {} timelines, {:.1} MB)",
+        out.display(),
+        stats.sweeps.join(", "),
+        stats.points,
+        stats.timelines,
         stats.bytes as f64 / 1e6
     );
     Ok(out)

@@ -672,3 +672,33 @@ fn pct_epsilon_is_labelled_and_checked() {
         "{stderr}"
     );
 }
+
+/// The help a user of the installed binary reads points at chapters of the user guide, never
+/// at files of the repository, which the binary's user may not have.
+#[test]
+fn the_help_points_at_the_guide_not_at_repository_files() {
+    for sub in [
+        &[][..],
+        &["run"],
+        &["rerun"],
+        &["report"],
+        &["sweep"],
+        &["new-policy"],
+        &["metrics"],
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_prunesim"))
+            .args(sub)
+            .arg("--help")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{sub:?}");
+        let help = String::from_utf8_lossy(&out.stdout);
+        for line in help.lines() {
+            assert!(
+                !line.contains("docs/") && !line.contains(".md"),
+                "prunesim {} --help names a repository file: {line}",
+                sub.join(" ")
+            );
+        }
+    }
+}

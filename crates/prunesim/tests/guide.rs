@@ -62,6 +62,32 @@ fn expand(path: &Path) -> String {
             Some(file) if !file.contains(':') => {
                 out.push_str(&expand(&path.parent().unwrap().join(file.trim())));
             }
+            // A Markdown file's anchored part (`file.md:name`: the lines between the
+            // `ANCHOR: name` and `ANCHOR_END: name` markers), as mdBook includes it.
+            Some(file)
+                if file
+                    .trim()
+                    .split(':')
+                    .next()
+                    .is_some_and(|f| f.ends_with(".md")) =>
+            {
+                let (file, name) = file.trim().split_once(':').unwrap();
+                let whole = expand(&path.parent().unwrap().join(file));
+                let (start, end) = (format!("ANCHOR: {name}"), format!("ANCHOR_END: {name}"));
+                let part: Vec<&str> = whole
+                    .lines()
+                    .skip_while(|l| !l.contains(&start))
+                    .skip(1)
+                    .take_while(|l| !l.contains(&end))
+                    .collect();
+                assert!(
+                    !part.is_empty(),
+                    "{}: no anchor {name} in {file}",
+                    path.display()
+                );
+                out.push_str(&part.join("\n"));
+                out.push('\n');
+            }
             _ => {
                 out.push_str(line);
                 out.push('\n');

@@ -221,7 +221,7 @@ fn script_safe(json: &str) -> String {
     json.replace('<', "\\u003c")
 }
 
-fn html_escape(s: &str) -> String {
+pub(crate) fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")

@@ -6,12 +6,15 @@
 //! * [`html`]: the interactive report of a run folder, one self-contained HTML file (the
 //!   summary with each measure's definition, the timeline with zoom, pan and a tooltip per
 //!   task, robustness and the oversubscription level over time, outcomes per task type);
+//! * [`sweep`]: the report of a sweep's output folder, one HTML page whose figure's points
+//!   link to each point's trials and traced timelines;
 //! * [`render`]: SVG to PNG with an embedded DejaVu Sans (no system font needed).
 //!
 //! The timeline and the PNG rendering are figures like the sweeps' and can move with them.
 
 pub mod html;
 pub mod render;
+pub mod sweep;
 pub mod timeline;
 
 use std::path::{Path, PathBuf};

@@ -284,10 +284,10 @@ impl Timeline {
 
     fn draw(&self, svg: &mut String) -> Result<(), String> {
         let m = self.machines.len().max(1);
-        let row = (640 / m).clamp(9, 44) as u32;
-        let legend_h = 56u32;
-        let height = 70 + 60 + legend_h + row * m as u32;
+        let (row, every) = row_height(m);
         let width = 1200u32;
+        let legend_h = legend_height(&self.legend_items(), width);
+        let height = 70 + 60 + legend_h + row * m as u32;
         let root = SVGBackend::with_string(svg, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| e.to_string())?;
         let (plot, legend) = root.split_vertically(height - legend_h);
@@ -299,18 +299,19 @@ impl Timeline {
             .y_label_area_size(90)
             .build_cartesian_2d(self.t0 as f64..self.t1 as f64, -0.5f64..(m as f64 - 0.5))
             .map_err(|e| e.to_string())?;
-        let labels = if m <= 32 { m } else { 17 };
         chart
             .configure_mesh()
             .disable_y_mesh()
-            .y_labels(labels)
+            .y_labels(m)
             .y_label_formatter(&|v| {
                 let i = v.round();
                 if (v - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < names.len() {
-                    names[names.len() - 1 - i as usize].clone()
-                } else {
-                    String::new()
+                    let machine = names.len() - 1 - i as usize;
+                    if machine % every == 0 {
+                        return names[machine].clone();
+                    }
                 }
+                String::new()
             })
             .x_label_formatter(&|v| format!("{v:.0}"))
             .x_desc("time (time units of the experiment)")
@@ -395,37 +396,22 @@ impl Timeline {
         Ok(())
     }
 
-    fn draw_legend<DB: DrawingBackend>(
-        &self,
-        area: &DrawingArea<DB, plotters::coord::Shift>,
-    ) -> Result<(), String> {
-        let style = (FONT, 13).into_font().color(&BLACK);
-        let mut x = 100;
-        let y = 18;
-        for o in BAR_OUTCOMES {
-            area.draw(&Rectangle::new(
-                [(x, y - 6), (x + 18, y + 6)],
-                rgb(o).filled(),
-            ))
-            .map_err(|e| e.to_string())?;
-            let text = o.name().replace('_', " ");
-            area.draw(&Text::new(text.clone(), (x + 24, y - 7), style.clone()))
-                .map_err(|e| e.to_string())?;
-            x += 36 + 7 * text.len() as i32;
-        }
-        area.draw(&Cross::new((x + 8, y), 5, DROP.stroke_width(2)))
-            .map_err(|e| e.to_string())?;
-        area.draw(&Text::new("dropped", (x + 20, y - 7), style.clone()))
-            .map_err(|e| e.to_string())?;
-        x += 90;
-        area.draw(&TriangleMarker::new((x + 8, y), 5, EXPIRY.filled()))
-            .map_err(|e| e.to_string())?;
-        area.draw(&Text::new("expired", (x + 20, y - 7), style.clone()))
-            .map_err(|e| e.to_string())?;
-        x += 90;
+    /// The legend's entries in order: each outcome's swatch, the drop and expiry marks, and
+    /// the note of what is (not) drawn.
+    fn legend_items(&self) -> Vec<LegendItem> {
+        let mut items: Vec<LegendItem> = BAR_OUTCOMES
+            .iter()
+            .map(|&o| LegendItem::Outcome(o, o.name().replace('_', " ")))
+            .collect();
+        items.push(LegendItem::Dropped);
+        items.push(LegendItem::Expired);
         let mut note = format!("{} executed", self.executed);
         if self.never_mapped > 0 {
             note.push_str(&format!(", {} never mapped (not drawn)", self.never_mapped));
+        }
+        let (_, every) = row_height(self.machines.len().max(1));
+        if every > 1 {
+            note.push_str(&format!("; every {every}th machine labelled"));
         }
         if let Some(s) = &self.slices {
             note.push_str(&format!(
@@ -433,9 +419,122 @@ impl Timeline {
                 s.width
             ));
         }
-        area.draw(&Text::new(note, (x + 10, y - 7), style))
-            .map_err(|e| e.to_string())?;
+        items.push(LegendItem::Note(note));
+        items
+    }
+
+    fn draw_legend<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, plotters::coord::Shift>,
+    ) -> Result<(), String> {
+        let style = (FONT, 13).into_font().color(&BLACK);
+        let width = area.dim_in_pixel().0;
+        for (item, (x, y)) in self
+            .legend_items()
+            .iter()
+            .zip(legend_layout(&self.legend_items(), width))
+        {
+            match item {
+                LegendItem::Outcome(o, text) => {
+                    area.draw(&Rectangle::new(
+                        [(x, y - 6), (x + 18, y + 6)],
+                        rgb(*o).filled(),
+                    ))
+                    .map_err(|e| e.to_string())?;
+                    area.draw(&Text::new(text.clone(), (x + 24, y - 7), style.clone()))
+                        .map_err(|e| e.to_string())?;
+                }
+                LegendItem::Dropped => {
+                    area.draw(&Cross::new((x + 8, y), 5, DROP.stroke_width(2)))
+                        .map_err(|e| e.to_string())?;
+                    area.draw(&Text::new("dropped", (x + 20, y - 7), style.clone()))
+                        .map_err(|e| e.to_string())?;
+                }
+                LegendItem::Expired => {
+                    area.draw(&TriangleMarker::new((x + 8, y), 5, EXPIRY.filled()))
+                        .map_err(|e| e.to_string())?;
+                    area.draw(&Text::new("expired", (x + 20, y - 7), style.clone()))
+                        .map_err(|e| e.to_string())?;
+                }
+                LegendItem::Note(note) => {
+                    area.draw(&Text::new(note.clone(), (x, y - 7), style.clone()))
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+        }
         Ok(())
+    }
+}
+
+/// One entry of a timeline's legend.
+enum LegendItem {
+    /// A bar colour and its outcome's name.
+    Outcome(Outcome, String),
+    /// The cross of a drop.
+    Dropped,
+    /// The triangle of an expiry.
+    Expired,
+    /// Plain text.
+    Note(String),
+}
+
+/// Pixels per character of the legend's 13-point font (an upper estimate, so that a line
+/// never runs past the picture).
+const LEGEND_CHAR: i32 = 8;
+/// The legend's left margin, line height and the room below its last line, in pixels.
+const LEGEND_LEFT: i32 = 100;
+const LEGEND_LINE: i32 = 22;
+const LEGEND_PAD: i32 = 12;
+
+impl LegendItem {
+    /// The item's width in pixels, with the gap after it.
+    fn width(&self) -> i32 {
+        let chars = |t: &str| LEGEND_CHAR * t.chars().count() as i32;
+        match self {
+            LegendItem::Outcome(_, text) => 36 + chars(text),
+            LegendItem::Dropped | LegendItem::Expired => 90,
+            LegendItem::Note(text) => 20 + chars(text),
+        }
+    }
+}
+
+/// Where each legend item starts, `(x, y)` of its centre line: items fill a line from the
+/// left margin and wrap to the next when they would run past `width` (an item wider than a
+/// line gets a line of its own).
+fn legend_layout(items: &[LegendItem], width: u32) -> Vec<(i32, i32)> {
+    let right = width as i32 - 20;
+    let (mut x, mut y) = (LEGEND_LEFT, 18);
+    items
+        .iter()
+        .map(|item| {
+            if x > LEGEND_LEFT && x + item.width() > right {
+                x = LEGEND_LEFT;
+                y += LEGEND_LINE;
+            }
+            let at = (x, y);
+            x += item.width();
+            at
+        })
+        .collect()
+}
+
+/// The legend's height: its lines and the room below.
+fn legend_height(items: &[LegendItem], width: u32) -> u32 {
+    let last = legend_layout(items, width).last().map_or(18, |&(_, y)| y);
+    (last + LEGEND_LINE / 2 + LEGEND_PAD + 8) as u32
+}
+
+/// A machine row's height in pixels, and which machines are labelled (every `every`-th,
+/// from machine 0): every machine while a row fits a 12-point label (up to 128 machines,
+/// the picture growing with them), then rows of at least 2 pixels with every `every`-th
+/// machine labelled so that labels never overlap.
+fn row_height(machines: usize) -> (u32, usize) {
+    let m = machines.max(1);
+    if m <= 128 {
+        ((640 / m).clamp(12, 44) as u32, 1)
+    } else {
+        let row = (1536 / m).max(2);
+        (row as u32, 12usize.div_ceil(row))
     }
 }
 
@@ -516,5 +615,50 @@ mod tests {
             .sum();
         assert!((total - n as f64).abs() < 1e-3 * n as f64, "{total}");
         assert!(t.svg().unwrap().len() < 2_000_000);
+    }
+
+    /// At 64 machines every machine is labelled, and the legend's lines (a long note of a
+    /// sliced timeline too) stay inside the picture's width.
+    #[test]
+    fn every_machine_is_labelled_and_the_legend_wraps_inside_the_picture() {
+        let names: Vec<String> = (0..64).map(|j| format!("gpu-{j}")).collect();
+        let n = MAX_BARS + 1;
+        let rows: Vec<TaskRow> = (0..n)
+            .map(|i| {
+                row(
+                    i,
+                    Some(i % 64),
+                    Some(i as i64),
+                    i as i64 + 3,
+                    Outcome::OnTime,
+                )
+            })
+            .collect();
+        let t = Timeline::from_rows("t".into(), names.clone(), &rows);
+        assert!(t.slices.is_some());
+        let svg = t.svg().unwrap();
+        for name in &names {
+            assert!(
+                svg.contains(&format!(">\n{name}\n<")),
+                "{name} is not labelled"
+            );
+        }
+        let items = t.legend_items();
+        let layout = legend_layout(&items, 1200);
+        assert!(
+            layout.iter().map(|&(_, y)| y).max() > Some(18),
+            "one line: {layout:?}"
+        );
+        for (item, (x, _)) in items.iter().zip(&layout) {
+            assert!(
+                x + item.width() <= 1200 || *x == LEGEND_LEFT,
+                "{x} + {}",
+                item.width()
+            );
+        }
+        // Beyond 128 machines every k-th is labelled, the rows never shorter than 2 pixels.
+        assert_eq!(row_height(64), (12, 1));
+        let (row, every) = row_height(1024);
+        assert!(row >= 2 && every as u32 * row >= 12, "{row} {every}");
     }
 }

@@ -1,0 +1,296 @@
+"""prunesim.dask on a real LocalCluster: worker processes of two machine types, real tasks with
+deadlines, an overloaded arrival rate, a worker killed and one joining, a task that raises,
+and the client interrupted. Needs the ``dask`` extra (``pip install ./python[dask]``; CI
+installs it)."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+import signal
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any, Dict, Iterator
+
+import pytest
+
+from conftest import ROOT
+
+distributed = pytest.importorskip(
+    "distributed", reason="prunesim.dask needs the dask extra: pip install ./python[dask]"
+)
+
+import prunesim  # noqa: E402
+from prunesim.dask import (  # noqa: E402
+    DROPS,
+    DaskScheduler,
+    TaskDropped,
+    WorkerLost,
+    workers_by_resource,
+)
+
+sys.path.insert(0, str(ROOT / "python" / "examples"))
+import dask_pool  # noqa: E402
+
+# Four worker processes of two machine types (LocalCluster names them 0..3); a fifth, "4",
+# is mapped but not started: it joins in one test.
+TYPES = {"0": "fast", "1": "fast", "2": "slow", "3": "slow"}
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(
+        n_workers=4, threads_per_worker=1, processes=True, dashboard_address=None
+    ) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def client(cluster: Any) -> Iterator[Any]:
+    from dask.distributed import Client
+
+    with Client(cluster) as c:
+        yield c
+
+
+def address(client: Any, name: str, timeout: float = 30.0) -> str:
+    limit = time.monotonic() + timeout
+    while time.monotonic() < limit:
+        for addr, w in client.scheduler_info()["workers"].items():
+            if str(w["name"]) == name:
+                return addr
+        time.sleep(0.1)
+    raise AssertionError(f"worker {name} is not in the cluster")
+
+
+def executing(client: Any) -> Dict[str, int]:
+    """How many tasks each worker is executing now."""
+    return client.run(lambda dask_worker: len(dask_worker.state.executing))
+
+
+def wait_idle(client: Any, timeout: float = 10.0) -> None:
+    limit = time.monotonic() + timeout
+    while any(executing(client).values()) and time.monotonic() < limit:
+        time.sleep(0.05)
+
+
+def test_an_overloaded_pool_ends_every_task_once_beats_plain_dask_and_survives_a_kill(
+    client: Any, tmp_path: Path
+) -> None:
+    wait_idle(client)
+    plan = dask_pool.arrivals(300, 45.0, seed=3)  # the pool serves about 25 a second
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    killed: Dict[str, Any] = {"down": set()}
+
+    def during(i: int, ds: DaskScheduler) -> None:
+        killed["down"].update(ds.down)
+        if i == 100:  # a worker process killed mid-run (its nanny starts a new one)
+            addr = address(client, "3")
+            pid = client.run(os.getpid, workers=[addr])[addr]
+            killed["at"] = time.time()
+            os.kill(pid, signal.SIGKILL)
+
+    ds, futures = dask_pool.run_scheduler(client, plan, TYPES, marks=str(marks), during=during)
+    # Nothing of it runs on the workers any more.
+    assert not any(executing(client).values())
+
+    # Every task ended exactly once, and its future says how.
+    df = ds.tasks()
+    assert len(df) == len(plan) and df["task"].is_unique
+    assert df["outcome"].notna().all(), df[df["outcome"].isna()]
+    assert set(df["outcome"]) <= {"on_time", "late", "dropped", "failed"}
+    assert all(f.done() for f in futures)
+    for f, outcome, reason in zip(futures, df["outcome"], df["reason"]):
+        if outcome in ("on_time", "late"):
+            assert f.result() > 0
+        elif outcome == "dropped":
+            assert isinstance(f.exception(), TaskDropped) and f.exception().reason == reason
+        else:
+            assert f.exception() is not None
+
+    # The counts are the scheduler's own.
+    counts = ds.counts()
+    by = Counter(df["outcome"])
+    assert counts["submitted"] == len(plan)
+    assert by["on_time"] == counts["on_time"] and by["late"] == counts["late"]
+    assert by["failed"] == counts["failed"]
+    assert by["dropped"] == sum(counts[d] for d in DROPS)
+    assert by["dropped"] > 0  # the load is one where pruning matters
+
+    # No task started after it was reported dropped: the worker wrote each start.
+    # (Rows are in submission order, the marks' names.)
+    started = {int(p.name): float(p.read_text()) for p in marks.iterdir()}
+    for i, row in enumerate(df.itertuples()):
+        if row.outcome == "dropped" and i in started:
+            assert started[i] <= row.dropped_at, row
+        if row.started is None or row.started != row.started:  # never sent to Dask
+            assert i not in started, row
+
+    # The killed worker's tasks failed; the run went on without it and it came back.
+    failed = df[df["outcome"] == "failed"]
+    assert len(failed) >= 1, "the killed worker was executing a task"
+    assert set(failed["worker"]) == {"3"}, failed
+    assert failed["reason"].notna().all()  # WorkerLost, KilledWorker, ...: what Dask said
+    assert not (df["ended"].isna()).any()
+    assert "3" in killed["down"] or set(failed["reason"]) == {"WorkerLost"}
+    assert set(df.loc[len(plan) - 50:, "outcome"]) != {"failed"}
+
+    # The statistics.
+    per_type = ds.stats("task_type")
+    assert list(per_type.index) == ["a", "b"] and per_type["tasks"].sum() == len(plan)
+    per_worker = ds.stats("worker")
+    assert {"0", "1", "2", "3"} <= set(per_worker.index)
+    assert list(per_worker.columns) == [
+        "tasks", "on_time", "late", "dropped", "failed", "open", "deferred", "robustness"
+    ]
+    summary = ds.summary()
+    assert summary["counted"] == len(plan) and summary["on_time"] == counts["on_time"]
+    assert summary["robustness"] == pytest.approx(100.0 * counts["on_time"] / len(plan))
+    assert summary["n_failed"] == len(failed)
+
+    # Plain Dask submission of the same arrivals on the same workers meets fewer deadlines.
+    wait_idle(client)
+    address(client, "3")
+    plain = dask_pool.run_plain(client, plan, TYPES)
+    print(f"on time: scheduler {summary['robustness']:.1f}%, plain Dask "
+          f"{100.0 * plain['on_time'] / len(plan):.1f}%")
+    assert counts["on_time"] > plain["on_time"]
+
+
+def boom(x: int) -> int:
+    if x == 3:
+        raise ValueError("task 3 fails")
+    time.sleep(0.01)
+    return x
+
+
+def test_a_task_that_raises_fails_and_the_others_go_on(client: Any) -> None:
+    wait_idle(client)
+    with DaskScheduler(client, dask_pool.make_pet(), TYPES, resolution=0.01) as ds:
+        futures = [ds.submit(boom, x, task_type="a", deadline=30.0) for x in range(8)]
+        assert ds.wait(timeout=60)
+    with pytest.raises(ValueError, match="task 3 fails"):
+        futures[3].result()
+    assert [f.result() for i, f in enumerate(futures) if i != 3] == [0, 1, 2, 4, 5, 6, 7]
+    df = ds.tasks()
+    assert df.loc[3, "outcome"] == "failed" and df.loc[3, "reason"] == "ValueError"
+    assert ds.counts()["failed"] == 1 and ds.counts()["on_time"] == 7
+    with pytest.raises(ValueError, match="unknown task type"):
+        DaskScheduler(client, dask_pool.make_pet(), TYPES).submit(boom, 1, task_type="c",
+                                                                  deadline=1.0)
+    with pytest.raises(ValueError, match="machine type"):
+        DaskScheduler(client, dask_pool.make_pet(), {"0": "medium"})
+
+
+def nap(seconds: float, marks: str, tag: int) -> int:
+    Path(marks, str(tag)).write_text(repr(time.time()))
+    time.sleep(seconds)
+    return tag
+
+
+def test_an_interrupted_client_cancels_what_is_outstanding(client: Any, tmp_path: Path) -> None:
+    wait_idle(client)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    futures = []
+    with pytest.raises(KeyboardInterrupt):
+        with DaskScheduler(client, dask_pool.make_pet(), TYPES, resolution=0.01) as ds:
+            for k in range(40):
+                futures.append(ds.submit(nap, 0.3, str(marks), k, task_type="a", deadline=60.0))
+            time.sleep(0.5)
+            raise KeyboardInterrupt  # Ctrl-C
+    closed = time.time()
+    # Nothing of it runs on the workers, and nothing starts later.
+    assert not any(executing(client).values())
+    time.sleep(0.3)
+    starts = {int(p.name): float(p.read_text()) for p in marks.iterdir()}
+    assert starts and max(starts.values()) < closed
+    assert len(starts) < len(futures)
+    # Every task ended: the ones that had not run are cancelled.
+    assert all(f.done() for f in futures)
+    cancelled = [f for f in futures if f.cancelled()]
+    assert len(cancelled) >= len(futures) - len(starts)
+    counts = ds.counts()
+    ended = counts["failed"] + counts["on_time"] + counts["late"] + sum(counts[d] for d in DROPS)
+    assert ended == counts["submitted"] == len(futures)
+    assert ds.tasks()["outcome"].notna().all()
+    with pytest.raises(RuntimeError, match="closed"):
+        ds.submit(nap, 0.1, str(marks), 99, task_type="a", deadline=1.0)
+
+
+def test_a_worker_that_joins_takes_tasks(cluster: Any, client: Any) -> None:
+    wait_idle(client)
+    # Worker "4" (slow, where type b is quick) is mapped before it exists: it is down.
+    types = {"0": "fast", "4": "slow"}
+    with DaskScheduler(client, dask_pool.make_pet(), types, resolution=0.01) as ds:
+        assert ds.down == ["4"]
+        before = [ds.submit(time.sleep, 0.02, task_type="b", deadline=30.0) for _ in range(5)]
+        assert ds.wait(timeout=60)
+        cluster.scale(5)
+        address(client, "4", timeout=60)
+        limit = time.monotonic() + 10
+        while ds.down and time.monotonic() < limit:
+            time.sleep(0.05)
+        assert ds.down == []
+        after = [ds.submit(time.sleep, 0.02, task_type="b", deadline=30.0) for _ in range(5)]
+        assert ds.wait(timeout=60)
+    df = ds.tasks()
+    assert set(df["worker"][: len(before)]) == {"0"}
+    assert "4" in set(df["worker"][len(before):])
+    assert all(f.exception() is None for f in before + after)
+    cluster.scale(4)
+
+
+def test_a_dropped_future_raises_task_dropped(client: Any) -> None:
+    wait_idle(client)
+    with DaskScheduler(client, dask_pool.make_pet(), TYPES, resolution=0.01) as ds:
+        # Due before any worker could run it: dropped, never sent.
+        f = ds.submit(time.sleep, 0.01, task_type="a", deadline=0.001)
+        with pytest.raises(TaskDropped):
+            f.result(timeout=30)
+    assert isinstance(f.exception(), concurrent.futures.CancelledError)
+    assert ds.tasks().loc[0, "outcome"] == "dropped" and ds.tasks().loc[0, "started"] is None
+    assert prunesim.dask.DaskScheduler is DaskScheduler
+    _ = WorkerLost
+
+
+def test_workers_are_mapped_by_their_resources(client: Any) -> None:
+    info = {
+        "tcp://a": {"name": "gpu-0", "resources": {"GPU": 1}},
+        "tcp://b": {"name": "cpu-0", "resources": {"CPU": 4}},
+        "tcp://c": {"name": "both", "resources": {"GPU": 1, "CPU": 1}},
+        "tcp://d": {"name": "none", "resources": {}},
+    }
+    assert workers_by_resource(info, {"GPU": "fast", "CPU": "slow"}) == {
+        "both": "fast", "cpu-0": "slow", "gpu-0": "fast"
+    }
+    with pytest.raises(ValueError, match="no worker has"):
+        DaskScheduler.from_resources(client, dask_pool.make_pet(), {"GPU": "fast"})
+
+
+def test_under_drop_model_all_an_executing_task_is_dropped_at_its_deadline(
+    client: Any, tmp_path: Path
+) -> None:
+    wait_idle(client)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    with DaskScheduler(
+        client, dask_pool.make_pet(), {"0": "fast"}, resolution=0.01, drop_model="all"
+    ) as ds:
+        # The PET says 0.1 s; it runs 1 s: dropped while executing, at its deadline.
+        f = ds.submit(nap, 1.0, str(marks), 0, task_type="a", deadline=0.4)
+        with pytest.raises(TaskDropped) as e:
+            f.result(timeout=30)
+        dropped = time.time()
+    assert e.value.reason == "expired_executing"
+    row = ds.tasks().iloc[0]
+    assert row["outcome"] == "dropped" and row["started"] is not None
+    assert float((marks / "0").read_text()) <= row["dropped_at"] <= dropped
+    # Dask could not stop the function; close() returned once it had.
+    assert not any(executing(client).values())
+    assert ds.counts()["expired_executing"] == 1
