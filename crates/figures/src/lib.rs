@@ -318,7 +318,8 @@ fn marker<C, DB: DrawingBackend>(
     EmptyElement::at(at) + Polygon::new(pts, fill) + PathElement::new(closed, outline)
 }
 
-const FONT: &str = "DejaVu Sans";
+/// The font family the figures name: DejaVu Sans, embedded, the one font [`png`] knows.
+pub const FONT: &str = "DejaVu Sans";
 
 fn y_range(fig: &Figure) -> (f64, f64) {
     let hi = fig
@@ -678,14 +679,14 @@ fn draw_bands<DB: DrawingBackend>(
 
 /// Rasterises an SVG ([`svg`]) and encodes it as an 8-bit RGBA PNG, compressed with the `png`
 /// crate's fast level (a DEFLATE specialised for PNG: several times faster than tiny-skia's
-/// default level, for files a little larger).
+/// default level, for files a little larger). Any SVG that names [`FONT`] renders the same
+/// on every host: the sweeps' figures and the report's timelines.
 pub fn png(svg: &str) -> Result<Vec<u8>, FigureError> {
-    let mut opt = resvg::usvg::Options {
+    let opt = resvg::usvg::Options {
         font_family: FONT.to_string(),
+        fontdb: fonts(),
         ..Default::default()
     };
-    opt.fontdb_mut()
-        .load_font_data(dejavu::sans::regular().to_vec());
     let tree =
         resvg::usvg::Tree::from_str(svg, &opt).map_err(|e| FigureError::Svg(e.to_string()))?;
     let size = tree.size().to_int_size();
@@ -715,6 +716,19 @@ pub fn png(svg: &str) -> Result<Vec<u8>, FigureError> {
         writer.finish().map_err(png_error)?;
     }
     Ok(bytes)
+}
+
+/// The embedded DejaVu Sans, parsed once per process.
+fn fonts() -> std::sync::Arc<resvg::usvg::fontdb::Database> {
+    static FONTS: std::sync::OnceLock<std::sync::Arc<resvg::usvg::fontdb::Database>> =
+        std::sync::OnceLock::new();
+    FONTS
+        .get_or_init(|| {
+            let mut db = resvg::usvg::fontdb::Database::new();
+            db.load_font_data(dejavu::sans::regular().to_vec());
+            std::sync::Arc::new(db)
+        })
+        .clone()
 }
 
 /// Minimum, first quartile, median, third quartile and maximum of sorted values (linear

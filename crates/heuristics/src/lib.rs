@@ -16,6 +16,7 @@ mod immediate;
 mod named;
 pub mod plan;
 pub mod reference;
+mod registry;
 mod search;
 
 use serde::{Deserialize, Serialize};
@@ -26,6 +27,9 @@ pub use immediate::reference as immediate_reference;
 pub use immediate::{Fcfs, Kpb, MaxRobust, Mct, Met};
 pub use named::{Moc, TwoPhase};
 pub use plan::{Phase1, Phase1Scope, Phase2, Plan};
+pub use registry::{Entry, HEURISTICS, Mode, REGISTRY, is_immediate, parameters_of};
+
+use registry::Params;
 
 use model::{BatchHeuristic, ImmediateHeuristic};
 use pmf::DropModel;
@@ -146,28 +150,6 @@ pub const DEFAULT_ALPHA: f64 = 0.2;
 /// MOC's and MR's default near-best width `epsilon`.
 pub const DEFAULT_EPSILON: f64 = 0.05;
 
-/// The `[mapper]` parameters a base heuristic uses; `None` for an unknown name.
-pub fn parameters_of(name: &str) -> Option<&'static [&'static str]> {
-    Some(match name.to_ascii_uppercase().as_str() {
-        "AUTO" => &["phase1", "depth"],
-        "MM" | "MSD" | "MMU" | "PAM" | "EDF" | "SJF" => &["phase1"],
-        "MOC" => &["phase1", "alpha", "epsilon"],
-        "FCFS" | "MET" | "MEET" | "MCT" | "MECT" => &[],
-        "KPB" => &["k"],
-        "MR" => &["k", "epsilon"],
-        _ => return None,
-    })
-}
-
-/// True when a base heuristic maps in immediate mode; `None` for an unknown name.
-pub fn is_immediate(name: &str) -> Option<bool> {
-    match name.to_ascii_uppercase().as_str() {
-        "AUTO" | "MM" | "MSD" | "MMU" | "PAM" | "EDF" | "SJF" | "MOC" => Some(false),
-        "FCFS" | "MET" | "MEET" | "MCT" | "MECT" | "KPB" | "MR" => Some(true),
-        _ => None,
-    }
-}
-
 /// Why a heuristic could not be built.
 #[derive(Debug, Clone, PartialEq, Error)]
 #[non_exhaustive]
@@ -202,56 +184,6 @@ pub enum HeuristicError {
     },
 }
 
-/// Every base heuristic with a one-line description.
-pub const HEURISTICS: &[(&str, &str)] = &[
-    (
-        "auto",
-        "batch, recommended: MM's two phases with the paper's pruner, committing at most `depth` tasks (default 2) to a machine; a machine that would stay idle takes a deferred task",
-    ),
-    (
-        "MM",
-        "batch: MinCompletion-MinCompletion on expected completion times",
-    ),
-    (
-        "MSD",
-        "batch: MinCompletion-SoonestDeadline, ties by minimum expected completion",
-    ),
-    (
-        "MMU",
-        "batch: MinCompletion-MaxUrgency, U = 1/(deadline - E[C])",
-    ),
-    (
-        "MOC",
-        "batch: Max On-time Completions (JPDC-2016): cull < alpha, best-robustness machine, epsilon shortlist, min completion",
-    ),
-    (
-        "PAM",
-        "batch: Pruning-Aware Mapper: best-robustness machine, defer at the pruner's threshold, min completion",
-    ),
-    (
-        "EDF",
-        "batch, homogeneous: Earliest Deadline First (as MSD)",
-    ),
-    (
-        "SJF",
-        "batch, homogeneous: Shortest Job First on completion time (as MM)",
-    ),
-    (
-        "FCFS",
-        "immediate: first idle machine, else the one expected to free first",
-    ),
-    ("MET", "immediate: minimum expected execution time (MEET)"),
-    ("MCT", "immediate: minimum expected completion time (MECT)"),
-    (
-        "KPB",
-        "immediate: MCT among the k% machines with the best expected execution time",
-    ),
-    (
-        "MR",
-        "immediate: MaxRobust: highest success among the k% best, near-ties by smallest variance",
-    ),
-];
-
 fn check(name: &str, param: &'static str, v: f64, lo_open: bool) -> Result<f64, HeuristicError> {
     let ok = v.is_finite() && v <= 1.0 && if lo_open { v > 0.0 } else { v >= 0.0 };
     if ok {
@@ -269,7 +201,9 @@ fn check(name: &str, param: &'static str, v: f64, lo_open: bool) -> Result<f64, 
 /// Builds the heuristic a config names. `model` picks KPB's and MR's default `k`.
 pub fn build(config: &HeuristicConfig, model: DropModel) -> Result<Mapper, HeuristicError> {
     let name = config.name.to_ascii_uppercase();
-    let uses = parameters_of(&name).ok_or_else(|| HeuristicError::Unknown(config.name.clone()))?;
+    let entry =
+        registry::lookup(&name).ok_or_else(|| HeuristicError::Unknown(config.name.clone()))?;
+    let uses = entry.parameters;
     if let Some(param) = config.set_parameters().find(|p| !uses.contains(p)) {
         return Err(HeuristicError::NotApplicable {
             heuristic: config.name.clone(),
@@ -295,21 +229,11 @@ pub fn build(config: &HeuristicConfig, model: DropModel) -> Result<Mapper, Heuri
             range: "1 or more tasks",
         });
     }
-    let mapper = match name.as_str() {
-        "AUTO" => Mapper::Batch(Box::new(Auto::new(scope, config.depth))),
-        "MM" => Mapper::Batch(Box::new(TwoPhase::mm(scope))),
-        "MSD" => Mapper::Batch(Box::new(TwoPhase::msd(scope))),
-        "MMU" => Mapper::Batch(Box::new(TwoPhase::mmu(scope))),
-        "PAM" => Mapper::Batch(Box::new(TwoPhase::pam(scope))),
-        "EDF" => Mapper::Batch(Box::new(TwoPhase::edf(scope))),
-        "SJF" => Mapper::Batch(Box::new(TwoPhase::sjf(scope))),
-        "MOC" => Mapper::Batch(Box::new(Moc::new(alpha, eps, scope))),
-        "FCFS" => Mapper::Immediate(Box::new(Fcfs)),
-        "MET" | "MEET" => Mapper::Immediate(Box::new(Met)),
-        "MCT" | "MECT" => Mapper::Immediate(Box::new(Mct)),
-        "KPB" => Mapper::Immediate(Box::new(Kpb { k })),
-        "MR" => Mapper::Immediate(Box::new(MaxRobust { k, epsilon: eps })),
-        _ => return Err(HeuristicError::Unknown(config.name.clone())),
-    };
-    Ok(mapper)
+    Ok((entry.build)(&Params {
+        scope,
+        alpha,
+        epsilon: eps,
+        k,
+        depth: config.depth,
+    }))
 }

@@ -167,22 +167,25 @@
 //! assert_eq!(est.observations(0, 0), 3);
 //! ```
 
+mod error;
+mod estimate;
+mod options;
+
 use std::collections::{BTreeMap, VecDeque};
 
-use pmf::kaplan_meier::{KaplanMeier, Sample};
-use pmf::{Pmf, PmfError, Tick};
-use serde::{Deserialize, Serialize};
-use thiserror::Error;
+use pmf::kaplan_meier::Sample;
+use pmf::{Pmf, Tick};
+
+pub use error::LearnError;
+pub use estimate::{MAX_TAIL_TICKS, blend, estimate, median_ratio, optimism, optimistic};
+pub use options::{Censoring, DEFAULT_EXPLORE, Options, Tail};
+
+use estimate::{push_tail, read, stretch, tick_of};
+use options::rebuild_after;
 
 /// The most distinct times a cell records exactly; beyond them a new time is recorded on
 /// its tick (the crate docs, "Cost and memory").
 pub const MAX_KEYS: usize = 4096;
-
-/// The most ticks the geometric tail ([`Tail::Prior`]'s fallback) spans.
-pub const MAX_TAIL_TICKS: usize = 4096;
-
-/// The mass left beyond the geometric tail's last tick, which is put on that tick.
-const TAIL_CUT: f64 = 1e-6;
 
 /// The machine factor is estimated once a machine has this many observations in its window
 /// (or its whole window, when [`Options::machine_window`] is smaller); until then it is 1.
@@ -212,189 +215,6 @@ impl Update {
     pub fn changed(self) -> bool {
         self != Update::Unchanged
     }
-}
-
-/// What censored observations count for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Censoring {
-    /// Kaplan-Meier: a censored time is a lower bound on the execution time.
-    #[default]
-    KaplanMeier,
-    /// The naive estimator: censored observations are discarded, the estimate is the
-    /// empirical distribution of the completions.
-    Ignore,
-}
-
-/// Where the mass beyond the largest observation goes when that observation is censored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Tail {
-    /// On the prior conditioned on exceeding the last observation, else on a geometric
-    /// tail (see the crate docs).
-    #[default]
-    Prior,
-    /// On the last observation itself (Gao, Robert, Vivien, section 5.2): a lower bound.
-    AtLast,
-}
-
-/// How an [`Estimator`] learns.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Options {
-    /// Kaplan-Meier or ignoring censoring.
-    pub censoring: Censoring,
-    /// The model of the censored tail.
-    pub tail: Tail,
-    /// `n0`: the prior weighs as this many observations (>= 0; 0 = the prior only until the
-    /// first observation).
-    pub prior_weight: f64,
-    /// Only the last this many observations of each cell count (>= 1); `None`: all of them
-    /// (kept as counts per distinct time: memory bounded by the times, not the
-    /// observations; a window also keeps its observations, 16 bytes each).
-    pub window: Option<usize>,
-    /// A cell's PMF is rebuilt after every `cadence`-th observation of the cell (>= 1).
-    pub cadence: usize,
-    /// And only once the observations since its last rebuild reach this share of the
-    /// observations it holds (0 to 1; 0 = off): `max(cadence, ceil(share * n))`. Early
-    /// observations, which move the estimate most, each rebuild it; later ones, which move
-    /// it by about `1 / n` each, rebuild it in proportion, so `n` observations cost about
-    /// `ln(n) / share` rebuilds instead of `n / cadence`.
-    pub cadence_share: f64,
-    /// One time-scale factor per machine shared by all its cells, fitted to the ratios of
-    /// the machine's observations to their cells' prior medians (the crate docs, step 4).
-    pub machine_scale: bool,
-    /// The machine factor's window: only the last this many observations of the machine
-    /// count (>= 1; its forgetting).
-    pub machine_window: usize,
-    /// Exploration: a cell holding fewer than this many observations is **explored**
-    /// ([`Estimator::explores`]; the crate docs, step 5): a scheduler's idle machine tries
-    /// a waiting task of such a cell (`live::system::System`, both drivers), and with
-    /// [`Options::optimism`] the cell is also read optimistically. 0 = never; 10 by default.
-    pub explore: usize,
-    /// Optimism in the face of uncertainty: an explored cell is read optimistically
-    /// ([`optimism`], [`optimistic`]; the crate docs, step 5). Off by default.
-    pub optimism: bool,
-    /// Copies learn as one: machines whose priors are identical in every task type are
-    /// learned as one machine ([`Estimator::copies`]; the crate docs, "Copies"). On by
-    /// default.
-    pub pool_copies: bool,
-}
-
-/// The observations since a cell's last rebuild after which it is rebuilt, for a cell
-/// holding `n` ([`Options::cadence`], [`Options::cadence_share`]).
-fn rebuild_after(options: &Options, n: usize) -> usize {
-    let share = (options.cadence_share * n as f64).ceil() as usize;
-    options.cadence.max(share)
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options {
-            censoring: Censoring::KaplanMeier,
-            tail: Tail::Prior,
-            prior_weight: 10.0,
-            window: None,
-            cadence: 1,
-            cadence_share: 0.0,
-            machine_scale: false,
-            machine_window: 50,
-            explore: DEFAULT_EXPLORE,
-            optimism: false,
-            pool_copies: true,
-        }
-    }
-}
-
-/// [`Options::explore`]'s default: a cell is explored until it holds this many observations.
-pub const DEFAULT_EXPLORE: usize = 10;
-
-impl Options {
-    /// The observations below which a cell is read optimistically: [`Options::explore`]
-    /// with [`Options::optimism`], else 0 (never).
-    pub fn optimistic_below(&self) -> usize {
-        if self.optimism { self.explore } else { 0 }
-    }
-
-    /// Checks the values, naming the field that is wrong.
-    pub fn validate(&self) -> Result<(), LearnError> {
-        if !(self.prior_weight.is_finite() && self.prior_weight >= 0.0) {
-            return Err(LearnError::InvalidOption {
-                field: "prior_weight",
-                reason: format!("expected a number >= 0, found {}", self.prior_weight),
-            });
-        }
-        if self.window == Some(0) {
-            return Err(LearnError::InvalidOption {
-                field: "window",
-                reason: "expected at least 1 observation".into(),
-            });
-        }
-        if self.machine_window == 0 {
-            return Err(LearnError::InvalidOption {
-                field: "machine_window",
-                reason: "expected at least 1 observation".into(),
-            });
-        }
-        if !(0.0..=1.0).contains(&self.cadence_share) {
-            return Err(LearnError::InvalidOption {
-                field: "cadence_share",
-                reason: format!(
-                    "expected a number from 0 to 1, found {}",
-                    self.cadence_share
-                ),
-            });
-        }
-        if self.cadence == 0 {
-            return Err(LearnError::InvalidOption {
-                field: "cadence",
-                reason: "expected at least 1 (every observation)".into(),
-            });
-        }
-        Ok(())
-    }
-}
-
-/// What can go wrong.
-#[derive(Debug, Clone, PartialEq, Error)]
-#[non_exhaustive]
-pub enum LearnError {
-    /// The prior does not have one PMF per cell.
-    #[error("the prior has {found} PMFs for {types} task types x {machines} machines")]
-    PriorShape {
-        /// Task types.
-        types: usize,
-        /// Machines.
-        machines: usize,
-        /// PMFs given.
-        found: usize,
-    },
-    /// A task type or machine outside the estimator's shape.
-    #[error("cell (task type {task_type}, machine {machine}) outside {types} x {machines}")]
-    OutOfRange {
-        /// The task type given.
-        task_type: usize,
-        /// The machine given.
-        machine: usize,
-        /// Task types.
-        types: usize,
-        /// Machines.
-        machines: usize,
-    },
-    /// A time that is negative, NaN or infinite.
-    #[error("observed time {0} is not a finite number >= 0")]
-    InvalidTime(f64),
-    /// An option out of its range.
-    #[error("learning option {field}: {reason}")]
-    InvalidOption {
-        /// The option's name.
-        field: &'static str,
-        /// What is wrong.
-        reason: String,
-    },
-    /// A PMF could not be built (a time beyond the tick range).
-    #[error(transparent)]
-    Pmf(#[from] PmfError),
 }
 
 /// The completions and censorings recorded at one time of a cell.
@@ -581,6 +401,22 @@ pub struct Estimator {
 }
 
 impl Estimator {
+    /// An estimator for `types x machines` cells whose prior for task type `t` on machine `m`
+    /// is `prior(t, m)` (from a PET: `|t, m| pet.pmf(t, m).clone()`): [`Estimator::new`] with
+    /// the priors in its row-major order.
+    pub fn with_prior(
+        types: usize,
+        machines: usize,
+        prior: impl Fn(usize, usize) -> Pmf,
+        options: Options,
+    ) -> Result<Self, LearnError> {
+        let cells = (0..types)
+            .flat_map(|t| (0..machines).map(move |m| (t, m)))
+            .map(|(t, m)| prior(t, m))
+            .collect();
+        Estimator::new(types, machines, cells, options)
+    }
+
     /// An estimator for `types x machines` cells; `prior[t * machines + m]` is the prior of
     /// task type `t` on machine `m` (row-major), the PMF of every cell before it observes
     /// anything.
@@ -859,193 +695,10 @@ impl Estimator {
     }
 }
 
-/// The estimate from `samples` alone (Kaplan-Meier with the tail, or the completions'
-/// empirical PMF) with the number of observations it rests on; `None` without any.
-pub fn estimate(
-    samples: &[Sample],
-    prior: &Pmf,
-    options: &Options,
-) -> Result<Option<(Pmf, usize)>, LearnError> {
-    let kept: Vec<Sample>;
-    let samples = match options.censoring {
-        Censoring::KaplanMeier => samples,
-        Censoring::Ignore => {
-            kept = samples.iter().copied().filter(|s| !s.censored).collect();
-            &kept
-        }
-    };
-    if samples.is_empty() {
-        return Ok(None);
-    }
-    let km = KaplanMeier::new(samples)?;
-    let mut pairs: Vec<(Tick, f64)> = Vec::new();
-    for (w, p) in km.completions() {
-        pairs.push((tick_of(w.ceil())?, p));
-    }
-    let rem = km.remainder();
-    if rem > 0.0 {
-        push_tail(&mut pairs, rem, km.last_time(), prior, options, || {
-            (samples.iter().map(|s| s.time).sum(), km.completed_count())
-        })?;
-    }
-    Ok(Some((Pmf::from_weighted_pairs(pairs)?, samples.len())))
-}
-
-/// Appends the mass `rem` that survives the last observation `w` (censored) to `pairs`
-/// ([`Options::tail`]); `totals` gives the sum of the observed times and the completions,
-/// which the geometric tail reads.
-fn push_tail(
-    pairs: &mut Vec<(Tick, f64)>,
-    rem: f64,
-    w: f64,
-    prior: &Pmf,
-    options: &Options,
-    totals: impl FnOnce() -> (f64, usize),
-) -> Result<(), LearnError> {
-    match options.tail {
-        Tail::AtLast => pairs.push((tick_of(w.ceil())?, rem)),
-        Tail::Prior => {
-            let after = tick_of(w.floor())?;
-            if prior.max() > after {
-                let beyond = prior.condition_after(after);
-                pairs.extend(beyond.iter().map(|(t, p)| (t, rem * p)));
-            } else {
-                let (total, completed) = totals();
-                let theta = if completed > 0 {
-                    total / completed as f64
-                } else {
-                    w
-                };
-                pairs.extend(
-                    geometric_tail(after, theta.max(1.0))
-                        .into_iter()
-                        .map(|(t, p)| (t, rem * p)),
-                );
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The Kaplan-Meier median of `samples`: the smallest time at which the Kaplan-Meier CDF
-/// reaches 1/2; the largest time when more than half of the mass survives every time (its
-/// last observation is censored: a lower bound on the median); `None` without samples.
-/// The machine factor's estimate ([`Options::machine_scale`]) on ratios.
-pub fn median_ratio(samples: &[Sample]) -> Result<Option<f64>, LearnError> {
-    if samples.is_empty() {
-        return Ok(None);
-    }
-    let km = KaplanMeier::new(samples)?;
-    let mut cdf = 0.0;
-    for (t, p) in km.completions() {
-        cdf += p;
-        // The masses of a distribution summing to one, to within rounding.
-        if cdf >= 0.5 - 1e-12 {
-            return Ok(Some(t));
-        }
-    }
-    Ok(Some(km.last_time()))
-}
-
-/// The optimism of a cell holding `n` observations, its prior weighing `n0`
-/// ([`Options::prior_weight`]), read optimistically below `explore` observations
-/// ([`Options::optimistic_below`]): `1 / sqrt(n0 + n + 1)` while `n < explore`, then 0.
-pub fn optimism(n0: f64, n: usize, explore: usize) -> f64 {
-    if n < explore {
-        1.0 / (n0 + n as f64 + 1.0).sqrt()
-    } else {
-        0.0
-    }
-}
-
-/// The most favourable PMF within `eps` of `p` in CDF: `eps` of the mass taken from the
-/// slowest end of `p` and put on its fastest tick, so the CDF is `min(1, F(x) + eps)` on
-/// `p`'s support (a point mass on `p.min()` from `eps >= 1`); `p` itself when `eps <= 0`.
-/// No PMF whose CDF lies within `eps` of `p`'s on `p`'s support has a higher chance of
-/// finishing by any tick.
-pub fn optimistic(p: &Pmf, eps: f64) -> Result<Pmf, PmfError> {
-    if eps.is_nan() || eps <= 0.0 {
-        return Ok(p.clone());
-    }
-    if eps >= 1.0 {
-        return Ok(Pmf::point(p.min()));
-    }
-    let mut masses = p.masses().to_vec();
-    let mut take = eps;
-    for m in masses.iter_mut().rev() {
-        if take <= 0.0 {
-            break;
-        }
-        let t = m.min(take);
-        *m -= t;
-        take -= t;
-    }
-    masses[0] += eps - take.max(0.0);
-    Pmf::from_weights(p.min(), masses)
-}
-
-/// The PMF read for a belief `p` at optimism `eps`: [`optimistic`], `p` itself at 0.
-fn read(p: Pmf, eps: f64) -> Result<Pmf, PmfError> {
-    if eps > 0.0 {
-        optimistic(&p, eps)
-    } else {
-        Ok(p)
-    }
-}
-
-/// `p` stretched by `factor` ([`pmf::transform::scale_time`]); `p` itself at factor 1.
-fn stretch(p: &Pmf, factor: f64) -> Result<Pmf, PmfError> {
-    if factor == 1.0 {
-        Ok(p.clone())
-    } else {
-        pmf::transform::scale_time(p, factor)
-    }
-}
-
-/// `(n0 prior + n estimate) / (n0 + n)`; the estimate alone when `n0 = 0`.
-pub fn blend(prior: &Pmf, n0: f64, estimate: &Pmf, n: usize) -> Result<Pmf, PmfError> {
-    let n = n as f64;
-    if n0 == 0.0 {
-        return Ok(estimate.clone());
-    }
-    let (a, b) = (n0 / (n0 + n), n / (n0 + n));
-    let pairs = prior
-        .iter()
-        .map(|(t, p)| (t, a * p))
-        .chain(estimate.iter().map(|(t, p)| (t, b * p)));
-    Pmf::from_weighted_pairs(pairs)
-}
-
-/// A geometric distribution on `after + 1, after + 2, ...` with mean excess `theta >= 1`,
-/// cut where less than [`TAIL_CUT`] is left or at [`MAX_TAIL_TICKS`] ticks (the rest on
-/// the last tick).
-fn geometric_tail(after: Tick, theta: f64) -> Vec<(Tick, f64)> {
-    let q = (1.0 / theta).clamp(f64::MIN_POSITIVE, 1.0);
-    let mut out = Vec::new();
-    let mut left = 1.0;
-    let mut t = after;
-    while out.len() < MAX_TAIL_TICKS && left > TAIL_CUT {
-        t = t.saturating_add(1);
-        let p = left * q;
-        out.push((t, p));
-        left -= p;
-    }
-    if let Some(last) = out.last_mut() {
-        last.1 += left.max(0.0);
-    }
-    out
-}
-
-fn tick_of(x: f64) -> Result<Tick, LearnError> {
-    if !(x.is_finite() && (0.0..=pmf::MAX_TICK as f64).contains(&x)) {
-        return Err(LearnError::Pmf(PmfError::TimeOutOfRange(x)));
-    }
-    Ok(x as Tick)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::estimate::geometric_tail;
 
     #[test]
     fn a_geometric_tail_has_its_mean_excess_and_sums_to_one() {

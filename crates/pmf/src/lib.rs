@@ -75,6 +75,7 @@ mod error;
 mod exec;
 pub mod histogram;
 pub mod kaplan_meier;
+mod kernel;
 mod pct;
 mod pmf;
 pub mod prec;

@@ -24,7 +24,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::PmfError;
 use crate::exec::ExecPmf;
-use crate::pmf::{Pmf, Tick, convolve_into};
+use crate::kernel::convolve_into;
+use crate::pmf::{Pmf, Tick};
 use crate::prec::MAX_SPAN;
 
 /// Which tasks the system drops when their deadline passes.
@@ -105,7 +106,7 @@ pub fn next_pct_in(
         // bin).
         let keep = (deadline - conv_start).clamp(0, conv_len as Tick) as usize;
         let mut conv = zeroed(spare, conv_len.min(keep + 1));
-        crate::pmf::convolve_strided_into(lo, pet.masses(), pet.stride(), &mut conv, keep);
+        crate::kernel::convolve_strided_into(lo, pet.masses(), pet.stride(), &mut conv, keep);
         if keep == conv_len {
             (conv_start, conv)
         } else {
@@ -125,7 +126,7 @@ pub fn next_pct_in(
         let mut conv = zeroed(spare, conv_len);
         // The dense kernel's outer loop runs over the shorter input: here `lo`, so the inner
         // loop runs over the PET and can skip its zero bins.
-        crate::pmf::convolve_strided_into(lo, pet.masses(), pet.stride(), &mut conv, conv_len);
+        crate::kernel::convolve_strided_into(lo, pet.masses(), pet.stride(), &mut conv, conv_len);
         (conv_start, conv)
     } else {
         let mut conv = zeroed(spare, conv_len);

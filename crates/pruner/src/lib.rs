@@ -153,16 +153,7 @@ impl ProbabilisticPruner {
         queue: &[QueuedTask<'_>],
         model: DropModel,
     ) -> Result<Vec<bool>, PmfError> {
-        walk_queue(
-            now,
-            queue,
-            model,
-            DropRule {
-                threshold: self.config.drop_threshold,
-                dynamic_weight: self.config.dynamic_weight,
-                sufferage: self.fairness.drop_relief(),
-            },
-        )
+        walk_queue(now, queue, model, self.drop_rule())
     }
 
     /// The tasks [`model::Pruner::select_drops`] drops, found plainly: every machine's queue
@@ -171,34 +162,14 @@ impl ProbabilisticPruner {
     /// test compares them).
     pub fn select_drops_reference(&self, view: &View<'_>) -> Vec<TaskId> {
         let mut out = Vec::new();
-        for (m, machine) in view.machines.iter().enumerate() {
-            let ids: Vec<TaskId> = machine.tasks().collect();
-            let queue: Vec<QueuedTask<'_>> = ids
-                .iter()
-                .enumerate()
-                .map(|(i, &t)| {
-                    let spec = view.task(t);
-                    QueuedTask {
-                        task_type: spec.task_type,
-                        pet: view.pet.exec_pmf(spec.task_type, m),
-                        deadline: spec.deadline,
-                        start: if i == 0 {
-                            machine.running().map(|r| r.start)
-                        } else {
-                            None
-                        },
-                    }
-                })
-                .collect();
+        let mut queue = Vec::new();
+        for m in 0..view.machines.len() {
+            let ids = queue_of(view, m, &mut queue);
             let drops = walk_queue_cached(
                 view.now,
                 &queue,
                 view.model,
-                DropRule {
-                    threshold: self.config.drop_threshold,
-                    dynamic_weight: self.config.dynamic_weight,
-                    sufferage: self.fairness.drop_relief(),
-                },
+                self.drop_rule(),
                 None,
                 view.pct_epsilon(),
             );
@@ -234,6 +205,15 @@ impl ProbabilisticPruner {
         })
     }
 
+    /// The drop rule of Algorithm 1 as configured, with the fairness relief of the moment.
+    fn drop_rule(&self) -> DropRule<'_> {
+        DropRule {
+            threshold: self.config.drop_threshold,
+            dynamic_weight: self.config.dynamic_weight,
+            sufferage: self.fairness.drop_relief(),
+        }
+    }
+
     fn update_defer(&mut self) {
         let base = self.config.defer_threshold.unwrap_or(0.0);
         self.defer = self
@@ -243,6 +223,29 @@ impl ProbabilisticPruner {
             .map(|r| (base - r).clamp(0.0, 1.0))
             .collect();
     }
+}
+
+/// Machine `m`'s queue as the drop walk reads it (executing task first, with its start) into
+/// `queue`, which is cleared first; the tasks' ids in the same order.
+fn queue_of<'v>(view: &View<'v>, m: usize, queue: &mut Vec<QueuedTask<'v>>) -> Vec<TaskId> {
+    queue.clear();
+    let machine = &view.machines[m];
+    let ids: Vec<TaskId> = machine.tasks().collect();
+    for (i, &t) in ids.iter().enumerate() {
+        let spec = view.task(t);
+        let start = if i == 0 {
+            machine.running().map(|r| r.start)
+        } else {
+            None
+        };
+        queue.push(QueuedTask {
+            task_type: spec.task_type,
+            pet: view.pet.exec_pmf(spec.task_type, m),
+            deadline: spec.deadline,
+            start,
+        });
+    }
+    ids
 }
 
 impl model::Pruner for ProbabilisticPruner {
@@ -261,26 +264,11 @@ impl model::Pruner for ProbabilisticPruner {
     fn select_drops(&mut self, view: &View<'_>) -> Vec<TaskId> {
         let mut out = Vec::new();
         let mut queue = Vec::new();
-        for (m, machine) in view.machines.iter().enumerate() {
+        for m in 0..view.machines.len() {
             if self.clear_by_bounds(view, m) {
                 continue;
             }
-            queue.clear();
-            let ids: Vec<TaskId> = machine.tasks().collect();
-            for (i, &t) in ids.iter().enumerate() {
-                let spec = view.task(t);
-                let start = if i == 0 {
-                    machine.running().map(|r| r.start)
-                } else {
-                    None
-                };
-                queue.push(QueuedTask {
-                    task_type: spec.task_type,
-                    pet: view.pet.exec_pmf(spec.task_type, m),
-                    deadline: spec.deadline,
-                    start,
-                });
-            }
+            let ids = queue_of(view, m, &mut queue);
             // Until the first drop, the walk's PCTs and chances are the machine's cached ones.
             let slots = view.queue(m);
             let cached = (slots.len() == queue.len()).then_some(slots);
@@ -288,11 +276,7 @@ impl model::Pruner for ProbabilisticPruner {
                 view.now,
                 &queue,
                 view.model,
-                DropRule {
-                    threshold: self.config.drop_threshold,
-                    dynamic_weight: self.config.dynamic_weight,
-                    sufferage: self.fairness.drop_relief(),
-                },
+                self.drop_rule(),
                 cached,
                 view.pct_epsilon(),
             );

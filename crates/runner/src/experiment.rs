@@ -1,5 +1,6 @@
-//! Experiments: a TOML file (workload, system, mapper, pruner), its trials run in parallel with
-//! results independent of the thread count, and the summary over trials.
+//! Experiments: a TOML file (workload, system, mapper, pruner) and its trials run in parallel
+//! with results independent of the thread count; the `[system]` table is
+//! [`crate::system_config`], the summary over trials [`crate::summary`].
 //!
 //! ```toml
 //! name = "paper headline"  # the title of the outputs (default: the file's name)
@@ -38,13 +39,11 @@
 //! outputs say so: the summary carries `pct_epsilon` (absent when 0). `prunesim run
 //! --pct-epsilon EPS` overrides the file.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use heuristics::HeuristicConfig;
 use model::TaskSpec;
-use pmf::DropModel;
 use pruner::{ProbabilisticPruner, PrunerConfig, PrunerTable};
 use rand::Rng;
 use rayon::prelude::*;
@@ -57,151 +56,15 @@ use crate::engine::{
     Belief, EngineConfig, JpdcOptions, Knowledge, QueueSize, TrialRecord, simulate_with,
 };
 use crate::error::RunError;
-use crate::metrics::{Counting, Estimate, Pricing, TrialMetrics};
+use crate::metrics::{Pricing, TrialMetrics};
 use crate::trace::{CsvTrace, MemoryTrace, TraceSink, Tracer};
 use live::variants::resolve;
 
-/// On-demand prices (USD per hour) used for the 8 machines of the thesis' system when an
-/// experiment gives none (thesis 6.6 maps AWS prices without listing them; these are
-/// representative 2018 on-demand prices of general, compute, memory and GPU instances, see
-/// docs/reproduction.md). Machines beyond the list repeat it cyclically.
-pub const DEFAULT_PRICES: [f64; 8] = [0.0464, 0.0832, 0.085, 0.1, 0.126, 0.19, 0.526, 0.526];
-
-/// The largest `[system] pct_epsilon` accepted (exclusive): beyond it trimmed results
-/// would mean little.
-pub const MAX_PCT_EPSILON: f64 = 0.1;
-
-/// The `[system]` table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SystemConfig {
-    /// Machine queue-size limit counting the executing task (default 6 for batch-mode
-    /// heuristics). Immediate-mode heuristics map into unbounded queues: a limit with one of
-    /// them is an error.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub queue_size: Option<QueueSize>,
-    /// Who is dropped at its deadline (default `all`: executing tasks too, as the thesis).
-    pub drop_model: DropModel,
-    /// Tasks left out of the measures at the start, by arrival.
-    pub skip_first: usize,
-    /// Tasks left out at the end.
-    pub skip_last: usize,
-    /// Price per machine-hour for each machine (default [`DEFAULT_PRICES`], cycled).
-    pub prices: Option<Vec<f64>>,
-    /// Time units per hour, for cost.
-    pub hour: f64,
-    /// Mapping events before machines go idle (JPDC-2016 section 5, eqs. 3-5).
-    #[serde(skip_serializing_if = "is_false")]
-    pub early_mapping: bool,
-    /// `t_h` of JPDC-2016 eq. (5): the heuristic's execution time in time units (only with
-    /// `early_mapping`). A configured value: a measured one would make results depend on
-    /// the host.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub heuristic_time: f64,
-    /// Trim every PCT within this total-variation distance (0 = exact, the default; below
-    /// 0.1): approximate results, labelled in the summary.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub pct_epsilon: f64,
-    /// Also measure robustness over this many equal consecutive parts of the trial's tasks,
-    /// all of them, by arrival (`window_01` ...; at most 10; 0 = not measured, the default).
-    #[serde(skip_serializing_if = "is_zero_usize")]
-    pub windows: usize,
-}
-
-fn is_zero_usize(x: &usize) -> bool {
-    *x == 0
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
-fn is_zero(x: &f64) -> bool {
-    *x == 0.0
-}
-
-impl Default for SystemConfig {
-    fn default() -> Self {
-        SystemConfig {
-            queue_size: None,
-            drop_model: DropModel::All,
-            skip_first: 100,
-            skip_last: 100,
-            prices: None,
-            hour: 3600.0,
-            early_mapping: false,
-            heuristic_time: 0.0,
-            pct_epsilon: 0.0,
-            windows: 0,
-        }
-    }
-}
-
-/// The queue-size limit of batch-mode heuristics when `[system]` sets none.
-pub const DEFAULT_QUEUE_SIZE: usize = 6;
-
-impl SystemConfig {
-    /// The queue-size limit that runs: the configured one, else [`DEFAULT_QUEUE_SIZE`] in
-    /// batch mode and unbounded queues in immediate mode.
-    pub fn queue_size_for(&self, immediate: bool) -> QueueSize {
-        match self.queue_size {
-            Some(q) => q,
-            None if immediate => QueueSize::Unbounded(crate::engine::Unbounded::Unbounded),
-            None => QueueSize::Limit(DEFAULT_QUEUE_SIZE),
-        }
-    }
-
-    /// The measures' counting rule.
-    pub fn counting(&self) -> Counting {
-        Counting {
-            skip_first: self.skip_first,
-            skip_last: self.skip_last,
-        }
-    }
-
-    /// One price per machine.
-    pub fn prices_for(&self, machines: usize) -> Vec<f64> {
-        let list = self.prices.as_deref().unwrap_or(&DEFAULT_PRICES);
-        if list.is_empty() {
-            return vec![0.0; machines];
-        }
-        (0..machines).map(|m| list[m % list.len()]).collect()
-    }
-
-    fn validate(&self) -> Result<(), String> {
-        if let Some(QueueSize::Limit(0)) = self.queue_size {
-            return Err("system.queue_size must be at least 1 (or \"unbounded\")".into());
-        }
-        if !(self.hour.is_finite() && self.hour > 0.0) {
-            return Err(format!("system.hour must be positive, got {}", self.hour));
-        }
-        if !(self.heuristic_time.is_finite() && self.heuristic_time >= 0.0) {
-            return Err(format!(
-                "system.heuristic_time: expected a number of time units >= 0, found {}",
-                self.heuristic_time
-            ));
-        }
-        if !(self.pct_epsilon.is_finite() && (0.0..MAX_PCT_EPSILON).contains(&self.pct_epsilon)) {
-            return Err(format!(
-                "system.pct_epsilon: expected a number >= 0 and < {MAX_PCT_EPSILON} (0 = exact), found {}",
-                self.pct_epsilon
-            ));
-        }
-        if self.windows > crate::metrics::WINDOW_METRICS.len() {
-            return Err(format!(
-                "system.windows: expected at most {} windows, found {}",
-                crate::metrics::WINDOW_METRICS.len(),
-                self.windows
-            ));
-        }
-        if let Some(p) = &self.prices {
-            if let Some(bad) = p.iter().find(|x| !(x.is_finite() && **x >= 0.0)) {
-                return Err(format!("system.prices must be finite and >= 0, got {bad}"));
-            }
-        }
-        Ok(())
-    }
-}
+pub use crate::summary::{
+    MetricDocEntry, OptimumBracket, PetSummary, Summary, TaskRange, summarise,
+};
+use crate::system_config::is_false;
+pub use crate::system_config::{DEFAULT_PRICES, DEFAULT_QUEUE_SIZE, MAX_PCT_EPSILON, SystemConfig};
 
 /// An experiment as written in TOML.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -288,7 +151,7 @@ impl ExperimentConfig {
         };
         let parse_error = |e: toml::de::Error| {
             config_error(
-                e.span().map(|s| line_of(text, s.start)),
+                workload::toml_line::error_line(text, &e),
                 e.message().to_string(),
             )
         };
@@ -445,7 +308,7 @@ fn with_seed(
                 }
             }
             toml::from_str(&seeded).map_err(|e: toml::de::Error| {
-                let line = e.span().map(|s| line_of(&seeded, s.start));
+                let line = workload::toml_line::error_line(&seeded, &e);
                 (
                     line.map(|l| if l > h { l - 1 } else { l }),
                     e.message().to_string(),
@@ -465,14 +328,6 @@ fn with_seed(
     };
     cfg.workload.seed = seed;
     Ok(cfg)
-}
-
-fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
 }
 
 /// Where the trials come from.
@@ -835,13 +690,13 @@ impl Prepared {
         };
         let belief = match (&self.config.belief, &prior) {
             (Some(b), Some(prior)) if b.source == BeliefSource::Learned => {
-                let priors = (0..prior.n_types())
-                    .flat_map(|t| (0..prior.n_machines()).map(move |m| (t, m)))
-                    .map(|(t, m)| prior.pmf(t, m).clone())
-                    .collect();
-                let estimator =
-                    learn::Estimator::new(prior.n_types(), prior.n_machines(), priors, b.options())
-                        .map_err(|e| RunError::Input(format!("belief: {e}")))?;
+                let estimator = learn::Estimator::with_prior(
+                    prior.n_types(),
+                    prior.n_machines(),
+                    |t, m| prior.pmf(t, m).clone(),
+                    b.options(),
+                )
+                .map_err(|e| RunError::Input(format!("belief: {e}")))?;
                 Belief::Learned {
                     prior,
                     estimator: Box::new(estimator),
@@ -1023,213 +878,5 @@ impl Prepared {
             progress();
             Ok((m, trace))
         })
-    }
-}
-
-/// Mean and 95% CI of every scalar measure over trials, each interval clamped to its
-/// measure's range ([`Estimate::of_metric`]).
-pub fn summarise(trials: &[TrialMetrics]) -> BTreeMap<String, Estimate> {
-    let mut by_name: BTreeMap<&'static str, Vec<f64>> = BTreeMap::new();
-    for t in trials {
-        for (name, v) in t.scalars() {
-            by_name.entry(name).or_default().push(v);
-        }
-    }
-    by_name
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), Estimate::of_metric(k, &v)))
-        .collect()
-}
-
-/// The PET a run used, described without paths (so a rerun from another folder gives the same
-/// summary): its size, its machines by origin and a content hash.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PetSummary {
-    /// Task types.
-    pub task_types: usize,
-    /// Machines.
-    pub machines: usize,
-    /// The machines by the PET machine each copies, with how many copies (`machines = N`
-    /// draws with replacement; otherwise one of each).
-    pub machine_origins: Vec<crate::provenance::MachineOrigin>,
-    /// [`crate::provenance::pet_sha256`].
-    pub sha256: String,
-}
-
-impl PetSummary {
-    /// The description of `pet`.
-    pub fn of(pet: &Pet) -> Self {
-        PetSummary {
-            task_types: pet.n_types(),
-            machines: pet.n_machines(),
-            machine_origins: crate::provenance::machine_counts(pet),
-            sha256: crate::provenance::pet_sha256(pet),
-        }
-    }
-}
-
-/// The summary document (`--json`, `summary.json`): what ran, and every measure with its
-/// definition.
-#[derive(Debug, Clone, Serialize)]
-pub struct Summary {
-    /// The experiment's title.
-    pub experiment: String,
-    /// The heuristic as named (a base name or a variant such as `MM-P`, `PAMF`, `MOCA`).
-    pub heuristic: String,
-    /// The base heuristic that ran, every parameter with its value.
-    pub mapper: HeuristicConfig,
-    /// The pruner that ran (the `[pruner]` table and the name resolved).
-    pub pruner: PrunerConfig,
-    /// The system: queue size, drop model, counting, prices.
-    pub system: SystemConfig,
-    /// Trials run.
-    pub trials: u64,
-    /// Master seed (`workload.seed`).
-    pub seed: u64,
-    /// The seed of the generated PET and of the machines drawn.
-    pub pet_seed: u64,
-    /// The PET.
-    pub pet: PetSummary,
-    /// The `[workload]` table as run (rate, tasks asked for, trials run, seed, tick, ...)
-    /// but its PET source, which `pet` describes by content (a path differs between a run
-    /// and its rerun); `tasks_per_trial` says how many tasks ran.
-    pub workload: serde_json::Value,
-    /// The tasks simulated per trial (counted or not): fewest and most. With generated
-    /// trials, `workload.tasks` unless the horizon ends first.
-    pub tasks_per_trial: TaskRange,
-    /// What the scheduler believed the PET to be, and whether it learned (`[belief]`);
-    /// absent when it knew the PET.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub belief: Option<BeliefConfig>,
-    /// The changes of the true PET during a trial (`[[drift]]`); empty when none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub drift: Vec<DriftConfig>,
-    /// The program's version ([`crate::provenance::VERSION`]).
-    pub version: &'static str,
-    /// The git revision it was built from ([`crate::provenance::GIT_REVISION`]).
-    pub git_revision: &'static str,
-    /// The PCT epsilon when PCTs were trimmed (approximate results); absent when exact.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub pct_epsilon: f64,
-    /// Mean robustness in % (the headline number).
-    pub robustness_mean: f64,
-    /// The clairvoyant optimum's bracket, mean over trials (when computed).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub optimum: Option<OptimumBracket>,
-    /// Every measure.
-    pub metrics: BTreeMap<String, Estimate>,
-    /// Every measure's unit and definition ([`crate::metrics::METRICS`]).
-    pub metrics_doc: BTreeMap<&'static str, MetricDocEntry>,
-}
-
-/// The `[workload]` table of a prepared run with the trials and seeds it ran, without its
-/// PET source ([`Summary::workload`]).
-fn workload_as_run(prepared: &Prepared) -> serde_json::Value {
-    let workload = WorkloadConfig {
-        trials: prepared.trials,
-        seed: prepared.seed,
-        pet_seed: Some(prepared.config.workload.pet_seed()),
-        ..prepared.config.workload.clone()
-    };
-    let mut value = serde_json::to_value(&workload).unwrap_or_default();
-    if let Some(table) = value.as_object_mut() {
-        table.remove("pet");
-    }
-    value
-}
-
-/// The fewest and the most tasks of a run's trials.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct TaskRange {
-    /// The fewest tasks of a trial.
-    pub fewest: usize,
-    /// The most tasks of a trial.
-    pub most: usize,
-}
-
-impl TaskRange {
-    /// The range of `counts` (0 to 0 without any).
-    pub fn of(counts: &[usize]) -> Self {
-        TaskRange {
-            fewest: counts.iter().copied().min().unwrap_or(0),
-            most: counts.iter().copied().max().unwrap_or(0),
-        }
-    }
-}
-
-/// Where the clairvoyant optimum lies, in % of the counted tasks (means over trials of the
-/// `optimum_lower` and `bound` measures).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct OptimumBracket {
-    /// The best feasible schedule found knowing every execution time: achievable.
-    pub lower: f64,
-    /// No schedule does better.
-    pub upper: f64,
-}
-
-/// A measure's unit and one-line definition, as the summary JSON gives them.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct MetricDocEntry {
-    /// The unit.
-    pub unit: &'static str,
-    /// The definition.
-    pub definition: &'static str,
-}
-
-impl Summary {
-    /// Builds the summary of a run.
-    pub fn new(prepared: &Prepared, trials: &[TrialMetrics]) -> Self {
-        let metrics = summarise(trials);
-        let metrics_doc = metrics
-            .keys()
-            .filter_map(|k| crate::metrics::metric_doc(k))
-            .map(|d| {
-                (
-                    d.name,
-                    MetricDocEntry {
-                        unit: d.unit.symbol(),
-                        definition: d.definition,
-                    },
-                )
-            })
-            .collect();
-        let mut system = prepared.config.system.clone();
-        if system.prices.is_none() {
-            system.prices = Some(DEFAULT_PRICES.to_vec());
-        }
-        system.queue_size =
-            Some(system.queue_size_for(
-                heuristics::is_immediate(&prepared.heuristic.name).unwrap_or(false),
-            ));
-        Summary {
-            experiment: prepared.config.name.clone(),
-            heuristic: prepared.config.mapper.name.clone(),
-            mapper: prepared
-                .heuristic
-                .with_defaults(prepared.config.system.drop_model),
-            pruner: prepared.pruner.clone(),
-            system,
-            trials: prepared.trials,
-            seed: prepared.seed,
-            pet_seed: prepared.config.workload.pet_seed(),
-            pet: PetSummary::of(&prepared.pet),
-            workload: workload_as_run(prepared),
-            tasks_per_trial: TaskRange::of(&prepared.tasks_per_trial()),
-            belief: prepared.config.belief.clone(),
-            drift: prepared.config.drift.clone(),
-            version: crate::provenance::VERSION,
-            git_revision: crate::provenance::GIT_REVISION,
-            pct_epsilon: prepared.config.system.pct_epsilon,
-            robustness_mean: metrics.get("robustness").map_or(f64::NAN, |e| e.mean),
-            optimum: match (metrics.get("optimum_lower"), metrics.get("bound")) {
-                (Some(l), Some(u)) => Some(OptimumBracket {
-                    lower: l.mean,
-                    upper: u.mean,
-                }),
-                _ => None,
-            },
-            metrics,
-            metrics_doc,
-        }
     }
 }

@@ -26,7 +26,9 @@ pub mod manifest;
 pub mod metrics;
 pub mod provenance;
 pub mod resources;
+pub mod summary;
 pub mod sweep;
+pub mod system_config;
 pub mod trace;
 /// Names such as PAMF or MM-P resolved to a heuristic plus a pruner (the live scheduler's,
 /// which the simulator shares).

@@ -239,13 +239,7 @@ impl FigureSpec {
     pub fn from_toml_str(text: &str, name: &str) -> Result<Self, RunError> {
         let spec: FigureSpec = toml::from_str(text).map_err(|e| RunError::Config {
             file: name.to_string(),
-            line: e.span().map(|s| {
-                text.as_bytes()[..s.start.min(text.len())]
-                    .iter()
-                    .filter(|&&b| b == b'\n')
-                    .count()
-                    + 1
-            }),
+            line: workload::toml_line::error_line(text, &e),
             message: e.message().to_string(),
         })?;
         // The base's own keys, checked where they are written: a key no experiment has, or a
@@ -266,13 +260,7 @@ impl FigureSpec {
         }) {
             return Err(RunError::Config {
                 file: name.to_string(),
-                line: e.span().map(|s| {
-                    text.as_bytes()[..s.start.min(text.len())]
-                        .iter()
-                        .filter(|&&b| b == b'\n')
-                        .count()
-                        + 1
-                }),
+                line: workload::toml_line::error_line(text, &e),
                 message: format!("[base]: {}", e.message()),
             });
         }

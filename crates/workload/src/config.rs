@@ -671,22 +671,13 @@ struct WorkloadFile {
     workload: WorkloadConfig,
 }
 
-/// The 1-based line of a byte offset.
-fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
-}
-
 impl WorkloadConfig {
     /// Parses a TOML document with a `[workload]` table and validates it; `name` is used in
     /// error messages.
     pub fn from_toml_str(text: &str, name: &str) -> Result<WorkloadConfig, WorkloadError> {
         let file: WorkloadFile = toml::from_str(text).map_err(|e| WorkloadError::Toml {
             file: name.to_owned(),
-            line: e.span().map_or(0, |s| line_of(text, s.start)),
+            line: crate::toml_line::error_line(text, &e).unwrap_or(0),
             message: e.message().to_owned(),
         })?;
         let config = file.workload;

@@ -73,6 +73,8 @@ pub mod io;
 mod pet;
 pub mod rng;
 mod staging;
+#[cfg(feature = "files")]
+pub mod toml_line;
 
 pub use arrivals::{
     ArrivalSpec, BurstParams, MAX_BURST_INTERVALS, PAPER_HORIZON, PAPER_TASKS, Pattern, Task,

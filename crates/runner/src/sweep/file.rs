@@ -118,13 +118,7 @@ struct KindOnly {
 fn config_error(name: &str, text: &str, e: &toml::de::Error) -> RunError {
     RunError::Config {
         file: name.to_string(),
-        line: e.span().map(|s| {
-            text.as_bytes()[..s.start.min(text.len())]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
-                + 1
-        }),
+        line: workload::toml_line::error_line(text, e),
         message: e.message().to_string(),
     }
 }

@@ -1,0 +1,143 @@
+//! Deferral inference: the tasks of a type deferred without evaluating each, by a binary search
+//! over their deadlines ([`infer_deferrals`]).
+
+use super::*;
+
+/// Margin below the defer threshold at which a probe's verdict is extended to the tasks of its
+/// type with earlier deadlines: twice the decision slack, once for the chosen machine's chance
+/// lying up to the slack below the highest ([`crate::plan`], "Ties"), once, far above rounding
+/// error, so that the inference never disagrees with evaluating each task.
+pub(super) const DEFER_SLACK: f64 = 2.0 * pmf::prec::DECISION_SLACK;
+
+/// Deferrals decided without evaluating every task (first iteration of the loop, real tails).
+///
+/// For tasks of one type, the chance on every machine, `P(T_m + E_m < d)`, cannot decrease
+/// with the deadline `d`, and neither can its maximum over machines `P*` nor the chance on
+/// the minimum-expected-completion machine (MM's, the same machine for every task of the
+/// type). PAM's phase-1 machine has a chance within the decision slack `s` of `P*`. So when a
+/// task is deferred with a margin (`p <= threshold - 2 s`, hence `P* <= threshold - s`, or
+/// [`Best::BelowDefer`], `P* < threshold - s`), every task of its type with an earlier or
+/// equal deadline has every chance below the threshold and is deferred too. Per type, a
+/// binary search over the tasks sorted by deadline evaluates `O(log n)` probes through
+/// `evaluate` (which records their verdicts) and returns the tasks it inferred deferred; the
+/// rest are evaluated as usual. The decisions are exactly those of evaluating every task.
+pub(super) fn infer_deferrals<'s>(
+    view: &View<'_>,
+    cands: &[TaskId],
+    sc: &'s mut DeferScratch,
+    mut evaluate: impl FnMut(usize) -> Verdict,
+) -> &'s [usize] {
+    by_type_and_deadline(view, cands, sc);
+    let DeferScratch {
+        starts,
+        by_type,
+        probed,
+        inferred,
+        marked,
+        ..
+    } = sc;
+    inferred.clear();
+    // One group per task type present, in type order.
+    for k in 0..starts.len().saturating_sub(1) {
+        let group = &by_type[starts[k]..starts[k + 1]];
+        if group.is_empty() {
+            continue;
+        }
+        let threshold = view.defer.map_or(f64::NEG_INFINITY, |th| th[k]);
+        // Invariant: group[..lo] are deferred with a margin (by inference or probe);
+        // group[hi..] are not known to be. Oversubscribed, most tasks are deferred and the
+        // boundary lies near the latest deadlines: gallop down from there, then bisect.
+        let (mut lo, mut hi) = (0, group.len());
+        reset(probed, group.len(), false);
+        let mut step = 1;
+        while lo < hi {
+            let mid = hi.saturating_sub(step).max(lo);
+            probed[mid] = true;
+            match evaluate(group[mid]) {
+                Verdict::Deferred { p } if p <= threshold - DEFER_SLACK => {
+                    lo = mid + 1;
+                    break;
+                }
+                _ => hi = mid,
+            }
+            step *= 2;
+        }
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            probed[mid] = true;
+            match evaluate(group[mid]) {
+                Verdict::Deferred { p } if p <= threshold - DEFER_SLACK => lo = mid + 1,
+                _ => hi = mid,
+            }
+        }
+        inferred.extend((0..lo).filter(|&j| !probed[j]).map(|j| group[j]));
+        // Probes at or after `lo` already hold their verdicts; the loop skips them.
+    }
+    // In index order: a mark per candidate and one scan, O(n) where a sort was O(n log n)
+    // at every event.
+    reset(marked, cands.len(), false);
+    for &i in inferred.iter() {
+        marked[i] = true;
+    }
+    inferred.clear();
+    inferred.extend((0..cands.len()).filter(|&i| marked[i]));
+    inferred
+}
+
+/// The working memory of [`infer_deferrals`], kept with [`Buffers`].
+#[derive(Default)]
+pub(super) struct DeferScratch {
+    /// (task type, deadline) of each candidate, in index order.
+    pub(super) keys: Vec<(usize, Tick)>,
+    /// Type `k`'s candidates are `by_type[starts[k]..starts[k + 1]]`.
+    pub(super) starts: Vec<usize>,
+    pub(super) next: Vec<usize>,
+    /// The candidates' indices ordered by (type, deadline, index).
+    pub(super) by_type: Vec<usize>,
+    pub(super) probed: Vec<bool>,
+    pub(super) inferred: Vec<usize>,
+    /// Per candidate: inferred deferred (to list them in index order).
+    pub(super) marked: Vec<bool>,
+}
+
+/// The indices of `cands` ordered by (task type, deadline, index) into `sc.by_type`, type `k`'s
+/// from `sc.starts[k]`: bucketed by type in index order (O(n)), then a bucket is sorted by
+/// (deadline, index) only when its deadlines are not already in order. They usually are: a
+/// type's deadlines grow with its arrivals.
+pub(super) fn by_type_and_deadline(view: &View<'_>, cands: &[TaskId], sc: &mut DeferScratch) {
+    let DeferScratch {
+        keys,
+        starts,
+        next,
+        by_type,
+        ..
+    } = sc;
+    // Keys read once, in index order.
+    keys.clear();
+    keys.extend(cands.iter().map(|&t| {
+        let spec = view.task(t);
+        (spec.task_type, spec.deadline)
+    }));
+    let n_types = keys.iter().map(|k| k.0 + 1).max().unwrap_or(0);
+    reset(starts, n_types + 1, 0);
+    for &(k, _) in keys.iter() {
+        starts[k + 1] += 1;
+    }
+    for k in 0..n_types {
+        starts[k + 1] += starts[k];
+    }
+    reset(by_type, keys.len(), 0);
+    next.clear();
+    next.extend_from_slice(starts);
+    for (i, &(k, _)) in keys.iter().enumerate() {
+        by_type[next[k]] = i;
+        next[k] += 1;
+    }
+    for k in 0..n_types {
+        let bucket = &mut by_type[starts[k]..starts[k + 1]];
+        if !bucket.is_sorted_by_key(|&i| keys[i].1) {
+            // Keys are unique (the index is one): an unstable sort gives the one order.
+            bucket.sort_unstable_by_key(|&i| (keys[i].1, i));
+        }
+    }
+}

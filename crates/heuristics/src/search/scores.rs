@@ -1,0 +1,191 @@
+//! Chances of (task, machine) pairs: kept across mapping events by the id of the machine PCTs
+//! they were computed on ([`ScoreMemo`]), and within one event until the machine's tail changes
+//! ([`SuccessCache`]).
+
+use super::*;
+
+/// Success probabilities of (task, machine) pairs kept across mapping events (thesis 7.2.7):
+/// each with the id of the machine PCTs it was computed on ([`model::Cache::id`]), so it is
+/// reused while neither the task nor the machine's PCTs changed (a machine whose executing
+/// task's PCT lies after the tick keeps its PCTs from one event to the next, so many of
+/// PAM's exact success queries repeat a value: docs/performance.md says how many). One per
+/// heuristic instance, never shared between threads.
+#[derive(Debug, Clone, Default)]
+pub struct ScoreMemo {
+    pub(super) map: FxHashMap<(u32, u32), (u64, f64)>,
+}
+
+impl ScoreMemo {
+    /// The kept chance of task `t` on machine `m` if it was computed on PCTs `id`.
+    pub(super) fn get(&self, t: TaskId, m: MachineId, id: u64) -> Option<f64> {
+        match self.map.get(&(t as u32, m as u32)) {
+            Some(&(kept, p)) if kept == id => Some(p),
+            _ => None,
+        }
+    }
+
+    pub(super) fn put(&mut self, t: TaskId, m: MachineId, id: u64, p: f64) {
+        self.map.insert((t as u32, m as u32), (id, p));
+    }
+
+    /// Forgets the tasks that left the batch once the table has grown well beyond what the
+    /// batch can use (amortised O(1) per entry).
+    pub(super) fn prune(&mut self, batch: &[TaskId], machines: usize) {
+        let room = batch.len().saturating_mul(machines.min(64)).max(1 << 12);
+        if self.map.len() <= 4 * room {
+            return;
+        }
+        let keep: rustc_hash::FxHashSet<u32> = batch.iter().map(|&t| t as u32).collect();
+        self.map.retain(|&(t, _), _| keep.contains(&t));
+    }
+}
+
+/// Success probabilities of (candidate, machine) pairs, computed on demand and cached until
+/// the machine's tail changes (an assignment bumps that machine's epoch). Dense while the
+/// table is small (8 machines); sparse beyond, where a mapping event evaluates few of its
+/// pairs (1,024 machines x 10^4 candidates would not fit densely). A pair not cached in the
+/// event is looked up in the [`ScoreMemo`] of earlier events first.
+pub(super) struct SuccessCache {
+    pub(super) epoch: Vec<u32>,
+    pub(super) table: Table,
+    pub(super) memo: ScoreMemo,
+    /// Whether the memo is read and written: below [`NARROW_MIN_MACHINES`] machines (with
+    /// more, few chances repeat and hashing costs more than it saves: docs/performance.md,
+    /// "Constants chosen by measurement").
+    pub(super) use_memo: bool,
+    /// [`best_of`]'s idle machines of one search (reused).
+    pub(super) seen: Vec<(usize, Tick, MachineId)>,
+    /// The machines scored by one search (reused).
+    pub(super) scored: Scored,
+}
+
+pub(super) enum Table {
+    Dense {
+        machines: usize,
+        values: Vec<(u32, f64)>,
+    },
+    Sparse(FxHashMap<(u32, u32), (u32, f64)>),
+}
+
+/// Largest dense table, in entries (1 MiB).
+pub(super) const DENSE_LIMIT: usize = 1 << 16;
+
+#[cfg(test)]
+thread_local! {
+    /// Test hooks: the calls of [`SuccessCache::get`] on this thread, and whether the
+    /// shortcuts of phase 1 with many machines ([`Phase1State::classes`], the idle copies of
+    /// [`best_of`]) are off, for the tests that compare them with the plain computation.
+    pub(super) static GETS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    pub(super) static PLAIN: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// True when the shortcuts of phase 1 are off (only ever in tests).
+#[cfg(test)]
+pub(super) fn plain() -> bool {
+    PLAIN.with(std::cell::Cell::get)
+}
+
+#[cfg(not(test))]
+#[inline(always)]
+pub(super) const fn plain() -> bool {
+    false
+}
+
+impl SuccessCache {
+    /// An empty cache for `n` candidates on `machines` machines, in the memory of `bufs`.
+    pub(super) fn new_in(n: usize, machines: usize, bufs: &mut Buffers, memo: ScoreMemo) -> Self {
+        let table = match n.checked_mul(machines) {
+            Some(size) if size <= DENSE_LIMIT => {
+                let mut values = std::mem::take(&mut bufs.succ_values);
+                reset(&mut values, size, (u32::MAX, 0.0));
+                Table::Dense { machines, values }
+            }
+            _ => {
+                // The previous event's table, emptied: its memory saves the table's growth
+                // (rehashing every entry) at every event.
+                let mut map = std::mem::take(&mut bufs.succ_map);
+                map.clear();
+                Table::Sparse(map)
+            }
+        };
+        let mut epoch = std::mem::take(&mut bufs.succ_epoch);
+        reset(&mut epoch, machines, 0);
+        SuccessCache {
+            epoch,
+            table,
+            memo,
+            use_memo: machines < NARROW_MIN_MACHINES,
+            seen: Vec::new(),
+            scored: Scored::default(),
+        }
+    }
+
+    /// An empty cache in new memory.
+    #[cfg(test)]
+    pub(super) fn new(n: usize, machines: usize) -> Self {
+        Self::new_in(n, machines, &mut Buffers::default(), ScoreMemo::default())
+    }
+
+    /// Gives the cache's memory back to `bufs`, and the memo of kept chances back.
+    pub(super) fn release(self, bufs: &mut Buffers) -> ScoreMemo {
+        bufs.succ_epoch = self.epoch;
+        match self.table {
+            Table::Dense { values, .. } => bufs.succ_values = values,
+            Table::Sparse(map) => bufs.succ_map = map,
+        }
+        self.memo
+    }
+
+    pub(super) fn get(
+        &mut self,
+        view: &View<'_>,
+        vq: &VirtualQueues,
+        i: usize,
+        t: TaskId,
+        m: MachineId,
+    ) -> f64 {
+        #[cfg(test)]
+        GETS.with(|g| g.set(g.get() + 1));
+        let epoch = self.epoch[m];
+        let entry = match &mut self.table {
+            Table::Dense { machines, values } => &mut values[i * *machines + m],
+            Table::Sparse(map) => map.entry((i as u32, m as u32)).or_insert((u32::MAX, 0.0)),
+        };
+        if entry.0 != epoch {
+            let kept = self
+                .use_memo
+                .then(|| vq.own_cache_id(m).and_then(|id| self.memo.get(t, m, id)))
+                .flatten();
+            let p = match kept {
+                Some(p) => p,
+                None => {
+                    let p = vq.success(view, m, t);
+                    if let Some(id) = vq.own_cache_id(m).filter(|_| self.use_memo) {
+                        self.memo.put(t, m, id, p);
+                    }
+                    p
+                }
+            };
+            *entry = (epoch, p);
+        }
+        entry.1
+    }
+
+    /// An upper bound on task `t`'s current chance on machine `m` from the [`ScoreMemo`]: its
+    /// chance on the machine's earlier PCTs, when computed in an earlier event, times their
+    /// factor ([`VirtualQueues::stale_id`]).
+    #[inline]
+    pub(super) fn stale_bound(&self, vq: &VirtualQueues, t: TaskId, m: MachineId) -> Option<f64> {
+        if !self.use_memo {
+            return None;
+        }
+        let (id, f) = vq.stale_id(m)?;
+        self.memo.get(t, m, id).map(|p| f * p)
+    }
+
+    pub(super) fn invalidate_machine(&mut self, m: MachineId) {
+        // Epochs start at 0 and an empty entry holds u32::MAX: 2^32 - 1 assignments to one
+        // machine in one event would be needed to alias.
+        self.epoch[m] = self.epoch[m].wrapping_add(1);
+    }
+}
