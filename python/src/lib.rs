@@ -971,13 +971,14 @@ impl PyEstimator {
                 .map_err(|e| ConfigError::new_err(format!("estimator options: {e}")))?,
         };
         let pet = &prior.0;
-        let priors = (0..pet.n_types())
-            .flat_map(|t| (0..pet.n_machines()).map(move |m| (t, m)))
-            .map(|(t, m)| pet.pmf(t, m).clone())
-            .collect();
-        learn::Estimator::new(pet.n_types(), pet.n_machines(), priors, options)
-            .map(|e| PyEstimator(Mutex::new(e)))
-            .map_err(config_error)
+        learn::Estimator::with_prior(
+            pet.n_types(),
+            pet.n_machines(),
+            |t, m| pet.pmf(t, m).clone(),
+            options,
+        )
+        .map(|e| PyEstimator(Mutex::new(e)))
+        .map_err(config_error)
     }
 
     /// An execution of `task_type` on `machine` took `time` ticks (`censored`: it was

@@ -533,12 +533,13 @@ impl Scheduler {
         }
         let pet = self.sys.pet();
         let (types, machines) = (pet.n_types(), pet.n_machines());
-        let prior = (0..types)
-            .flat_map(|t| (0..machines).map(move |m| (t, m)))
-            .map(|(t, m)| pet.pmf(t, m).clone())
-            .collect();
-        let estimator = Estimator::new(types, machines, prior, config.options)
-            .map_err(|e| LiveError::Config(e.to_string()))?;
+        let estimator = Estimator::with_prior(
+            types,
+            machines,
+            |t, m| pet.pmf(t, m).clone(),
+            config.options,
+        )
+        .map_err(|e| LiveError::Config(e.to_string()))?;
         // Explored cells may be read optimistically from the start (`learn::Options::optimism`).
         for t in 0..types {
             for m in 0..machines {
