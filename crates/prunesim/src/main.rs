@@ -5,6 +5,7 @@
 
 mod compare;
 mod output;
+mod reports;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -244,13 +245,15 @@ fn main() -> ExitCode {
         None => run(&RunArgs::default()),
         Some(Command::Run(a)) => run(&a),
         Some(Command::Rerun(a)) => rerun(&a),
-        Some(Command::Report(a)) => write_report(&a.dir, a.output.as_deref()).and_then(|_| {
-            if a.timelines {
-                draw_timelines(&a.dir, 0)
-            } else {
-                Ok(())
-            }
-        }),
+        Some(Command::Report(a)) => {
+            reports::write_report(&a.dir, a.output.as_deref()).and_then(|_| {
+                if a.timelines {
+                    reports::draw_timelines(&a.dir, 0)
+                } else {
+                    Ok(())
+                }
+            })
+        }
         Some(Command::Sweep(a)) => sweep(&a),
         Some(Command::NewPolicy(a)) => new_policy(&a),
         Some(Command::List) => list(),
@@ -596,7 +599,7 @@ fn run(args: &RunArgs) -> Result<()> {
     )?;
     if args.report {
         if let Some(dir) = &args.out {
-            write_report(dir, None)?;
+            reports::write_report(dir, None)?;
         }
     }
     if files.is_some() {
@@ -794,7 +797,7 @@ fn execute(
         // An earlier run's figures are not this run's.
         output::remove_timelines(dir)?;
         if timelines {
-            draw_timelines(out, jobs)?;
+            reports::draw_timelines(out, jobs)?;
         }
         if kept {
             let files = if timelines {
@@ -819,79 +822,6 @@ fn execute(
         write!(stdout, "{}", output::escape_controls(&table))?;
     }
     Ok(())
-}
-
-/// `run --timelines` and `report --timelines`: the timeline figure of each traced trial of the
-/// run in `dir`, `jobs` at a time (0: all cores; threads live in the binaries and the runner).
-fn draw_timelines(dir: &Path, jobs: usize) -> Result<()> {
-    let t =
-        report::timelines(dir).with_context(|| format!("the timelines of {}", dir.display()))?;
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build()?;
-    pool.install(|| {
-        use rayon::prelude::*;
-        t.titles
-            .par_iter()
-            .try_for_each(|(k, title)| report::write_timeline(&t.trace_dir, &t.machines, *k, title))
-    })?;
-    if t.titles.is_empty() {
-        tracing::warn!(
-            "{}: no traces, so no timelines: run with --trace",
-            t.trace_dir.display()
-        );
-    }
-    Ok(())
-}
-
-/// `prunesim report DIR`, and `run --report`: the HTML report of a run folder.
-fn write_report(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
-    // A traced point of a sweep: the report of its sweep, at the point's section.
-    if dir.is_dir() && !dir.join("summary.json").exists() {
-        if let Some((sweep_dir, anchor)) = report::sweep::point_folder(dir) {
-            let out = write_sweep_report(&sweep_dir, output)?;
-            eprintln!("the point: {}#{anchor}", out.display());
-            return Ok(out);
-        }
-        if !report::sweep::sweep_ids(dir)
-            .with_context(|| format!("the report of {}", dir.display()))?
-            .is_empty()
-        {
-            return write_sweep_report(dir, output);
-        }
-    }
-    let out = output.map_or_else(|| dir.join(report::html::REPORT_FILE), Path::to_path_buf);
-    let stats = report::html::write_report(dir, &out)
-        .with_context(|| format!("the report of {}", dir.display()))?;
-    if !stats.stale.is_empty() {
-        tracing::warn!(
-            "{}: left out the traces of trials {:?}: beyond the summary's trials (another run's files)",
-            report::trace_dir(dir).display(),
-            stats.stale
-        );
-    }
-    eprintln!(
-        "report: {} ({} traced trials, {} task rows, {:.1} MB)",
-        out.display(),
-        stats.trials,
-        stats.tasks,
-        stats.bytes as f64 / 1e6
-    );
-    Ok(out)
-}
-
-/// The report of a sweep's output folder (every sweep in it), DIR/report.html by default.
-fn write_sweep_report(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
-    let out = output.map_or_else(|| dir.join(report::html::REPORT_FILE), Path::to_path_buf);
-    let stats = report::sweep::write_sweep_report(dir, &out)
-        .with_context(|| format!("the report of the sweeps in {}", dir.display()))?;
-    eprintln!(
-        "report: {} (sweeps {}: {} points, {} timelines, {:.1} MB)",
-        out.display(),
-        stats.sweeps.join(", "),
-        stats.points,
-        stats.timelines,
-        stats.bytes as f64 / 1e6
-    );
-    Ok(out)
 }
 
 /// What the `.dat` readers repaired, said at the end of every run that read files.
