@@ -318,7 +318,7 @@ fn marker<C, DB: DrawingBackend>(
     EmptyElement::at(at) + Polygon::new(pts, fill) + PathElement::new(closed, outline)
 }
 
-/// The font family the figures name: DejaVu Sans, embedded, the one font [`png`] knows.
+/// The font family the figures name: DejaVu Sans, embedded, the one font [`png()`] knows.
 pub const FONT: &str = "DejaVu Sans";
 
 fn y_range(fig: &Figure) -> (f64, f64) {

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::LearnError;
+#[cfg(doc)]
+use crate::{Estimator, optimism, optimistic};
 
 /// What censored observations count for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -1,0 +1,150 @@
+//! What the live scheduler tells a dispatcher ([`Action`]), what became of a task
+//! ([`Fate`]), the outcomes so far ([`Counts`]), and its errors ([`LiveError`]).
+
+use model::Outcome;
+
+#[cfg(doc)]
+use super::Scheduler;
+use super::TaskId;
+use crate::system::{Cause, TaskRecord};
+
+/// What the dispatcher should do, in the order given.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Action {
+    /// The task joins `machine`'s local queue (FCFS); it starts there with a later
+    /// [`Action::Start`].
+    Assign {
+        /// The task.
+        task: TaskId,
+        /// The machine.
+        machine: usize,
+    },
+    /// Start the task on `machine` now (the machine is idle and the task heads its queue).
+    Start {
+        /// The task.
+        task: TaskId,
+        /// The machine.
+        machine: usize,
+    },
+    /// The task is given up: when `executing`, stop (kill) it on `machine`; else forget it.
+    Drop {
+        /// The task.
+        task: TaskId,
+        /// The machine whose queue it was in, `None` when it was never mapped.
+        machine: Option<usize>,
+        /// True when it was executing.
+        executing: bool,
+        /// Why: expired (pending, executing, unmapped), pruned (pending, executing), or
+        /// discarded by the heuristic.
+        reason: Outcome,
+    },
+    /// The task stays in the batch queue for now (its best chance is at or below its defer
+    /// threshold); it is considered again at the next decision.
+    Defer {
+        /// The task.
+        task: TaskId,
+    },
+}
+
+impl Action {
+    /// The action a task's outcome calls for: a [`Action::Drop`] when the scheduler decided
+    /// it, nothing when the task ended by itself.
+    pub fn of_settled(task: TaskId, record: &TaskRecord, cause: Cause) -> Option<Action> {
+        (cause == Cause::Decision).then_some(Action::Drop {
+            task,
+            machine: record.machine,
+            executing: record.start.is_some(),
+            reason: record.outcome,
+        })
+    }
+}
+
+/// How a task ended, as the live scheduler reports it ([`Scheduler::fate`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Fate {
+    /// Still waiting, queued or executing.
+    Open,
+    /// Its end was reported and takes effect at the next [`Scheduler::decide`].
+    Reported,
+    /// Ended with this outcome.
+    Ended(Outcome),
+    /// The dispatcher reported it failed ([`Scheduler::failed`]).
+    Failed,
+    /// Ended, and no longer held: the scheduler forgets the tasks that ended (unless
+    /// [`Scheduler::keep_records`]), their outcomes kept as counts ([`Scheduler::counts`]).
+    Forgotten,
+}
+
+/// How many tasks were submitted and how they ended ([`Scheduler::counts`]): counters, kept
+/// whether the tasks' records are or not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Counts {
+    /// Tasks submitted.
+    pub submitted: usize,
+    /// Tasks that ended with each outcome, by [`Outcome::ALL`]'s order (failures apart).
+    pub outcomes: [usize; 8],
+    /// Tasks the dispatcher reported failed ([`Scheduler::failed`]).
+    pub failed: usize,
+}
+
+impl Counts {
+    /// Tasks that ended with `outcome` (failures apart).
+    pub fn of(&self, outcome: Outcome) -> usize {
+        Outcome::ALL
+            .iter()
+            .position(|&o| o == outcome)
+            .map_or(0, |i| self.outcomes[i])
+    }
+
+    /// Tasks that ended, failures included.
+    pub fn ended(&self) -> usize {
+        self.outcomes.iter().sum::<usize>() + self.failed
+    }
+}
+
+/// Misuse of the live API. Nothing in [`Scheduler`] panics on its inputs.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum LiveError {
+    /// A task id [`Scheduler::submit`] never returned.
+    #[error("unknown task {0}")]
+    UnknownTask(TaskId),
+    /// A task type outside the PET.
+    #[error("task type {task_type} is outside the PET's {types} task types")]
+    UnknownTaskType {
+        /// The type given.
+        task_type: usize,
+        /// How many the PET has.
+        types: usize,
+    },
+    /// A start, completion or failure of a task that was not started on a machine.
+    #[error("task {task} was not started (it is not executing on any machine)")]
+    NotStarted {
+        /// The task.
+        task: TaskId,
+    },
+    /// A notification about a task whose end is already known.
+    #[error("task {task} has already ended")]
+    AlreadyEnded {
+        /// The task.
+        task: TaskId,
+    },
+    /// A time before one already seen.
+    #[error("time went backwards: {at} s is before {latest} s, already seen")]
+    TimeWentBackwards {
+        /// The time given.
+        at: f64,
+        /// The latest time seen.
+        latest: f64,
+    },
+    /// A time that is not a finite number of seconds.
+    #[error("{what} must be a finite number of seconds, found {value}")]
+    NotFinite {
+        /// Which argument.
+        what: &'static str,
+        /// Its value.
+        value: f64,
+    },
+    /// A configuration that cannot run.
+    #[error("invalid configuration: {0}")]
+    Config(String),
+}

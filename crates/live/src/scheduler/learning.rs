@@ -1,0 +1,195 @@
+//! Learning the PET online in the live scheduler ([`Scheduler::learn_online`]): the
+//! estimator fed by every end the dispatcher reports, the PET refreshed with its changed
+//! cells, and the observed execution times kept for a dispatcher's own estimator
+//! ([`Scheduler::drain_samples`]).
+
+use learn::Estimator;
+
+use super::{LiveError, Scheduler};
+#[cfg(doc)]
+use crate::{SchedulerConfig, system::System};
+
+/// An execution time observed on a machine: what an online estimator of the PET learns from
+/// ([`Scheduler::drain_samples`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sample {
+    /// The task's type.
+    pub task_type: usize,
+    /// The machine it ran on.
+    pub machine: usize,
+    /// How long it ran, seconds.
+    pub seconds: f64,
+    /// True when it was stopped before it ended (dropped or failed): its execution time is
+    /// at least `seconds` (right-censored).
+    pub censored: bool,
+}
+
+/// How the scheduler learns its PET online ([`Scheduler::learn_online`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LearnConfig {
+    /// The estimator's options ([`learn::Options`]: censoring, the censored tail, the prior's
+    /// weight, a window, the per-cell cadence of its estimates).
+    pub options: learn::Options,
+    /// The PET decided on takes the estimator's changed cells after every this many
+    /// observations (>= 1; 1: before the next mapping event that can read them).
+    pub refresh_every: usize,
+}
+
+impl Default for LearnConfig {
+    /// The estimator's defaults (Kaplan-Meier, the prior's tail, a prior weighing 10
+    /// observations), the PET refreshed after every observation.
+    fn default() -> Self {
+        LearnConfig {
+            options: learn::Options::default(),
+            refresh_every: 1,
+        }
+    }
+}
+
+/// The online estimator of [`Scheduler::learn_online`] and what it has not yet handed to the
+/// PET.
+#[derive(Debug)]
+pub(super) struct Learner {
+    pub(super) estimator: Estimator,
+    refresh_every: usize,
+    /// Observations since the last refresh.
+    since: usize,
+    /// Per cell (type-major), true when its estimate changed since the last refresh.
+    changed: Vec<bool>,
+}
+
+impl Scheduler {
+    /// Keeps every observed execution time (completions, and right-censored ones of tasks
+    /// stopped while executing) for [`Scheduler::drain_samples`]; off by default.
+    pub fn record_samples(&mut self, on: bool) {
+        self.samples = on.then(Vec::new);
+    }
+
+    /// The execution times observed since the last call (with [`Scheduler::record_samples`]).
+    pub fn drain_samples(&mut self) -> Vec<Sample> {
+        self.samples
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Learns the PET online from the executions the scheduler is told of or decides
+    /// ([`learn::Estimator`], its prior the PET decided on now): a completion is an exact
+    /// observation of the time it ran, an executing task stopped (dropped, killed at its
+    /// deadline, failed) after running `e` seconds is right-censored at `e`, and a task
+    /// dropped before it started is not observed. Times are the [`Sample`]s'
+    /// (seconds, observed by the estimator in ticks of [`SchedulerConfig::resolution`]).
+    /// After every [`LearnConfig::refresh_every`] observations, the cells whose estimate
+    /// changed replace the PET's ([`System::set_pmf`], as the simulator's learned belief:
+    /// the completion-time PMFs that read a changed cell are recomputed at the next
+    /// decision). With [`learn::Options::optimism`] the PET takes the estimator's
+    /// optimistic reading of its cells at once. Calling it again starts afresh from the
+    /// current PET.
+    ///
+    /// Errors: options out of range ([`learn::Options::validate`]), a `refresh_every` of 0.
+    pub fn learn_online(&mut self, config: LearnConfig) -> Result<(), LiveError> {
+        if config.refresh_every == 0 {
+            return Err(LiveError::Config(
+                "refresh_every must be at least 1 observation".into(),
+            ));
+        }
+        let pet = self.sys.pet();
+        let (types, machines) = (pet.n_types(), pet.n_machines());
+        let estimator = Estimator::with_prior(
+            types,
+            machines,
+            |t, m| pet.pmf(t, m).clone(),
+            config.options,
+        )
+        .map_err(|e| LiveError::Config(e.to_string()))?;
+        // Explored cells may be read optimistically from the start (`learn::Options::optimism`).
+        for t in 0..types {
+            for m in 0..machines {
+                let p = estimator.pmf(t, m);
+                if self.sys.pet().pmf(t, m) != p {
+                    self.sys
+                        .set_pmf(t, m, p.clone())
+                        .map_err(|e| LiveError::Config(e.to_string()))?;
+                }
+            }
+        }
+        self.learner = Some(Learner {
+            estimator,
+            refresh_every: config.refresh_every,
+            since: 0,
+            changed: vec![false; types * machines],
+        });
+        Ok(())
+    }
+
+    /// Stops learning; the PET stays as it is.
+    pub fn stop_learning(&mut self) {
+        self.learner = None;
+    }
+
+    /// The online estimator ([`Scheduler::learn_online`]), if learning.
+    pub fn estimator(&self) -> Option<&Estimator> {
+        self.learner.as_ref().map(|l| &l.estimator)
+    }
+
+    /// Hands the executions observed since the last call to the recorded samples and the
+    /// learner; refreshes the PET at the learner's cadence.
+    pub(super) fn absorb(&mut self) {
+        if self.fresh.is_empty() {
+            return;
+        }
+        if let Some(l) = self.learner.as_mut() {
+            let machines = l.estimator.machines();
+            for s in &self.fresh {
+                let ticks = s.seconds / self.resolution;
+                match l
+                    .estimator
+                    .observe(s.task_type, s.machine, ticks, s.censored)
+                {
+                    Ok(update) => {
+                        l.since += 1;
+                        // The cell, or every cell of the machine (its factor moved), on
+                        // every copy of the machine (`learn::Options::pool_copies`).
+                        let types = match update {
+                            learn::Update::Unchanged => 0..0,
+                            learn::Update::Cell => s.task_type..s.task_type + 1,
+                            learn::Update::Machine => 0..l.changed.len() / machines,
+                        };
+                        for &c in l.estimator.copies(s.machine) {
+                            for t in types.clone() {
+                                l.changed[t * machines + c] = true;
+                            }
+                        }
+                    }
+                    Err(e) => tracing::warn!(
+                        task_type = s.task_type,
+                        machine = s.machine,
+                        "observation ignored: {e}"
+                    ),
+                }
+            }
+            if l.since >= l.refresh_every {
+                l.since = 0;
+                for i in 0..l.changed.len() {
+                    if !std::mem::take(&mut l.changed[i]) {
+                        continue;
+                    }
+                    // Copies of a machine read the same cells: changed together, set together.
+                    let (t, m) = (i / machines, i % machines);
+                    let copies = l.estimator.copies(m);
+                    for &c in copies {
+                        l.changed[t * machines + c] = false;
+                    }
+                    let p = l.estimator.pmf(t, m).clone();
+                    if let Err(e) = self.sys.set_pmf_copies(t, copies, p) {
+                        tracing::error!(task_type = t, machine = m, "PET not updated: {e}");
+                    }
+                }
+            }
+        }
+        match self.samples.as_mut() {
+            Some(samples) => samples.append(&mut self.fresh),
+            None => self.fresh.clear(),
+        }
+    }
+}
