@@ -371,9 +371,11 @@ class DaskScheduler:
         limit = None if timeout is None else time.monotonic() + timeout
         while limit is None or time.monotonic() < limit:
             try:
-                running = self.client.run(_executing_keys, self._prefix)
+                # A worker that died meanwhile answers with its error: it runs nothing.
+                answers = self.client.run(_executing_keys, self._prefix, on_error="return")
             except Exception:  # the cluster is gone: nothing runs on it
                 break
+            running = {w: a for w, a in answers.items() if not isinstance(a, BaseException)}
             if not any(running.values()):
                 break
             time.sleep(0.02)

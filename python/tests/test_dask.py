@@ -68,8 +68,20 @@ def address(client: Any, name: str, timeout: float = 30.0) -> str:
 
 
 def executing(client: Any) -> Dict[str, int]:
-    """How many tasks each worker is executing now."""
-    return client.run(lambda dask_worker: len(dask_worker.state.executing))
+    """How many tasks each live worker is executing now (a worker that died meanwhile, such
+    as the one a test killed before its nanny restarted it, answers with its error and is
+    left out)."""
+    limit = time.monotonic() + 10.0
+    while True:
+        try:
+            answers = client.run(
+                lambda dask_worker: len(dask_worker.state.executing), on_error="return"
+            )
+            return {w: n for w, n in answers.items() if isinstance(n, int)}
+        except OSError:  # the broadcast itself lost a connection: ask again
+            if time.monotonic() > limit:
+                raise
+            time.sleep(0.1)
 
 
 def wait_idle(client: Any, timeout: float = 10.0) -> None:

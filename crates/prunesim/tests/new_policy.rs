@@ -68,8 +68,17 @@ fn a_new_policy_crate_builds_and_runs_beside_pam_and_mm_outside_the_checkout() {
 
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
     let target = target_dir();
-    let out = Command::new(&cargo)
-        .args(["build", "--offline", "--quiet"])
+    // prunesim's crates at the optimisation this test's own build gave them (the workspace's
+    // members build at opt-level 0, the new crate's `"*"` would give them 2): their
+    // artifacts in the shared target folder are then reused rather than built again.
+    let mut build = Command::new(&cargo);
+    build.args(["build", "--offline", "--quiet"]);
+    for krate in WORKSPACE_CRATES {
+        build
+            .arg("--config")
+            .arg(format!("profile.dev.package.{krate}.opt-level=0"));
+    }
+    let out = build
         .current_dir(&dir)
         .env("CARGO_TARGET_DIR", &target)
         .output()
@@ -89,6 +98,21 @@ fn a_new_policy_crate_builds_and_runs_beside_pam_and_mm_outside_the_checkout() {
         assert!((0.0..=100.0).contains(&value), "{line}");
     }
 }
+
+/// The workspace's library crates a policy crate depends on, directly or not.
+const WORKSPACE_CRATES: [&str; 11] = [
+    "pmf",
+    "workload",
+    "model",
+    "heuristics",
+    "pruner",
+    "learn",
+    "live",
+    "bound",
+    "cutting",
+    "moldable",
+    "figures",
+];
 
 #[test]
 fn a_folder_that_is_no_checkout_is_refused_by_name() {
