@@ -293,27 +293,8 @@ fn trials_json(path: &Path) -> Result<String, Error> {
 
 /// The report of the run in `run_dir` as HTML, and what it holds.
 pub fn report_html(run_dir: &Path) -> Result<(String, ReportStats), Error> {
-    let summary_path = run_dir.join("summary.json");
-    let summary = read_json(&summary_path)?.ok_or_else(|| {
-        Error::data(
-            &summary_path,
-            "missing: not a folder that prunesim run --out wrote",
-        )
-    })?;
     // The run's machines and trials, from its summary: a trace may not name others.
-    let count = |field: &str| {
-        summary
-            .pointer(field)
-            .and_then(serde_json::Value::as_u64)
-            .ok_or_else(|| {
-                Error::data(
-                    &summary_path,
-                    format!("no whole number at {field}: not a summary prunesim run wrote"),
-                )
-            })
-    };
-    let n_machines = count("/pet/machines")?;
-    let n_trials = count("/trials")?;
+    let (summary, n_machines, n_trials) = crate::run_summary(run_dir)?;
     let manifest = read_json(&run_dir.join("manifest.json"))?;
     let mut machines: Vec<String> = manifest
         .as_ref()

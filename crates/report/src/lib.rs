@@ -68,6 +68,31 @@ pub(crate) fn csv_with_header(
     Ok((r, header))
 }
 
+/// A run folder's `summary.json`, with the machines and the trials it counts (a trace may
+/// not name others).
+pub(crate) fn run_summary(run_dir: &Path) -> Result<(serde_json::Value, u64, u64), Error> {
+    let summary_path = run_dir.join("summary.json");
+    let summary = html::read_json(&summary_path)?.ok_or_else(|| {
+        Error::data(
+            &summary_path,
+            "missing: not a folder that prunesim run --out wrote",
+        )
+    })?;
+    let count = |field: &str| {
+        summary
+            .pointer(field)
+            .and_then(serde_json::Value::as_u64)
+            .ok_or_else(|| {
+                Error::data(
+                    &summary_path,
+                    format!("no whole number at {field}: not a summary prunesim run wrote"),
+                )
+            })
+    };
+    let (n_machines, n_trials) = (count("/pet/machines")?, count("/trials")?);
+    Ok((summary, n_machines, n_trials))
+}
+
 /// The folder of a run's traces: `DIR/trace`.
 pub fn trace_dir(run_dir: &Path) -> PathBuf {
     run_dir.join("trace")
@@ -127,26 +152,8 @@ pub struct Timelines {
 /// What [`write_timeline`] draws for the run in `run_dir`: its traced trials with their
 /// titles, read from `summary.json`, `manifest.json` and `trials.csv`.
 pub fn timelines(run_dir: &Path) -> Result<Timelines, Error> {
-    let summary_path = run_dir.join("summary.json");
-    let summary = html::read_json(&summary_path)?.ok_or_else(|| {
-        Error::data(
-            &summary_path,
-            "missing: not a folder that prunesim run --out wrote",
-        )
-    })?;
-    let count = |field: &str| {
-        summary
-            .pointer(field)
-            .and_then(serde_json::Value::as_u64)
-            .ok_or_else(|| {
-                Error::data(
-                    &summary_path,
-                    format!("no whole number at {field}: not a summary prunesim run wrote"),
-                )
-            })
-    };
-    let n_machines = usize::try_from(count("/pet/machines")?).unwrap_or(usize::MAX);
-    let n_trials = count("/trials")?;
+    let (summary, n_machines, n_trials) = run_summary(run_dir)?;
+    let n_machines = usize::try_from(n_machines).unwrap_or(usize::MAX);
     let experiment = summary
         .get("experiment")
         .and_then(|v| v.as_str())
