@@ -296,6 +296,30 @@ impl PyScheduler {
 #[pyclass(module = "prunesim", name = "Estimator")]
 pub(crate) struct PyEstimator(Mutex<learn::Estimator>);
 
+impl PyEstimator {
+    /// `f` of the estimator, for the cell (`task_type`, `machine`), which must be one of its
+    /// cells (an `IndexError` names it otherwise).
+    fn cell<R>(
+        &self,
+        task_type: usize,
+        machine: usize,
+        f: impl FnOnce(&learn::Estimator) -> R,
+    ) -> PyResult<R> {
+        let e = self
+            .0
+            .lock()
+            .map_err(|_| PrunesimError::new_err("the estimator was poisoned by a panic"))?;
+        if task_type >= e.types() || machine >= e.machines() {
+            return Err(PyIndexError::new_err(format!(
+                "cell (task type {task_type}, machine {machine}) outside the {} x {} estimator",
+                e.types(),
+                e.machines()
+            )));
+        }
+        Ok(f(&e))
+    }
+}
+
 #[pymethods]
 impl PyEstimator {
     /// `Estimator(prior, **options)`: `prior` a `Pet`; options as the `[belief]` table's
@@ -342,34 +366,14 @@ impl PyEstimator {
 
     /// The current PMF of (`task_type`, `machine`).
     fn pmf(&self, task_type: usize, machine: usize) -> PyResult<PyPmf> {
-        let e = self
-            .0
-            .lock()
-            .map_err(|_| PrunesimError::new_err("the estimator was poisoned by a panic"))?;
-        if task_type >= e.types() || machine >= e.machines() {
-            return Err(PyIndexError::new_err(format!(
-                "cell (task type {task_type}, machine {machine}) outside the {} x {} estimator",
-                e.types(),
-                e.machines()
-            )));
-        }
-        Ok(PyPmf(e.pmf(task_type, machine).clone()))
+        self.cell(task_type, machine, |e| {
+            PyPmf(e.pmf(task_type, machine).clone())
+        })
     }
 
     /// Observations of (`task_type`, `machine`) so far.
     fn observations(&self, task_type: usize, machine: usize) -> PyResult<usize> {
-        let e = self
-            .0
-            .lock()
-            .map_err(|_| PrunesimError::new_err("the estimator was poisoned by a panic"))?;
-        if task_type >= e.types() || machine >= e.machines() {
-            return Err(PyIndexError::new_err(format!(
-                "cell (task type {task_type}, machine {machine}) outside the {} x {} estimator",
-                e.types(),
-                e.machines()
-            )));
-        }
-        Ok(e.observations(task_type, machine))
+        self.cell(task_type, machine, |e| e.observations(task_type, machine))
     }
 
     /// The current estimate of every cell as a PET with `names`'s type and machine names.
