@@ -418,9 +418,14 @@ fn draw(fig: &Figure, svg: &mut String) -> Result<(), FigureError> {
                 let rects: Vec<_> = fig
                     .bars
                     .iter()
-                    // A bar of height 0 is no rectangle (an SVG renderer rejects one of no height).
+                    // A bar less than a pixel high is no rectangle (an SVG renderer rejects one
+                    // of no height); its value is in the CSVs and on the label.
                     .filter(|b| {
-                        b.series_index == si && b.value.mean.is_finite() && b.value.mean != 0.0
+                        let (base, top) = (
+                            chart.backend_coord(&(0.0, 0.0)).1,
+                            chart.backend_coord(&(0.0, b.value.mean)).1,
+                        );
+                        b.series_index == si && b.value.mean.is_finite() && base != top
                     })
                     .map(|b| {
                         let x0 = b.x_index as f64 - group / 2.0 + si as f64 * w;
@@ -994,14 +999,17 @@ mod tests {
 
     #[test]
     fn a_bar_of_height_zero_draws_no_rectangle() {
-        let mut f = figure(Chart::Bars, Vec::new());
-        f.bars[0].value.mean = 0.0;
-        let svg = svg(&Plot::Figure(f)).unwrap();
-        assert!(
-            !svg.contains("height=\"0\""),
-            "a rectangle of no height: {svg}"
-        );
-        assert!(png(&svg).is_ok());
+        // 0, and values above 0 that are less than a pixel high (a 0.01% bar on a 100% axis).
+        for mean in [0.0, 1e-9, 1e-2] {
+            let mut f = figure(Chart::Bars, Vec::new());
+            f.bars[0].value.mean = mean;
+            let svg = svg(&Plot::Figure(f)).unwrap();
+            assert!(
+                !svg.contains("height=\"0\""),
+                "a rectangle of no height at {mean}: {svg}"
+            );
+            assert!(png(&svg).is_ok());
+        }
     }
 
     #[test]

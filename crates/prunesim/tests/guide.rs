@@ -7,8 +7,8 @@
 //!
 //! | block | what the test does |
 //! |---|---|
-//! | ` ```toml experiment ` | writes it to a file and runs `prunesim run FILE --trials 1 --no-bound` |
-//! | ` ```toml sweep ` | writes it and runs `prunesim sweep FILE --trials 1 --out DIR` |
+//! | ` ```toml experiment ` | writes it to a file and runs `prunesim run FILE` (at the short size: `--trials 1 --no-bound`) |
+//! | ` ```toml sweep ` | writes it and runs `prunesim sweep FILE --out DIR` (at the short size: `--trials 1`) |
 //! | ` ```toml fragment ` | merges its tables into a small experiment and runs that |
 //! | ` ```sh ` | runs each line (every one a `prunesim` command) in the chapter's folder |
 //! | ` ```text output ` | compares it with the standard output of the command just before |
@@ -19,9 +19,14 @@
 //! | `norun` | nothing: a command for another machine (a cluster, a clone of a data set) or a long run |
 //!
 //! Every `toml` and `sh` block says one of these. A chapter's blocks run in order in one
-//! temporary folder, where `experiments/` is the repository's; shell commands that run
-//! experiments without `--trials` run with `--trials 1` (and `run` without the clairvoyant
-//! bound), so the whole guide runs in a few seconds. A warning a command prints on standard
+//! temporary folder, where `experiments/` is the repository's.
+//!
+//! **Size.** Every command runs as the guide writes it, at its documented trials and with the
+//! clairvoyant bracket, with the release `prunesim` (the test builds it with cargo into its own
+//! target folder: in a debug build a bracketed 30-trial run takes minutes). With
+//! `PRUNESIM_GUIDE_SHORT` set, for a quick check while editing, the test's debug `prunesim`
+//! runs the commands that run experiments without `--trials` at the short size: `--trials 1`,
+//! and `run` without the bracket. A warning a command prints on standard
 //! error (a logged `WARN` or `ERROR`, a `warning:` or `note:` line) fails the test unless a
 //! `text stderr` block after the command shows it. Python blocks run in the Python package's
 //! tests (`python/tests/test_guide.py`).
@@ -188,6 +193,63 @@ fn commands(text: &str) -> Vec<String> {
     out
 }
 
+/// This test's target folder: `CARGO_TARGET_DIR`, else the one its binary is in
+/// (`<target>/debug/deps/guide-<hash>`).
+fn target_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(dir);
+    }
+    let exe = std::env::current_exe().unwrap();
+    exe.ancestors().nth(3).unwrap().to_path_buf()
+}
+
+/// The release `prunesim`, built by cargo into this test's target folder (what the README's
+/// first command builds, so after it this costs nothing).
+fn release_binary() -> PathBuf {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let target = target_dir();
+    let out = Command::new(cargo)
+        .args([
+            "build",
+            "--release",
+            "--offline",
+            "--quiet",
+            "-p",
+            "prunesim",
+        ])
+        .current_dir(root())
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "cargo build --release -p prunesim failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    target.join("release/prunesim")
+}
+
+/// The binary the guide's commands run with, and whether at their documented size (module
+/// docs, "Size").
+fn binary() -> &'static (PathBuf, bool) {
+    static BINARY: std::sync::OnceLock<(PathBuf, bool)> = std::sync::OnceLock::new();
+    BINARY.get_or_init(|| {
+        if std::env::var_os("PRUNESIM_GUIDE_SHORT").is_some() {
+            (PathBuf::from(env!("CARGO_BIN_EXE_prunesim")), false)
+        } else {
+            (release_binary(), true)
+        }
+    })
+}
+
+/// A `prunesim` command as the guide writes it, or at the short size (module docs, "Size").
+fn sized(args: &[String]) -> Vec<String> {
+    if binary().1 {
+        return args.to_vec();
+    }
+    shortened(args)
+}
+
 /// A `prunesim` command with the short settings.
 fn shortened(args: &[String]) -> Vec<String> {
     let mut args = args.to_vec();
@@ -281,7 +343,7 @@ impl Chapter {
     }
 
     fn prunesim(&mut self, args: &[String], fails: bool, what: &str) {
-        let out = Command::new(env!("CARGO_BIN_EXE_prunesim"))
+        let out = Command::new(&binary().0)
             .args(args)
             .current_dir(self.dir.path())
             .env("NO_COLOR", "1")
@@ -352,7 +414,7 @@ fn run_block(ch: &mut Chapter, i: usize, b: &Block) {
             match *kind {
                 "experiment" => {
                     ch.write(&name, &b.text);
-                    ch.prunesim(&shortened(&["run".into(), name]), fails, &what);
+                    ch.prunesim(&sized(&["run".into(), name]), fails, &what);
                 }
                 "fragment" => {
                     let mut doc: toml::Table = toml::from_str(BASE).unwrap();
@@ -364,16 +426,9 @@ fn run_block(ch: &mut Chapter, i: usize, b: &Block) {
                 }
                 "sweep" => {
                     ch.write(&name, &b.text);
-                    let args = [
-                        "sweep",
-                        &name,
-                        "--trials",
-                        "1",
-                        "--out",
-                        &format!("out-{i}"),
-                    ];
+                    let args = ["sweep", &name, "--out", &format!("out-{i}")];
                     let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
-                    ch.prunesim(&args, fails, &what);
+                    ch.prunesim(&sized(&args), fails, &what);
                 }
                 _ => {}
             }
@@ -391,7 +446,7 @@ fn run_block(ch: &mut Chapter, i: usize, b: &Block) {
                     "{}: {what}: `{line}` is not a prunesim command: mark the block norun, or keep it to prunesim commands",
                     ch.name
                 );
-                ch.prunesim(&shortened(&words[1..]), fails, &format!("{what}: {line}"));
+                ch.prunesim(&sized(&words[1..]), fails, &format!("{what}: {line}"));
             }
         }
         "text" if b.has("stderr") => ch.shown(&b.text, &what),
