@@ -93,7 +93,8 @@ class RunResult:
             headline, in %), ``optimum`` (the clairvoyant bracket's ``lower`` and ``upper``,
             when computed), ``metrics`` (every measure's ``mean`` and 95% interval),
             ``metrics_doc``, and what ran (``mapper``, ``pruner``, ``system``, ``seed``, ...).
-        trials: one row per trial, a column per measure (``robustness``, ``bound``, ...).
+        trials: one row per trial, a column per measure (``robustness``, ``optimum_lower``,
+            ``optimum_upper``, ...).
         tasks: with ``trace=True``, one row per task of every trial (``docs/trace.md``'s
             ``tasks-<k>.csv`` columns plus ``trial``); else ``None``.
         events: with ``trace=True``, one row per mapping event of every trial; else ``None``.

@@ -20,7 +20,7 @@ def test_a_run_has_the_summary_the_bound_and_every_trial() -> None:
     assert r.robustness_mean == s["robustness_mean"]
     assert s["trials"] == 2
     assert s["optimum"]["lower"] <= s["optimum"]["upper"]
-    for name in ("robustness", "bound", "optimum_lower", "on_time", "mapping_events"):
+    for name in ("robustness", "optimum_upper", "optimum_lower", "on_time", "mapping_events"):
         assert name in s["metrics"], name
         assert name in r.trials, name
     assert s["metrics"]["robustness"]["mean"] == s["robustness_mean"]
@@ -39,7 +39,7 @@ def test_a_file_a_string_a_dict_and_a_path_object_run_the_same(small_file: Path)
     first = results[0].summary
     for r in results[1:]:
         assert r.summary == first
-    assert "optimum" not in first and "bound" not in first["metrics"]
+    assert "optimum" not in first and "optimum_upper" not in first["metrics"]
 
 
 def test_trials_seed_and_jobs_are_the_command_lines() -> None:

@@ -144,7 +144,7 @@ struct RunArgs {
     /// Heuristic (or variant) name, replacing `[mapper] name`; the table's other keys stay.
     #[arg(long)]
     heuristic: Option<String>,
-    /// Skip the clairvoyant bracket, both its sides: `optimum_lower` and `bound` (computed
+    /// Skip the clairvoyant bracket, both its sides: `optimum_lower` and `optimum_upper` (computed
     /// per trial by default; the bracket costs more than the simulation).
     #[arg(long)]
     no_bound: bool,

@@ -79,7 +79,7 @@ fn interval(doc: &MetricDoc, e: &Estimate) -> String {
     }
 }
 
-/// The summary as a table: what ran, then robustness, the bound, and the other measures in
+/// The summary as a table: what ran, then robustness, the clairvoyant bracket, and the other measures in
 /// groups, each with its unit; the definitions below.
 pub fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared) -> Result<()> {
     writeln!(out, "{}", s.experiment)?;
@@ -233,7 +233,7 @@ pub fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared) -> Re
     if let (Some(o), Some(r)) = (&s.optimum, s.metrics.get("robustness")) {
         writeln!(
             out,
-            "\nthe clairvoyant optimum is in [{:.2}, {:.2}]% (mean over trials); {} reaches {:.1}% of its lower side and {:.1}% of its upper side",
+            "\nthe clairvoyant optimum is in [optimum_lower, optimum_upper] = [{:.2}, {:.2}]% (mean over trials); {} reaches {:.1}% of optimum_lower and {:.1}% of optimum_upper",
             o.lower,
             o.upper,
             s.heuristic,

@@ -919,7 +919,7 @@ fn the_optimum_is_bracketed_in_the_table_and_the_json() {
         "{s}"
     );
     assert_eq!(metric(&s, "optimum_lower"), lower);
-    assert_eq!(metric(&s, "bound"), upper);
+    assert_eq!(metric(&s, "optimum_upper"), upper);
     let out = ok(&prunesim(&["run", "--trials", "2"], d));
     assert!(out.contains("the clairvoyant optimum is in ["), "{out}");
     let s = json(&prunesim(

@@ -113,7 +113,7 @@
 
   var TRIAL_COLUMNS = ['robustness', 'on_time', 'counted', 'n_late', 'n_expired_pending', 'n_expired_executing',
     'n_pruned_pending', 'n_pruned_executing', 'n_unmapped', 'n_discarded', 'mapping_events', 'engaged_events',
-    'deferrals', 'wasted', 'span', 'optimum_lower', 'bound'];
+    'deferrals', 'wasted', 'span', 'optimum_lower', 'optimum_upper'];
 
   function trialsTable() {
     var t = $('trials-table');

@@ -766,7 +766,7 @@ impl Prepared {
                 &bound::BracketOptions::default(),
             )
             .map_err(|e| RunError::Input(format!("clairvoyant bracket of trial {k}: {e}")))?;
-            metrics.bound_on_time = Some(b.upper_on_time);
+            metrics.upper_on_time = Some(b.upper_on_time);
             metrics.lower_on_time = Some(b.lower_on_time);
             // The ceiling reads one PET's means: not computed when the truth drifts.
             if drift.is_empty() {

@@ -69,7 +69,7 @@ pub struct RunManifest {
     pub trials: u64,
     /// Master seed.
     pub seed: u64,
-    /// Whether the clairvoyant bound was computed.
+    /// Whether the clairvoyant bracket (`optimum_lower`, `optimum_upper`) was computed.
     pub with_bound: bool,
     /// The PET's file and its hash, when it came from a file.
     #[serde(default, skip_serializing_if = "Option::is_none")]

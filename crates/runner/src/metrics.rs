@@ -76,9 +76,11 @@ pub struct TrialMetrics {
     pub span: f64,
     /// Counted tasks per outcome, in [`Outcome::ALL`] order.
     pub outcomes: Vec<usize>,
-    /// The clairvoyant upper bound on the on-time counted tasks of this trial (the `bound`
-    /// crate's bracket: the capacity LP tightened by a Lagrangian bound), when computed.
-    pub bound_on_time: Option<usize>,
+    /// The bracket's upper side (`optimum_upper`): a clairvoyant upper bound on the on-time
+    /// counted tasks of this trial (the `bound` crate's capacity LP tightened by a Lagrangian
+    /// bound), when computed. Point files written with its former name `bound_on_time` read.
+    #[serde(alias = "bound_on_time")]
+    pub upper_on_time: Option<usize>,
     /// The on-time counted tasks of the best feasible clairvoyant schedule found for this
     /// trial (the bracket's lower side: achievable, so a lower bound on the optimum), when
     /// computed.
@@ -235,7 +237,7 @@ impl TrialMetrics {
             deferrals: record.tasks.iter().map(|t| u64::from(t.deferrals)).sum(),
             span: record.span as f64,
             outcomes,
-            bound_on_time: None,
+            upper_on_time: None,
             lower_on_time: None,
             ceiling: None,
             windows: Vec::new(),
@@ -277,10 +279,10 @@ impl TrialMetrics {
                 100.0 * x as f64 / self.counted as f64
             }
         };
-        if let Some(b) = self.bound_on_time {
-            v.push(("bound", pct(b)));
-            v.push(("bound_on_time", b as f64));
-            v.push(("gap_to_bound", pct(b) - self.robustness));
+        if let Some(b) = self.upper_on_time {
+            v.push(("optimum_upper", pct(b)));
+            v.push(("optimum_upper_on_time", b as f64));
+            v.push(("gap_to_upper", pct(b) - self.robustness));
         }
         for (name, &w) in WINDOW_METRICS.iter().zip(&self.windows) {
             v.push((name, w));
@@ -294,6 +296,19 @@ impl TrialMetrics {
             v.push(("capacity_ceiling", c));
         }
         v
+    }
+}
+
+/// The name of the bracket's measure that a name outside the vocabulary means (`bound` is
+/// `optimum_upper`, `gap_to_bound` is `gap_to_upper`, `bound_on_time` is
+/// `optimum_upper_on_time`), for an error that names the measure to ask for.
+pub fn bracket_name(name: &str) -> Option<&'static str> {
+    match name {
+        "bound" | "upper" | "optimum_upper_bound" => Some("optimum_upper"),
+        "gap_to_bound" => Some("gap_to_upper"),
+        "bound_on_time" => Some("optimum_upper_on_time"),
+        "lower" | "optimum_lower_bound" => Some("optimum_lower"),
+        _ => None,
     }
 }
 
@@ -368,7 +383,7 @@ impl Unit {
 pub enum Group {
     /// Robustness, the headline.
     Robustness,
-    /// The clairvoyant bound and the gap to it.
+    /// The clairvoyant bracket (`optimum_lower`, `optimum_upper`) and the gaps to it.
     Bound,
     /// What happened to the counted tasks.
     Outcomes,
@@ -458,11 +473,11 @@ pub const METRICS: &[MetricDoc] = &[
         "robustness of the best feasible schedule found knowing every execution time: the optimum is at least this (user guide: Concepts, the clairvoyant bracket)",
     ),
     doc(
-        "bound",
+        "optimum_upper",
         Group::Bound,
         Unit::Percent,
         100.0,
-        "clairvoyant upper bound on robustness: no scheduler, even one knowing every execution time, does better (user guide: Concepts, the clairvoyant bracket)",
+        "an upper bound on robustness: no scheduler, even one knowing every execution time, does better; the optimum is at most this (user guide: Concepts, the clairvoyant bracket)",
     ),
     doc(
         "capacity_ceiling",
@@ -479,11 +494,11 @@ pub const METRICS: &[MetricDoc] = &[
         "optimum_lower minus robustness, in percentage points: what a clairvoyant scheduler gains at least",
     ),
     doc(
-        "gap_to_bound",
+        "gap_to_upper",
         Group::Bound,
         Unit::Points,
         100.0,
-        "bound minus robustness, in percentage points",
+        "optimum_upper minus robustness, in percentage points: the most any scheduler could gain",
     ),
     doc(
         "optimum_lower_on_time",
@@ -493,11 +508,11 @@ pub const METRICS: &[MetricDoc] = &[
         "optimum_lower as a number of counted tasks",
     ),
     doc(
-        "bound_on_time",
+        "optimum_upper_on_time",
         Group::Bound,
         Unit::Tasks,
         INF,
-        "the bound as a number of counted tasks",
+        "optimum_upper as a number of counted tasks",
     ),
     doc(
         "on_time",

@@ -145,7 +145,7 @@ impl TaskRange {
 }
 
 /// Where the clairvoyant optimum lies, in % of the counted tasks (means over trials of the
-/// `optimum_lower` and `bound` measures).
+/// `optimum_lower` and `optimum_upper` measures).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct OptimumBracket {
     /// The best feasible schedule found knowing every execution time: achievable.
@@ -208,7 +208,7 @@ impl Summary {
             git_revision: crate::provenance::GIT_REVISION,
             pct_epsilon: prepared.config.system.pct_epsilon,
             robustness_mean: metrics.get("robustness").map_or(f64::NAN, |e| e.mean),
-            optimum: match (metrics.get("optimum_lower"), metrics.get("bound")) {
+            optimum: match (metrics.get("optimum_lower"), metrics.get("optimum_upper")) {
                 (Some(l), Some(u)) => Some(OptimumBracket {
                     lower: l.mean,
                     upper: u.mean,

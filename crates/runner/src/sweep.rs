@@ -277,16 +277,22 @@ impl FigureSpec {
                 });
             }
         }
-        if let Some(m) = spec
-            .extra_metrics
-            .iter()
-            .find(|m| crate::metrics::metric_doc(m).is_none())
-        {
-            return Err(RunError::Config {
-                file: name.to_string(),
-                line: None,
-                message: format!("extra_metrics: unknown measure '{m}' (see `prunesim metrics`)"),
-            });
+        // Every measure named is known before any point runs.
+        let named = std::iter::once(("metric", &spec.metric))
+            .chain(spec.label_metric.iter().map(|m| ("label_metric", m)))
+            .chain(spec.extra_metrics.iter().map(|m| ("extra_metrics", m)));
+        for (key, m) in named {
+            if crate::metrics::metric_doc(m).is_none() {
+                let hint = match crate::metrics::bracket_name(m) {
+                    Some(known) => format!("; the bracket's measure is '{known}'"),
+                    None => String::new(),
+                };
+                return Err(RunError::Config {
+                    file: name.to_string(),
+                    line: None,
+                    message: format!("{key}: unknown measure '{m}' (see `prunesim metrics`){hint}"),
+                });
+            }
         }
         if spec.series.is_empty() {
             return Err(RunError::Config {
@@ -476,6 +482,25 @@ mod tests {
         let bad = FIGURE.replace("EXTRA", "extra_metrics = [\"fairness\"]");
         let e = FigureSpec::from_toml_str(&bad, "f.toml").unwrap_err();
         assert!(e.to_string().contains("unknown measure 'fairness'"), "{e}");
+        // The measure and the label are checked before any point runs too, and a name for the
+        // bracket's side outside the vocabulary is answered with the measure's name.
+        let bad = FIGURE.replace("EXTRA", "label_metric = \"bound\"");
+        let e = FigureSpec::from_toml_str(&bad, "f.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("label_metric: unknown measure 'bound'")
+                && e.contains("the bracket's measure is 'optimum_upper'"),
+            "{e}"
+        );
+        let bad = FIGURE.replace("EXTRA", "metric = \"gap_to_bound\"");
+        let e = FigureSpec::from_toml_str(&bad, "f.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("metric: unknown measure 'gap_to_bound'") && e.contains("'gap_to_upper'"),
+            "{e}"
+        );
     }
 
     #[test]

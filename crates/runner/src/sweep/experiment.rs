@@ -475,11 +475,11 @@ impl Kind for ExperimentSweep<'_> {
                     .then(|| point_trace_dir(&spec.id, *orig, &point.x_label, &point.series)),
             });
         }
-        // The clairvoyant optimum's bracket: its upper side ("clairvoyant bound") and lower
-        // side ("clairvoyant schedule") as rows of the CSVs, drawn as a band behind the series.
+        // The clairvoyant optimum's bracket: its sides `optimum_upper` and `optimum_lower` as
+        // rows of the CSVs (the series named as the measures), drawn as a band behind the series.
         let bracket_metrics = match spec.metric.as_str() {
-            "robustness" => Some(("optimum_lower", "bound")),
-            "on_time" => Some(("optimum_lower_on_time", "bound_on_time")),
+            "robustness" => Some(("optimum_lower", "optimum_upper")),
+            "on_time" => Some(("optimum_lower_on_time", "optimum_upper_on_time")),
             _ => None,
         };
         let mut bands: Vec<figures::Band> = Vec::new();
@@ -499,8 +499,8 @@ impl Kind for ExperimentSweep<'_> {
                 };
                 let mut sides = Vec::new();
                 for (label, name) in [
-                    ("clairvoyant bound", upper_metric),
-                    ("clairvoyant schedule", lower_metric),
+                    ("optimum_upper", upper_metric),
+                    ("optimum_lower", lower_metric),
                 ] {
                     let mut values = Vec::new();
                     for (k, m) in results[pi].iter().enumerate() {

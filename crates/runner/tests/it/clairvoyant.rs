@@ -250,7 +250,7 @@ fn the_bracket_of_a_drifting_truth_holds() {
     let mut p = Prepared::new(cfg, None, TrialSource::Generated, Some(3), None).unwrap();
     p.with_bound = true;
     for m in p.run(1, &|| {}).unwrap() {
-        let (lower, upper) = (m.lower_on_time.unwrap(), m.bound_on_time.unwrap());
+        let (lower, upper) = (m.lower_on_time.unwrap(), m.upper_on_time.unwrap());
         assert!(lower <= upper, "L {lower} > U {upper}");
         assert!(m.on_time <= upper, "PAM {} above U {upper}", m.on_time);
         assert_eq!(m.ceiling, None);
