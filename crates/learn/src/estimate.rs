@@ -64,8 +64,9 @@ pub fn estimate_checked(
 }
 
 /// Whether the prior is rejected by `n` observations ([`Options::prior_check`]) whose
-/// Kaplan-Meier completions are `completions` (the mass of each completion tick, in
-/// increasing order) and whose largest time is `last`: whether the Kaplan-Meier CDF departs
+/// Kaplan-Meier completions are `completions` (the mass of each completion tick, ticks in
+/// non-decreasing order, the masses of a repeated tick summed) and whose largest time is
+/// `last`: whether the Kaplan-Meier CDF departs
 /// from the prior's CDF by more than [`prior_band`]`(n)` at some tick up to `floor(last)`
 /// (or the last completion tick). Both CDFs are steps on the tick grid and the prior's is
 /// non-decreasing, so the largest departure is at a completion tick or the tick before it,
@@ -102,11 +103,17 @@ pub fn contradicts(
     let mut f = 0.0;
     let mut far = 0.0f64;
     let mut top = 0;
-    for &(t, p) in completions {
+    let mut i = 0;
+    while i < completions.len() {
+        // The completions on one tick (base times that share it) as one step of the CDF.
+        let t = completions[i].0;
         if t > 0 {
             far = far.max((f - prior_cdf(t - 1)).abs());
         }
-        f += p;
+        while i < completions.len() && completions[i].0 == t {
+            f += completions[i].1;
+            i += 1;
+        }
         far = far.max((f - prior_cdf(t)).abs());
         top = t;
     }

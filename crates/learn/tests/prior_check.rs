@@ -62,6 +62,10 @@ fn the_departure_by_hand() {
         !contradicts(&prior, &[], 0.0, 0).unwrap(),
         "nothing observed"
     );
+    // Completions sharing a tick are one step: on 2 exactly, as the prior.
+    let two = Pmf::point(2);
+    assert!(!contradicts(&two, &[(2, 0.5), (2, 0.5)], 2.0, 1000).unwrap());
+    assert!(contradicts(&prior, &[(2, 0.25), (2, 0.25)], 3.0, 40).unwrap());
 }
 
 #[test]
