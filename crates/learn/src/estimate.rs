@@ -66,9 +66,8 @@ pub fn estimate_checked(
 /// Whether the prior is rejected by `n` observations ([`Options::prior_check`]) whose
 /// Kaplan-Meier completions are `completions` (the mass of each completion tick, ticks in
 /// non-decreasing order, the masses of a repeated tick summed) and whose largest time is
-/// `last`: whether the Kaplan-Meier CDF departs
-/// from the prior's CDF by more than [`prior_band`]`(n)` at some tick up to `floor(last)`
-/// (or the last completion tick). Both CDFs are steps on the tick grid and the prior's is
+/// `last`: whether the Kaplan-Meier CDF departs from the prior's CDF by more than
+/// [`prior_band`]`(n)` at some tick up to `floor(last)` (or the last completion tick). Both CDFs are steps on the tick grid and the prior's is
 /// non-decreasing, so the largest departure is at a completion tick or the tick before it,
 /// or at the last tick; those are the ticks compared.
 pub fn contradicts(
