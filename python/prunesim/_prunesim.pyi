@@ -101,6 +101,7 @@ class Estimator:
         explore: int = ...,
         optimism: bool = ...,
         pool_copies: bool = ...,
+        prior_check: bool = ...,
     ) -> None: ...
     def observe(
         self, task_type: int, machine: int, time: float, censored: bool = False

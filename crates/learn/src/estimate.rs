@@ -20,6 +20,17 @@ pub fn estimate(
     prior: &Pmf,
     options: &Options,
 ) -> Result<Option<(Pmf, usize)>, LearnError> {
+    Ok(estimate_checked(samples, prior, options)?.map(|(p, n, _)| (p, n)))
+}
+
+/// [`estimate`], with whether the samples reject the prior ([`Options::prior_check`],
+/// [`contradicts`]; false without the check): then the censored tail does not read the
+/// prior, and the prior weighs nothing in the blend.
+pub fn estimate_checked(
+    samples: &[Sample],
+    prior: &Pmf,
+    options: &Options,
+) -> Result<Option<(Pmf, usize, bool)>, LearnError> {
     let kept: Vec<Sample>;
     let samples = match options.censoring {
         Censoring::KaplanMeier => samples,
@@ -36,23 +47,104 @@ pub fn estimate(
     for (w, p) in km.completions() {
         pairs.push((tick_of(w.ceil())?, p));
     }
+    let rejected =
+        options.prior_check && contradicts(prior, &pairs, km.last_time(), samples.len())?;
     let rem = km.remainder();
     if rem > 0.0 {
+        let prior = (!rejected).then_some(prior);
         push_tail(&mut pairs, rem, km.last_time(), prior, options, || {
             (samples.iter().map(|s| s.time).sum(), km.completed_count())
         })?;
     }
-    Ok(Some((Pmf::from_weighted_pairs(pairs)?, samples.len())))
+    Ok(Some((
+        Pmf::from_weighted_pairs(pairs)?,
+        samples.len(),
+        rejected,
+    )))
 }
 
+/// Whether the prior is rejected by `n` observations ([`Options::prior_check`]) whose
+/// Kaplan-Meier completions are `completions` (the mass of each completion tick, ticks in
+/// non-decreasing order, the masses of a repeated tick summed) and whose largest time is
+/// `last`: whether the Kaplan-Meier CDF departs from the prior's CDF by more than
+/// [`prior_band`]`(n)` at some tick up to `floor(last)` (or the last completion tick). Both CDFs are steps on the tick grid and the prior's is
+/// non-decreasing, so the largest departure is at a completion tick or the tick before it,
+/// or at the last tick; those are the ticks compared.
+pub fn contradicts(
+    prior: &Pmf,
+    completions: &[(Tick, f64)],
+    last: f64,
+    n: usize,
+) -> Result<bool, LearnError> {
+    if n == 0 {
+        return Ok(false);
+    }
+    let band = prior_band(n);
+    let masses = prior.masses();
+    let offset = prior.min();
+    // The prior's CDF at non-decreasing ticks, by one walk over its masses.
+    let (mut next, mut cum) = (0usize, 0.0f64);
+    let mut prior_cdf = |t: Tick| -> f64 {
+        if t < offset {
+            return 0.0;
+        }
+        let k = (t - offset) as usize;
+        while next < masses.len() && next <= k {
+            cum += masses[next];
+            next += 1;
+        }
+        if next >= masses.len() {
+            1.0
+        } else {
+            cum.min(1.0)
+        }
+    };
+    let mut f = 0.0;
+    let mut far = 0.0f64;
+    let mut top = 0;
+    let mut i = 0;
+    while i < completions.len() {
+        // The completions on one tick (base times that share it) as one step of the CDF.
+        let t = completions[i].0;
+        if t > 0 {
+            far = far.max((f - prior_cdf(t - 1)).abs());
+        }
+        while i < completions.len() && completions[i].0 == t {
+            f += completions[i].1;
+            i += 1;
+        }
+        far = far.max((f - prior_cdf(t)).abs());
+        top = t;
+    }
+    let end = tick_of(last.floor())?.max(top);
+    far = far.max((f - prior_cdf(end)).abs());
+    Ok(far > band)
+}
+
+/// The half-width of the Dvoretzky-Kiefer-Wolfowitz band of the empirical CDF of `n`
+/// observations at confidence `1 - PRIOR_CHECK_DELTA` ([`PRIOR_CHECK_DELTA`]):
+/// `sqrt(ln(2 / delta) / (2 n))`; infinite for `n = 0`.
+pub fn prior_band(n: usize) -> f64 {
+    if n == 0 {
+        return f64::INFINITY;
+    }
+    ((2.0 / PRIOR_CHECK_DELTA).ln() / (2.0 * n as f64)).sqrt()
+}
+
+/// The prior check's significance ([`Options::prior_check`]): a correct prior is rejected
+/// by the observations of a cell, at one check, with probability at most this (without
+/// censoring; the band is the Dvoretzky-Kiefer-Wolfowitz inequality's).
+pub const PRIOR_CHECK_DELTA: f64 = 0.05;
+
 /// Appends the mass `rem` that survives the last observation `w` (censored) to `pairs`
-/// ([`Options::tail`]); `totals` gives the sum of the observed times and the completions,
+/// ([`Options::tail`]; on the geometric tail when `prior` is `None`: a prior the cell
+/// rejected, [`Options::prior_check`]); `totals` gives the sum of the observed times and the completions,
 /// which the geometric tail reads.
 pub(crate) fn push_tail(
     pairs: &mut Vec<(Tick, f64)>,
     rem: f64,
     w: f64,
-    prior: &Pmf,
+    prior: Option<&Pmf>,
     options: &Options,
     totals: impl FnOnce() -> (f64, usize),
 ) -> Result<(), LearnError> {
@@ -60,7 +152,7 @@ pub(crate) fn push_tail(
         Tail::AtLast => pairs.push((tick_of(w.ceil())?, rem)),
         Tail::Prior => {
             let after = tick_of(w.floor())?;
-            if prior.max() > after {
+            if let Some(prior) = prior.filter(|p| p.max() > after) {
                 let beyond = prior.condition_after(after);
                 pairs.extend(beyond.iter().map(|(t, p)| (t, rem * p)));
             } else {

@@ -30,6 +30,24 @@
 //!    observation, and weighing as much as `n0` observations after. A convex combination of
 //!    two PMFs, so a PMF.
 //!
+//!    **The prior check** ([`Options::prior_check`], off by default). A prior that is
+//!    wrong (too fast, too slow, flat, another system's) weighs `n0` observations for ever,
+//!    and its tail decides where a censored remainder goes. With the check, at every rebuild
+//!    the cell tests its prior against its observations: the Kolmogorov-Smirnov distance
+//!    between the Kaplan-Meier CDF and the prior's, over the ticks up to the last
+//!    observation ([`contradicts`]), against the Dvoretzky-Kiefer-Wolfowitz band
+//!    `sqrt(ln(2 / delta) / (2 n))` ([`prior_band`], `delta` = [`PRIOR_CHECK_DELTA`]): by
+//!    that inequality (Massart's constant), `n` uncensored observations drawn from the
+//!    prior depart from it by more with probability at most `delta`. Beyond the band the
+//!    prior is **rejected** in that cell ([`Estimator::rejects_prior`]): it weighs nothing
+//!    in the blend and the censored tail is the geometric one, as for a cell without a
+//!    prior beyond its last observation. A prior the observations agree with keeps its
+//!    weight and its tail, bit for bit as without the check. The test is repeated at each
+//!    rebuild (so a correct prior is rejected at some rebuild more often than `delta`) and
+//!    censoring widens the Kaplan-Meier estimate's spread beyond the band's, both of which
+//!    make a correct prior rejected more often: the cost is then that of learning the cell
+//!    from its own observations alone.
+//!
 //! 4. **The machine factor** (optional, [`Options::machine_scale`]): the model `T = s_m Z`,
 //!    every execution time on machine `m` a base time `Z` of its cell times one factor
 //!    `s_m` that all the machine's cells share (a machine-wide slowdown or speedup). Each
@@ -177,7 +195,10 @@ use pmf::kaplan_meier::Sample;
 use pmf::{Pmf, Tick};
 
 pub use error::LearnError;
-pub use estimate::{MAX_TAIL_TICKS, blend, estimate, median_ratio, optimism, optimistic};
+pub use estimate::{
+    MAX_TAIL_TICKS, PRIOR_CHECK_DELTA, blend, contradicts, estimate, estimate_checked,
+    median_ratio, optimism, optimistic, prior_band,
+};
 pub use options::{Censoring, DEFAULT_EXPLORE, Options, Tail};
 
 use estimate::{push_tail, read, stretch, tick_of};
@@ -248,6 +269,9 @@ struct Cell {
     base: Pmf,
     /// Observations in the current PMF's estimate (`n` of the blend).
     used: usize,
+    /// Whether the observations reject the prior at the last rebuild
+    /// ([`Options::prior_check`]).
+    rejected: bool,
 }
 
 impl Cell {
@@ -262,6 +286,7 @@ impl Cell {
             current: prior.clone(),
             base: prior.clone(),
             used: 0,
+            rejected: false,
         }
     }
 
@@ -331,7 +356,12 @@ impl Cell {
 
     /// [`estimate`] of the held observations, from the counts: one walk over the distinct
     /// times (the same operations in the same order, so the same bits).
-    fn estimate(&self, prior: &Pmf, options: &Options) -> Result<Option<(Pmf, usize)>, LearnError> {
+    /// With it, whether the cell's observations reject the prior ([`Options::prior_check`]).
+    fn estimate(
+        &self,
+        prior: &Pmf,
+        options: &Options,
+    ) -> Result<Option<(Pmf, usize, bool)>, LearnError> {
         let ignore = options.censoring == Censoring::Ignore;
         let n = if ignore { self.completed } else { self.n };
         if n == 0 {
@@ -362,12 +392,14 @@ impl Cell {
             before += here;
             last = w;
         }
+        let rejected = options.prior_check && contradicts(prior, &pairs, last, n)?;
         if s > 0.0 {
+            let prior = (!rejected).then_some(prior);
             push_tail(&mut pairs, s, last, prior, options, || {
                 (self.total(options.window), self.completed)
             })?;
         }
-        Ok(Some((Pmf::from_weighted_pairs(pairs)?, n)))
+        Ok(Some((Pmf::from_weighted_pairs(pairs)?, n, rejected)))
     }
 }
 
@@ -568,14 +600,17 @@ impl Estimator {
         }
         if cell.since >= rebuild_after(&options, cell.n) {
             cell.since = 0;
-            let (estimate, used) = match cell.estimate(&self.prior[i], &options)? {
-                Some((p, n)) => (Some(p), n),
-                None => (None, 0),
+            let (estimate, used, rejected) = match cell.estimate(&self.prior[i], &options)? {
+                Some((p, n, r)) => (Some(p), n, r),
+                None => (None, 0, false),
             };
+            // A prior the cell's observations reject weighs nothing (`Options::prior_check`).
+            let n0 = if rejected { 0.0 } else { options.prior_weight };
             let next = match estimate {
-                Some(e) => blend(&self.prior[i], options.prior_weight, &e, used)?,
+                Some(e) => blend(&self.prior[i], n0, &e, used)?,
                 None => self.prior[i].clone(),
             };
+            cell.rejected = rejected;
             let current = read(
                 stretch(&next, factor)?,
                 optimism(options.prior_weight, cell.n, options.optimistic_below()),
@@ -680,6 +715,19 @@ impl Estimator {
     pub fn explores(&self, task_type: usize, machine: usize) -> bool {
         self.index(task_type, machine)
             .is_ok_and(|i| self.cells[i].n < self.options.explore)
+    }
+
+    /// Whether the cell's observations reject its prior ([`Options::prior_check`]; at its
+    /// last rebuild): the prior then weighs nothing in the cell and its tail is not used.
+    /// False without the check.
+    ///
+    /// # Panics
+    /// On a cell outside the estimator's shape.
+    pub fn rejects_prior(&self, task_type: usize, machine: usize) -> bool {
+        match self.index(task_type, machine) {
+            Ok(i) => self.cells[i].rejected,
+            Err(e) => panic!("{e}"),
+        }
     }
 
     /// `n` of the blend in the cell's current PMF: the observations its estimate was built

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::LearnError;
 #[cfg(doc)]
-use crate::{Estimator, optimism, optimistic};
+use crate::{Estimator, optimism, optimistic, prior_band};
 
 /// What censored observations count for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -72,6 +72,11 @@ pub struct Options {
     /// learned as one machine ([`Estimator::copies`]; the crate docs, "Copies"). On by
     /// default.
     pub pool_copies: bool,
+    /// The prior check: a cell whose observations reject its prior (their Kaplan-Meier CDF
+    /// departs from the prior's by more than the Dvoretzky-Kiefer-Wolfowitz band,
+    /// [`prior_band`]) learns from its observations alone: the prior weighs nothing there
+    /// and the censored tail does not read it (the crate docs, step 3). Off by default.
+    pub prior_check: bool,
 }
 
 /// The observations since a cell's last rebuild after which it is rebuilt, for a cell
@@ -95,6 +100,7 @@ impl Default for Options {
             explore: DEFAULT_EXPLORE,
             optimism: false,
             pool_copies: true,
+            prior_check: false,
         }
     }
 }

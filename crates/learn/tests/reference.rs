@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use learn::{
     Estimator, LearnError, MAX_SCALE, MIN_MACHINE_OBSERVATIONS, Options, SCALE_STEP, Update, blend,
-    estimate, median_ratio,
+    estimate_checked, median_ratio,
 };
 use pmf::Pmf;
 use pmf::kaplan_meier::Sample;
@@ -112,8 +112,11 @@ impl Reference {
         let share = (o.cadence_share * s.len() as f64).ceil() as usize;
         if self.since[i] >= o.cadence.max(share) {
             self.since[i] = 0;
-            let next = match estimate(s.make_contiguous(), &self.prior[i], &o)? {
-                Some((e, n)) => blend(&self.prior[i], o.prior_weight, &e, n)?,
+            let next = match estimate_checked(s.make_contiguous(), &self.prior[i], &o)? {
+                Some((e, n, rejected)) => {
+                    let n0 = if rejected { 0.0 } else { o.prior_weight };
+                    blend(&self.prior[i], n0, &e, n)?
+                }
                 None => self.prior[i].clone(),
             };
             let current = stretch(&next, factor);
@@ -148,6 +151,7 @@ proptest! {
         machine_scale in any::<bool>(),
         machine_window in 1usize..30,
         fractional in any::<bool>(),
+        prior_check in any::<bool>(),
     ) {
         let prior: Vec<Pmf> = (0..4)
             .map(|c| {
@@ -167,6 +171,7 @@ proptest! {
             optimism: false,
             // The reference learns each machine alone (pooling: `estimator.rs`).
             pool_copies: false,
+            prior_check,
         };
         let mut est = Estimator::new(2, 2, prior.clone(), o).unwrap();
         let mut reference = Reference::new(2, 2, prior, o);

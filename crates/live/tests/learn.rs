@@ -312,3 +312,34 @@ fn a_completion_on_one_copy_reaches_every_copy() {
     assert_eq!(est.observations(0, 1), 0);
     assert_eq!(s.pet().pmf(0, 1), &other);
 }
+
+#[test]
+fn the_prior_check_reaches_the_live_scheduler() {
+    // The prior says 2 or 20 ticks; every task takes 5. After ten completions the
+    // Kaplan-Meier CDF (0 until 5) departs from the prior's (1/2 from 2 to 19) by 1/2, more
+    // than the band of ten observations (0.43): the cell learns from them alone, and the
+    // PET the policies read is 5 ticks exactly.
+    let mut s = Scheduler::new(pet(), SchedulerConfig::default()).unwrap();
+    s.learn_online(LearnConfig {
+        options: LearnOptions {
+            prior_weight: 1.0,
+            prior_check: true,
+            ..LearnOptions::default()
+        },
+        refresh_every: 1,
+    })
+    .unwrap();
+    let mut now = 0.0;
+    for _ in 0..10 {
+        let t = s.submit(now, 0, now + 100.0).unwrap();
+        assert_eq!(started(&s.decide(now).unwrap()), vec![t]);
+        s.started(t, now).unwrap();
+        now += 5.0;
+        s.completed(t, now).unwrap();
+    }
+    s.decide(now).unwrap();
+    let est = s.estimator().unwrap();
+    assert!(est.rejects_prior(0, 0));
+    assert_eq!(est.pmf(0, 0), &Pmf::point(5));
+    assert_eq!(s.pet().pmf(0, 0), &Pmf::point(5));
+}

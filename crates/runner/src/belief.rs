@@ -31,6 +31,8 @@
 //!                           # than 10 observations (the default; 0: never)
 //! optimism = false          # explored cells are also read optimistically
 //! pool_copies = true        # machines with equal priors (copies) learn as one
+//! prior_check = true        # a cell whose observations reject its prior learns from
+//!                           # them alone (default false)
 //!
 //! [[drift]]                 # from `at` (time units) or the arrival of task `at_task`,
 //! at_task = 2500            # the truth of `machine` (or of `task_type`, or both) has its
@@ -146,6 +148,9 @@ pub struct BeliefConfig {
     /// Learned: machines whose priors are equal in every task type learn as one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pool_copies: Option<bool>,
+    /// Learned: a cell whose observations reject its prior learns from them alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prior_check: Option<bool>,
 }
 
 impl BeliefConfig {
@@ -164,6 +169,7 @@ impl BeliefConfig {
             explore: self.explore.unwrap_or(d.explore),
             optimism: self.optimism.unwrap_or(d.optimism),
             pool_copies: self.pool_copies.unwrap_or(d.pool_copies),
+            prior_check: self.prior_check.unwrap_or(d.prior_check),
         }
     }
 
@@ -198,6 +204,7 @@ impl BeliefConfig {
                 set("explore", self.explore.is_some()),
                 set("optimism", self.optimism.is_some()),
                 set("pool_copies", self.pool_copies.is_some()),
+                set("prior_check", self.prior_check.is_some()),
             ];
             if let Some(k) = given.into_iter().flatten().next() {
                 return Err(format!("belief.{k} applies only to source = \"learned\""));

@@ -509,6 +509,10 @@ const BELIEF: &[Key] = &[
         .allowed("only with source = \"learned\"")
         .means("optimism in the face of uncertainty: an explored cell holding n observations is also read optimistically, 1 / sqrt(prior_weight + n + 1) of its mass moved from its slowest times onto its fastest tick, so every policy tries it, not only idle machines; costs tasks where the prior is right or too fast")
         .example("source = \"learned\"\nprior = \"scaled\"\nscale = 2\noptimism = true"),
+    key("prior_check", "boolean", "false")
+        .allowed("only with source = \"learned\"")
+        .means("the prior check: a cell whose observations reject its prior learns from them alone: when the Kaplan-Meier CDF of its n observations departs from the prior's CDF by more than sqrt(ln(2 / 0.05) / (2 n)) at some observed time (the Dvoretzky-Kiefer-Wolfowitz band at 95%), the prior weighs nothing in the cell and its censored tail is geometric instead of the prior's; checked at every rebuild, so a prior the evidence agrees with again weighs again")
+        .example("source = \"learned\"\nprior = \"flat\"\nprior_weight = 0\nprior_check = true"),
 ];
 
 const DRIFT: &[Key] = &[

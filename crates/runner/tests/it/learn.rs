@@ -72,6 +72,37 @@ fn a_learned_flat_prior_never_stalls_pam() {
 }
 
 #[test]
+fn the_prior_check_never_stalls_a_flat_prior_and_keeps_the_truth() {
+    // With the prior check a flat prior still runs (exploration) and its cells learn from
+    // their own observations once they reject it; a prior the observations agree with
+    // (the truth, on this short trial) is kept as it is.
+    let flat = "[belief]\nsource = \"learned\"\nprior = \"flat\"\nprior_weight = 0.0\n";
+    let checked = run(&format!("{flat}prior_check = true\n"), "PAM");
+    assert_eq!(
+        checked,
+        run(&format!("{flat}prior_check = true\n"), "PAM"),
+        "deterministic"
+    );
+    for m in &checked {
+        assert!(m.robustness > 5.0, "{}", m.robustness);
+        assert_eq!(m.outcomes.iter().sum::<usize>(), m.counted);
+    }
+    assert_ne!(checked, run(flat, "PAM"), "the flat tail is rejected");
+    let truth = run(
+        "[belief]\nsource = \"learned\"\nprior_check = true\n",
+        "PAM",
+    );
+    let mean = |v: &[TrialMetrics]| v.iter().map(|m| m.robustness).sum::<f64>() / v.len() as f64;
+    let oracle = run("", "PAM");
+    assert!(
+        mean(&truth) > mean(&oracle) - 3.0,
+        "{} vs {}",
+        mean(&truth),
+        mean(&oracle)
+    );
+}
+
+#[test]
 fn exploring_leaves_a_belief_from_the_truth_close_to_the_oracle() {
     // A belief that starts at the truth explores only where an idle machine meets a
     // waiting task of an under-observed cell: it costs little against the oracle, and
@@ -135,6 +166,10 @@ fn belief_and_drift_errors_name_the_key() {
             "belief.scale",
         ),
         ("[belief]\nsoruce = \"learned\"\n", "soruce"),
+        (
+            "[belief]\nsource = \"fixed\"\nprior_check = true\n",
+            "belief.prior_check",
+        ),
         ("[[drift]]\nat = 5.0\nmachine = 3\n", "drift[0]"),
         ("[system]\nwindows = 11\n", "system.windows"),
     ] {
