@@ -352,7 +352,7 @@ pub enum Unit {
     Money,
     /// Money per percentage point of robustness.
     MoneyPerPoint,
-    /// A variance of fractions, times 100.
+    /// A variance of shares (fractions in [0, 1]), times 100.
     Variance,
 }
 
@@ -367,7 +367,7 @@ impl Unit {
             Unit::TimeUnits => "time units",
             Unit::Money => "$",
             Unit::MoneyPerPoint => "$/point",
-            Unit::Variance => "variance x100",
+            Unit::Variance => "share² x100",
         }
     }
 
@@ -610,7 +610,7 @@ pub const METRICS: &[MetricDoc] = &[
         Group::Fairness,
         Unit::Variance,
         25.0,
-        "variance across task types of the on-time fraction of counted tasks, times 100 (thesis 6.5, paper VII-D)",
+        "variance across task types of the on-time share (a fraction in [0, 1]) of counted tasks, times 100, as the thesis plots it (thesis 6.5, paper VII-D): 1 is a standard deviation of 10 points across types, 4 of 20 points",
     ),
     doc(
         "worst_type_on_time",
