@@ -19,7 +19,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyIndexError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PySequence, PyString, PyTuple};
-use runner::{ExperimentConfig, Prepared, RunError, Summary};
+use runner::{ExperimentConfig, Prepared, RunError, RunOptions, Summary, Tracing};
 use serde::Serialize;
 
 mod live_api;
@@ -244,14 +244,19 @@ fn run_experiment<'py>(
     let ran = interruptible(py, stop, move || {
         let prepared = Prepared::generated(config, trials, jobs, bound, budget)
             .map_err(|e| prefixed(&what, e))?;
-        let (metrics, traces) = if trace {
-            let (m, t): (Vec<_>, Vec<_>) = prepared
-                .run_in_memory_until(jobs, &|| {}, &stopped)?
-                .into_iter()
-                .unzip();
-            (m, Some(t))
+        let tracing = if trace { Tracing::Memory } else { Tracing::Off };
+        let runs = prepared.run(
+            RunOptions::default()
+                .jobs(jobs)
+                .stop_on(&stopped)
+                .tracing(tracing),
+        )?;
+        let (metrics, traces): (Vec<_>, Vec<_>) =
+            runs.into_iter().map(|r| (r.metrics, r.trace)).unzip();
+        let traces: Option<Vec<_>> = if trace {
+            traces.into_iter().collect()
         } else {
-            (prepared.run_until(jobs, &|| {}, &stopped)?, None)
+            None
         };
         let summary = Summary::new(&prepared, &metrics);
         Ok::<_, RunError>((summary, metrics, traces))

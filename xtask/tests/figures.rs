@@ -171,8 +171,11 @@ fn every_experiment_is_deterministic_across_threads_and_trial_order() {
             cfg.system.skip_last = 25;
             let p = runner::Prepared::new(cfg, None, runner::TrialSource::Generated, Some(2), None)
                 .unwrap();
-            let one = p.run(1, &|| {}).unwrap();
-            let two = p.run(2, &|| {}).unwrap();
+            let metrics = |jobs| {
+                let runs = p.run(runner::RunOptions::default().jobs(jobs)).unwrap();
+                runs.into_iter().map(|r| r.metrics).collect::<Vec<_>>()
+            };
+            let (one, two) = (metrics(1), metrics(2));
             let mut rev: Vec<_> = (0..2).rev().map(|k| p.run_trial(k).unwrap().1).collect();
             rev.reverse();
             // Debug output compares floats bit for bit (and NaN equal to NaN).
@@ -222,7 +225,8 @@ fn the_bracket_holds_on_every_figure_that_draws_it() {
                 runner::Prepared::new(cfg, None, runner::TrialSource::Generated, Some(2), None)
                     .unwrap();
             p.with_bound = true;
-            for (k, m) in p.run(0, &|| {}).unwrap().iter().enumerate() {
+            let runs = p.run(runner::RunOptions::default()).unwrap();
+            for (k, m) in runs.iter().map(|r| &r.metrics).enumerate() {
                 let (lower, upper) = (m.lower_on_time.unwrap(), m.upper_on_time.unwrap());
                 assert!(
                     lower <= upper,

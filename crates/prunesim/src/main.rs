@@ -15,7 +15,8 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use runner::{
-    ExperimentConfig, Prepared, RunError, RunManifest, Summary, TaskRange, TrialSource, resources,
+    ExperimentConfig, Prepared, RunError, RunManifest, RunOptions, Summary, TaskRange, Tracing,
+    TrialMetrics, TrialSource, resources,
 };
 use workload::PetSource;
 
@@ -770,10 +771,18 @@ fn execute(
         ProgressStyle::with_template("{bar:40} {pos}/{len} trials {elapsed}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let trials = match &trace_dir {
-        None => prepared.run(jobs, &|| bar.inc(1))?,
-        Some(dir) => prepared.run_traced(jobs, &|| bar.inc(1), dir)?,
-    };
+    let tick = || bar.inc(1);
+    let tracing = trace_dir.as_deref().map_or(Tracing::Off, Tracing::Files);
+    let trials: Vec<TrialMetrics> = prepared
+        .run(
+            RunOptions::default()
+                .jobs(jobs)
+                .progress(&tick)
+                .tracing(tracing),
+        )?
+        .into_iter()
+        .map(|r| r.metrics)
+        .collect();
     bar.finish_and_clear();
     let summary = Summary::new(prepared, &trials);
     if let Some(dir) = out {

@@ -42,7 +42,7 @@ pub enum RunError {
     /// Inputs that do not fit together.
     #[error("{0}")]
     Input(String),
-    /// The run was stopped between trials ([`crate::Prepared::run_until`]).
+    /// The run was stopped between trials ([`crate::RunOptions::stop_on`]).
     #[error("interrupted")]
     Interrupted,
 }

@@ -40,13 +40,11 @@
 //! --pct-epsilon EPS` overrides the file.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use heuristics::HeuristicConfig;
 use model::TaskSpec;
 use pruner::{ProbabilisticPruner, PrunerConfig, PrunerTable};
 use rand::Rng;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use workload::rng::{Purpose, stream};
 use workload::{Pet, PetSource, Staging, StagingConfig, Trial, WorkloadConfig};
@@ -57,7 +55,7 @@ use crate::engine::{
 };
 use crate::error::RunError;
 use crate::metrics::{Pricing, TrialMetrics};
-use crate::trace::{CsvTrace, MemoryTrace, TraceSink, Tracer};
+use crate::trace::{TraceSink, Tracer};
 use live::variants::resolve;
 
 pub use crate::summary::{
@@ -90,8 +88,8 @@ pub struct ExperimentConfig {
     /// Write a per-task and a per-event trace of every trial ([`crate::trace`],
     /// docs/trace.md): `prunesim run --out DIR` writes them to `DIR/trace/`, a sweep to
     /// `OUT/<id>.trace/<point>-<x>-<series>/`. Tracing changes no result. Only a run that
-    /// writes files can trace: [`Prepared::run_traced`]; [`Prepared::run_trial`] refuses such
-    /// an experiment.
+    /// writes files can trace: [`Prepared::run`] with [`crate::Tracing::Files`];
+    /// [`Prepared::run_trial`] refuses such an experiment.
     #[serde(default, skip_serializing_if = "is_false")]
     pub trace: bool,
     /// The PET the policies read ([`crate::belief`]); absent = the truth (the oracle).
@@ -339,7 +337,7 @@ pub enum TrialSource {
     Given(Vec<Trial>),
 }
 
-/// Policies of your own to run instead of the configured ones ([`Prepared::run_policies`]):
+/// Policies of your own to run instead of the configured ones ([`crate::RunOptions::policies`]):
 /// each is built afresh for every trial (a policy keeps state within a trial).
 ///
 /// A batch heuristic of your own ("the earliest deadline first, each to the machine where its
@@ -347,7 +345,7 @@ pub enum TrialSource {
 ///
 /// ```
 /// use model::{BatchHeuristic, Decision, View, VirtualQueues};
-/// use runner::{ExperimentConfig, Policies, Prepared, TrialSource};
+/// use runner::{ExperimentConfig, Policies, Prepared, RunOptions, TrialSource};
 ///
 /// struct EarliestDeadline;
 /// impl BatchHeuristic for EarliestDeadline {
@@ -374,12 +372,14 @@ pub enum TrialSource {
 /// config.workload.tasks = 300; // the first and last 100 are not counted (warm-up, drain)
 /// let prepared = Prepared::new(config, None, TrialSource::Generated, Some(2), None)?;
 /// let mine = || heuristics::Mapper::Batch(Box::new(EarliestDeadline));
-/// let ours = prepared.run_policies(1, Policies { heuristic: Some(&mine), pruner: None })?;
-/// let pam = prepared.run_policies(1, Policies::default())?;
+/// let policies = Policies { heuristic: Some(&mine), pruner: None };
+/// let ours = prepared.run(RunOptions::default().jobs(1).policies(policies).keep_records())?;
+/// let pam = prepared.run(RunOptions::default().jobs(1))?;
 /// assert_eq!(ours.len(), 2);
-/// for ((record, m), (_, pam)) in ours.iter().zip(&pam) {
-///     assert_eq!(record.tasks.len(), 300); // every task's outcome, machine, start and end
-///     println!("EDF-MSP {:.1}%, PAM {:.1}%", m.robustness, pam.robustness);
+/// for (mine, pam) in ours.iter().zip(&pam) {
+///     // every task's outcome, machine, start and end
+///     assert_eq!(mine.record.as_ref().unwrap().tasks.len(), 300);
+///     println!("EDF-MSP {:.1}%, PAM {:.1}%", mine.metrics.robustness, pam.metrics.robustness);
 /// }
 /// # Ok::<(), runner::RunError>(())
 /// ```
@@ -601,56 +601,10 @@ impl Prepared {
             .transpose()
     }
 
-    /// Runs trial `k`. An experiment with `trace = true` is refused: it asks for files that
-    /// this call does not write ([`Prepared::run_traced`] and [`Prepared::run_trial_traced`]
-    /// trace).
-    pub fn run_trial(&self, k: u64) -> Result<(TrialRecord, TrialMetrics), RunError> {
-        if self.config.trace {
-            return Err(RunError::Input(
-                "trace = true: this run writes no trace (prunesim run --out DIR and prunesim sweep do)".into(),
-            ));
-        }
-        self.run_trial_with::<MemoryTrace>(k, None, Policies::default())
-            .map(|(r, m, _)| (r, m))
-    }
-
-    /// Runs trial `k` with the policies `policies` builds instead of the configured ones:
-    /// the same tasks, luck, system and measures as [`Prepared::run_trial`], so a heuristic or
-    /// a pruner of your own runs on equal terms with the built-ins. Returns the trial's record
-    /// (every task's outcome, machine, start and end) with its measures.
-    pub fn run_trial_policies(
-        &self,
-        k: u64,
-        policies: Policies<'_>,
-    ) -> Result<(TrialRecord, TrialMetrics), RunError> {
-        self.run_trial_with::<MemoryTrace>(k, None, policies)
-            .map(|(r, m, _)| (r, m))
-    }
-
-    /// [`Prepared::run_trial_policies`] for every trial, `jobs` threads, in trial order
-    /// (identical for any `jobs`).
-    pub fn run_policies(
-        &self,
-        jobs: usize,
-        policies: Policies<'_>,
-    ) -> Result<Vec<(TrialRecord, TrialMetrics)>, RunError> {
-        self.each_trial(jobs, |k| self.run_trial_policies(k, policies))
-    }
-
-    /// Runs trial `k` recording its trace into `sink` ([`crate::trace`]), whatever the
-    /// experiment's `trace` key says; the sink is given back with the results, which are
-    /// those of [`Prepared::run_trial`].
-    pub fn run_trial_traced<S: TraceSink + 'static>(
-        &self,
-        k: u64,
-        sink: S,
-    ) -> Result<(TrialRecord, TrialMetrics, S), RunError> {
-        let (record, metrics, sink) = self.run_trial_with(k, Some(sink), Policies::default())?;
-        let sink = sink.ok_or_else(|| RunError::Input("the trace's sink was lost".into()))?;
-        Ok((record, metrics, sink))
-    }
-
-    fn run_trial_with<S: TraceSink + 'static>(
+    /// Runs trial `k`, recording its trace into `sink` when given, with `policies` (the
+    /// configured heuristic and pruner where a policy is not given): the one trial loop
+    /// every run goes through ([`crate::run`]).
+    pub(crate) fn run_trial_with<S: TraceSink + 'static>(
         &self,
         k: u64,
         sink: Option<S>,
@@ -776,107 +730,5 @@ impl Prepared {
             }
         }
         Ok((record, metrics, sink))
-    }
-
-    /// Runs every trial, `jobs` threads (0 = all cores; at most the cores,
-    /// [`crate::resources::worker_threads`]). Results are in trial order and identical for
-    /// any `jobs`. `progress` is called once per finished trial.
-    pub fn run(
-        &self,
-        jobs: usize,
-        progress: &(dyn Fn() + Sync),
-    ) -> Result<Vec<TrialMetrics>, RunError> {
-        self.run_until(jobs, progress, &AtomicBool::new(false))
-    }
-
-    /// [`Prepared::run`] that stops between trials once `stop` is set:
-    /// [`RunError::Interrupted`] (a trial that started runs to its end; a Python caller sets
-    /// `stop` on Ctrl-C).
-    pub fn run_until(
-        &self,
-        jobs: usize,
-        progress: &(dyn Fn() + Sync),
-        stop: &AtomicBool,
-    ) -> Result<Vec<TrialMetrics>, RunError> {
-        self.each_trial(jobs, |k| {
-            if stop.load(Ordering::Relaxed) {
-                return Err(RunError::Interrupted);
-            }
-            let r = self.run_trial(k).map(|(_, m)| m);
-            progress();
-            r
-        })
-    }
-
-    /// [`Prepared::run`] with every trial traced: trial `k` writes `tasks-<k>.csv` and
-    /// `events-<k>.csv` into `dir` (created if missing) as it runs ([`CsvTrace`]), each put in
-    /// place when its trial ends. The results are those of [`Prepared::run`].
-    pub fn run_traced(
-        &self,
-        jobs: usize,
-        progress: &(dyn Fn() + Sync),
-        dir: &Path,
-    ) -> Result<Vec<TrialMetrics>, RunError> {
-        std::fs::create_dir_all(dir).map_err(|e| RunError::Io {
-            path: dir.to_path_buf(),
-            message: e.to_string(),
-        })?;
-        crate::files::clean_temporaries(dir);
-        self.each_trial(jobs, |k| {
-            let sink = CsvTrace::create(dir, k)?;
-            let (_, m, sink) = self.run_trial_traced(k, sink)?;
-            sink.commit()?;
-            progress();
-            Ok(m)
-        })
-    }
-}
-
-impl Prepared {
-    /// `f` of every trial, on `jobs` threads (0 = all cores; at most the cores,
-    /// [`crate::resources::worker_threads`]), collected in trial order: identical for any
-    /// `jobs`.
-    fn each_trial<T: Send>(
-        &self,
-        jobs: usize,
-        f: impl Fn(u64) -> Result<T, RunError> + Sync + Send,
-    ) -> Result<Vec<T>, RunError> {
-        let (jobs, _) = crate::resources::worker_threads(jobs);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs)
-            .build()
-            .map_err(|e| RunError::Input(e.to_string()))?;
-        pool.install(|| (0..self.trials).into_par_iter().map(f).collect())
-    }
-}
-
-impl Prepared {
-    /// [`Prepared::run`] with every trial's trace kept in memory ([`MemoryTrace`]): the
-    /// measures and the rows of each trial, in trial order, identical for any `jobs`. The
-    /// measures are those of [`Prepared::run`].
-    pub fn run_in_memory(
-        &self,
-        jobs: usize,
-        progress: &(dyn Fn() + Sync),
-    ) -> Result<Vec<(TrialMetrics, MemoryTrace)>, RunError> {
-        self.run_in_memory_until(jobs, progress, &AtomicBool::new(false))
-    }
-
-    /// [`Prepared::run_in_memory`] that stops between trials once `stop` is set
-    /// ([`Prepared::run_until`]).
-    pub fn run_in_memory_until(
-        &self,
-        jobs: usize,
-        progress: &(dyn Fn() + Sync),
-        stop: &AtomicBool,
-    ) -> Result<Vec<(TrialMetrics, MemoryTrace)>, RunError> {
-        self.each_trial(jobs, |k| {
-            if stop.load(Ordering::Relaxed) {
-                return Err(RunError::Interrupted);
-            }
-            let (_, m, trace) = self.run_trial_traced(k, MemoryTrace::default())?;
-            progress();
-            Ok((m, trace))
-        })
     }
 }

@@ -26,6 +26,7 @@ pub mod manifest;
 pub mod metrics;
 pub mod provenance;
 pub mod resources;
+pub mod run;
 pub mod summary;
 pub mod sweep;
 pub mod system_config;
@@ -48,4 +49,5 @@ pub use experiment::{
 pub use heuristics::HeuristicConfig;
 pub use manifest::{FileRef, RunManifest};
 pub use metrics::{Counting, Estimate, METRICS, MetricDoc, TrialMetrics, metric_doc};
+pub use run::{RunOptions, Tracing, TrialRun};
 pub use sweep::{Chart, FigureSpec, Point, Series, SweepFile, XAxis};

@@ -9,15 +9,15 @@ mod heuristic;
 mod pruner;
 
 use heuristics::{HeuristicConfig, Mapper};
-use runner::{ExperimentConfig, Policies, Prepared, TrialSource};
+use runner::{ExperimentConfig, Policies, Prepared, RunOptions, TrialRun, TrialSource};
 
 fn main() -> Result<(), runner::RunError> {
     let trials: u64 = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(30);
-    let mean = |runs: &[(runner::TrialRecord, runner::TrialMetrics)]| {
-        runs.iter().map(|(_, m)| m.robustness).sum::<f64>() / runs.len() as f64
+    let mean = |runs: &[TrialRun]| {
+        runs.iter().map(|r| r.metrics.robustness).sum::<f64>() / runs.len() as f64
     };
     let prepared = |name: &str| -> Result<Prepared, runner::RunError> {
         let mut config = ExperimentConfig::paper_default();
@@ -26,7 +26,7 @@ fn main() -> Result<(), runner::RunError> {
     };
     println!("heuristic            robustness (%), {trials} trials, PAM at 34k's setting");
     for name in ["PAM", "MM"] {
-        let runs = prepared(name)?.run_policies(0, Policies::default())?;
+        let runs = prepared(name)?.run(RunOptions::default())?;
         println!("{name:<20} {:.2}", mean(&runs));
     }
     // Yours, with the paper's pruner of the PAM run (its defer thresholds and drops).
@@ -35,7 +35,7 @@ fn main() -> Result<(), runner::RunError> {
         heuristic: Some(&mine),
         pruner: None,
     };
-    let runs = prepared("PAM")?.run_policies(0, with_paper_pruner)?;
+    let runs = prepared("PAM")?.run(RunOptions::default().policies(with_paper_pruner))?;
     println!("{:<20} {:.2}", "MSP-EDF", mean(&runs));
     // Yours, with a pruner of your own.
     let floor = |_types: usize| Box::new(pruner::BelowFloor(0.2)) as Box<dyn model::Pruner>;
@@ -43,7 +43,7 @@ fn main() -> Result<(), runner::RunError> {
         heuristic: Some(&mine),
         pruner: Some(&floor),
     };
-    let runs = prepared("PAM")?.run_policies(0, both)?;
+    let runs = prepared("PAM")?.run(RunOptions::default().policies(both))?;
     println!("{:<20} {:.2}", "MSP-EDF, below 0.2", mean(&runs));
     Ok(())
 }

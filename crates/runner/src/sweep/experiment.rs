@@ -15,6 +15,7 @@ use crate::error::RunError;
 use crate::experiment::{Prepared, TrialSource};
 use crate::metrics::{Estimate, TrialMetrics};
 use crate::resources::{Footprint, RunShape};
+use crate::run::{RunOptions, Tracing};
 
 /// A figure's points, resolved against the run's options.
 pub(crate) struct ExperimentSweep<'a> {
@@ -336,7 +337,7 @@ impl Kind for ExperimentSweep<'_> {
     fn run_trial(&self, p: usize, k: u64) -> Result<TrialMetrics, RunError> {
         let (orig, prep) = &self.prepared[p];
         if !prep.config.trace {
-            return prep.run_trial(k).map(|(_, m)| m);
+            return prep.trial(k, &RunOptions::default()).map(|r| r.metrics);
         }
         let point = &self.points[*orig];
         let dir = self.options.out.join(point_trace_dir(
@@ -349,9 +350,8 @@ impl Kind for ExperimentSweep<'_> {
             path: dir.clone(),
             message: e.to_string(),
         })?;
-        let (_, m, sink) = prep.run_trial_traced(k, crate::trace::CsvTrace::create(&dir, k)?)?;
-        sink.commit()?;
-        Ok(m)
+        prep.trial(k, &RunOptions::default().tracing(Tracing::Files(&dir)))
+            .map(|r| r.metrics)
     }
 
     fn render(&self, results: &[Vec<TrialMetrics>]) -> Result<Rendered, RunError> {

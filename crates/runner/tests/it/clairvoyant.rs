@@ -249,7 +249,7 @@ fn the_bracket_of_a_drifting_truth_holds() {
     let cfg = runner::ExperimentConfig::from_toml_str(text, "inline.toml", None).unwrap();
     let mut p = Prepared::new(cfg, None, TrialSource::Generated, Some(3), None).unwrap();
     p.with_bound = true;
-    for m in p.run(1, &|| {}).unwrap() {
+    for m in crate::common::metrics_of(&p, 1) {
         let (lower, upper) = (m.lower_on_time.unwrap(), m.upper_on_time.unwrap());
         assert!(lower <= upper, "L {lower} > U {upper}");
         assert!(m.on_time <= upper, "PAM {} above U {upper}", m.on_time);

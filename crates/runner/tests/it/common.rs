@@ -65,3 +65,28 @@ pub fn task(id: usize, task_type: usize, arrival: i64, deadline: i64) -> TaskSpe
         deadline,
     }
 }
+
+/// Every trial's measures, `jobs` threads ([`runner::Prepared::run`] with no more kept).
+pub fn metrics_of(p: &runner::Prepared, jobs: usize) -> Vec<runner::TrialMetrics> {
+    p.run(runner::RunOptions::default().jobs(jobs))
+        .unwrap()
+        .into_iter()
+        .map(|r| r.metrics)
+        .collect()
+}
+
+/// Trial `k` with its record and its trace kept in memory.
+pub fn traced(
+    p: &runner::Prepared,
+    k: u64,
+) -> (
+    TrialRecord,
+    runner::TrialMetrics,
+    runner::trace::MemoryTrace,
+) {
+    let options = runner::RunOptions::default()
+        .tracing(runner::Tracing::Memory)
+        .keep_records();
+    let run = p.trial(k, &options).unwrap();
+    (run.record.unwrap(), run.metrics, run.trace.unwrap())
+}

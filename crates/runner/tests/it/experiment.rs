@@ -13,8 +13,8 @@ fn small(name: &str) -> ExperimentConfig {
 fn results_are_identical_for_any_thread_count() {
     for h in ["PAM", "MM", "MOC"] {
         let p = Prepared::new(small(h), None, TrialSource::Generated, None, None).unwrap();
-        let one = p.run(1, &|| {}).unwrap();
-        let two = p.run(2, &|| {}).unwrap();
+        let one = crate::common::metrics_of(&p, 1);
+        let two = crate::common::metrics_of(&p, 2);
         let a = serde_json::to_string(&Summary::new(&p, &one)).unwrap();
         let b = serde_json::to_string(&Summary::new(&p, &two)).unwrap();
         assert_eq!(a, b, "{h}: summaries differ between 1 and 2 threads");
@@ -25,7 +25,7 @@ fn results_are_identical_for_any_thread_count() {
 #[test]
 fn trial_k_is_the_same_whatever_else_runs() {
     let p = Prepared::new(small("PAM"), None, TrialSource::Generated, None, None).unwrap();
-    let all = p.run(2, &|| {}).unwrap();
+    let all = crate::common::metrics_of(&p, 2);
     let (_, third) = p.run_trial(2).unwrap();
     assert_eq!(all[2], third);
 }
@@ -99,7 +99,7 @@ fn the_default_experiment_validates_and_counts_600_tasks() {
     cfg.validate().unwrap();
     cfg.workload.trials = 2;
     let p = Prepared::new(cfg, None, TrialSource::Generated, None, None).unwrap();
-    let m = p.run(0, &|| {}).unwrap();
+    let m = crate::common::metrics_of(&p, 0);
     assert_eq!(m.len(), 2);
     for t in &m {
         assert_eq!(t.counted, 600);
@@ -127,7 +127,7 @@ fn regression_values_are_pinned() {
             ));
         }
         let p = Prepared::new(cfg, None, TrialSource::Generated, Some(2), None).unwrap();
-        let m = p.run(1, &|| {}).unwrap();
+        let m = crate::common::metrics_of(&p, 1);
         let got = Summary::new(&p, &m).robustness_mean;
         assert!(
             (got - want).abs() < 1e-9,
@@ -187,7 +187,7 @@ fn large_inputs_lower_robustness_and_the_draws_are_reproducible() {
     let run = |text: &str| {
         let cfg = ExperimentConfig::from_toml_str(text, "exp.toml", None).unwrap();
         let p = Prepared::new(cfg, None, TrialSource::Generated, None, None).unwrap();
-        let m = p.run(1, &|| {}).unwrap();
+        let m = crate::common::metrics_of(&p, 1);
         Summary::new(&p, &m).robustness_mean
     };
     let none = run(JPDC);
@@ -208,7 +208,7 @@ fn pct_epsilon_zero_is_byte_identical_to_no_field() {
         let summary = |text: &str| {
             let cfg = ExperimentConfig::from_toml_str(text, "exp.toml", None).unwrap();
             let p = Prepared::new(cfg, None, TrialSource::Generated, Some(2), None).unwrap();
-            let m = p.run(1, &|| {}).unwrap();
+            let m = crate::common::metrics_of(&p, 1);
             serde_json::to_string_pretty(&Summary::new(&p, &m)).unwrap()
         };
         let base = format!(
@@ -231,7 +231,7 @@ fn trimmed_runs_are_labelled_and_close_to_exact() {
             let mut cfg = small(h);
             cfg.system.pct_epsilon = eps;
             let p = Prepared::new(cfg, None, TrialSource::Generated, None, None).unwrap();
-            let m = p.run(2, &|| {}).unwrap();
+            let m = crate::common::metrics_of(&p, 2);
             Summary::new(&p, &m)
         };
         let exact = run(0.0);

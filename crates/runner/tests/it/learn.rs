@@ -9,7 +9,7 @@ fn run(extra: &str, mapper: &str) -> Vec<TrialMetrics> {
     );
     let config = ExperimentConfig::from_toml_str(&text, "inline.toml", None).unwrap();
     let p = Prepared::new(config, None, TrialSource::Generated, None, None).unwrap();
-    p.run(2, &|| {}).unwrap()
+    crate::common::metrics_of(&p, 2)
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! events, and they agree with the measures.
 
 use model::Outcome;
-use runner::trace::{EndedBy, MemoryTrace, read_events, read_tasks};
+use runner::trace::{EndedBy, read_events, read_tasks};
 use runner::{ExperimentConfig, Prepared, TrialSource};
 
 fn experiment(mapper: &str, drop_model: &str) -> ExperimentConfig {
@@ -42,7 +42,7 @@ fn tracing_changes_no_result() {
         let p = prepared(h, model);
         for k in 0..2 {
             let (mut plain, plain_m) = p.run_trial(k).unwrap();
-            let (mut traced, traced_m, _) = p.run_trial_traced(k, MemoryTrace::default()).unwrap();
+            let (mut traced, traced_m, _) = crate::common::traced(&p, k);
             // A performance counter: the trace reads the PCTs of each mapped task's slot.
             plain.pct_recomputations = 0;
             traced.pct_recomputations = 0;
@@ -60,7 +60,7 @@ fn the_rows_are_the_trials_tasks_and_events_and_agree_with_the_measures() {
     for (h, model) in CASES {
         let p = prepared(h, model);
         for k in 0..2 {
-            let (record, m, trace) = p.run_trial_traced(k, MemoryTrace::default()).unwrap();
+            let (record, m, trace) = crate::common::traced(&p, k);
             let n = record.tasks.len();
             let what = format!("{h} ({model}), trial {k}");
             // Every task exactly once, with its record's outcome.
@@ -166,7 +166,7 @@ fn the_rows_are_the_trials_tasks_and_events_and_agree_with_the_measures() {
 fn the_level_follows_eq_8() {
     let p = prepared("PAM", "all");
     let lambda = p.pruner.lambda;
-    let (_, m, trace) = p.run_trial_traced(0, MemoryTrace::default()).unwrap();
+    let (_, m, trace) = crate::common::traced(&p, 0);
     assert!(
         m.engaged_events > 0,
         "the test wants dropping engaged at times"
@@ -184,7 +184,7 @@ fn heuristic_drops_are_the_heuristics() {
     // MOC culls pending tasks below alpha and discards hopeless ones; unpruned, it is the only
     // one that drops.
     let p = prepared("MOC", "all");
-    let (_, _, trace) = p.run_trial_traced(0, MemoryTrace::default()).unwrap();
+    let (_, _, trace) = crate::common::traced(&p, 0);
     assert!(trace.tasks.iter().all(|r| r.ended_by != EndedBy::Pruner));
     assert!(
         trace.tasks.iter().any(|r| r.ended_by == EndedBy::Heuristic),
@@ -196,10 +196,18 @@ fn heuristic_drops_are_the_heuristics() {
 fn the_csv_files_hold_the_rows() {
     let dir = tempfile::tempdir().unwrap();
     let p = prepared("PAM", "all");
-    let metrics = p.run_traced(2, &|| {}, dir.path()).unwrap();
-    assert_eq!(metrics, p.run(1, &|| {}).unwrap());
+    let files = runner::RunOptions::default()
+        .jobs(2)
+        .tracing(runner::Tracing::Files(dir.path()));
+    let metrics: Vec<_> = p
+        .run(files)
+        .unwrap()
+        .into_iter()
+        .map(|r| r.metrics)
+        .collect();
+    assert_eq!(metrics, crate::common::metrics_of(&p, 1));
     for k in 0..2 {
-        let (_, _, mem) = p.run_trial_traced(k, MemoryTrace::default()).unwrap();
+        let (_, _, mem) = crate::common::traced(&p, k);
         let tasks = read_tasks(&runner::trace::tasks_path(dir.path(), k)).unwrap();
         let events = read_events(&runner::trace::events_path(dir.path(), k)).unwrap();
         assert_eq!(tasks, mem.tasks);
@@ -228,25 +236,34 @@ fn an_experiment_that_asks_for_traces_is_not_run_without_them() {
     let p = Prepared::new(cfg, None, TrialSource::Generated, None, None).unwrap();
     let e = p.run_trial(0).unwrap_err().to_string();
     assert!(e.contains("trace = true"), "{e}");
-    assert!(p.run(1, &|| {}).is_err());
-    assert!(p.run_trial_traced(0, MemoryTrace::default()).is_ok());
+    assert!(p.run(runner::RunOptions::default().jobs(1)).is_err());
+    assert!(
+        p.trial(
+            0,
+            &runner::RunOptions::default().tracing(runner::Tracing::Memory)
+        )
+        .is_ok()
+    );
 }
 
 #[test]
 fn a_run_in_memory_keeps_each_trials_trace_and_the_measures_of_a_plain_run() {
     let p = prepared("PAM", "all");
-    let plain = p.run(1, &|| {}).unwrap();
+    let plain = crate::common::metrics_of(&p, 1);
     for jobs in [1, 2] {
-        let kept = p.run_in_memory(jobs, &|| {}).unwrap();
+        let memory = runner::RunOptions::default()
+            .jobs(jobs)
+            .tracing(runner::Tracing::Memory);
+        let kept: Vec<_> = (p.run(memory).unwrap().into_iter())
+            .map(|r| (r.metrics, r.trace.unwrap()))
+            .collect();
         assert_eq!(kept.len(), plain.len());
         for (k, (m, trace)) in kept.iter().enumerate() {
             assert_eq!(
                 m, &plain[k],
                 "trial {k} with {jobs} threads: measures differ"
             );
-            let (_, _, alone) = p
-                .run_trial_traced(k as u64, MemoryTrace::default())
-                .unwrap();
+            let (_, _, alone) = crate::common::traced(&p, k as u64);
             assert_eq!(
                 trace, &alone,
                 "trial {k} with {jobs} threads: traces differ"
