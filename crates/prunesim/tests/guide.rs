@@ -31,6 +31,8 @@
 //! `text stderr` block after the command shows it. Python blocks run in the Python package's
 //! tests (`python/tests/test_guide.py`).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -193,21 +195,11 @@ fn commands(text: &str) -> Vec<String> {
     out
 }
 
-/// This test's target folder: `CARGO_TARGET_DIR`, else the one its binary is in
-/// (`<target>/debug/deps/guide-<hash>`).
-fn target_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(dir);
-    }
-    let exe = std::env::current_exe().unwrap();
-    exe.ancestors().nth(3).unwrap().to_path_buf()
-}
-
 /// The release `prunesim`, built by cargo into this test's target folder (what the README's
 /// first command builds, so after it this costs nothing).
 fn release_binary() -> PathBuf {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let target = target_dir();
+    let target = common::target_dir();
     let out = Command::new(cargo)
         .args([
             "build",

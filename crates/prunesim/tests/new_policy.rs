@@ -3,6 +3,8 @@
 //! cargo (offline, the dev profile, into this test's target folder so that the dependencies
 //! already built are reused) and run at one trial.
 
+mod common;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -12,16 +14,6 @@ fn root() -> PathBuf {
         .join("../..")
         .canonicalize()
         .unwrap()
-}
-
-/// This test's target folder: `CARGO_TARGET_DIR`, else the one its binary is in
-/// (`<target>/debug/deps/new_policy-<hash>`).
-fn target_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(dir);
-    }
-    let exe = std::env::current_exe().unwrap();
-    exe.ancestors().nth(3).unwrap().to_path_buf()
 }
 
 fn stdout_of(what: &str, out: &std::process::Output) -> String {
@@ -67,7 +59,7 @@ fn a_new_policy_crate_builds_and_runs_beside_pam_and_mm_outside_the_checkout() {
     assert_eq!(std::fs::read(dir.join("src/main.rs")).unwrap(), before);
 
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
-    let target = target_dir();
+    let target = common::target_dir();
     // prunesim's crates at the optimisation this test's own build gave them (the workspace's
     // members build at opt-level 0, the new crate's `"*"` would give them 2): their
     // artifacts in the shared target folder are then reused rather than built again.
