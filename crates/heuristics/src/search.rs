@@ -29,6 +29,7 @@ use pmf::{Pmf, next_pct};
 use rustc_hash::FxHashMap;
 
 mod by_success;
+mod carry;
 mod cull;
 mod defer;
 mod index;
@@ -36,6 +37,7 @@ mod memo;
 mod scores;
 
 use by_success::*;
+use carry::Carry;
 pub(crate) use cull::cull_below;
 use defer::*;
 use index::*;
@@ -155,6 +157,8 @@ struct Buffers {
 pub struct Kept {
     memo: ScoreMemo,
     bufs: Buffers,
+    /// Phase-1 class answers carried across events ([`Carry`]).
+    carry: Carry,
 }
 
 impl Clone for Kept {
@@ -162,6 +166,7 @@ impl Clone for Kept {
         Kept {
             memo: self.memo.clone(),
             bufs: Buffers::default(),
+            carry: Carry::default(),
         }
     }
 }
@@ -190,12 +195,12 @@ pub(crate) fn run(
     decision: &mut Decision,
     kept: &mut Kept,
 ) {
-    let Kept { memo, bufs } = kept;
+    let Kept { memo, bufs, carry } = kept;
     if by_type_applies(view, plan) {
         run_by_type(bufs, view, plan, vq, cands, decision);
     } else {
         memo.prune(cands, view.machines.len());
-        run_in(bufs, view, plan, vq, cands, decision, memo);
+        run_in(bufs, view, plan, vq, cands, decision, (memo, carry));
     }
 }
 
@@ -371,7 +376,7 @@ fn run_in(
     vq: &mut VirtualQueues,
     cands: &[TaskId],
     decision: &mut Decision,
-    memo: &mut ScoreMemo,
+    (memo, carry): (&mut ScoreMemo, &mut Carry),
 ) {
     let m_count = view.machines.len();
     let n = cands.len();
@@ -430,7 +435,16 @@ fn run_in(
                 || (m_count >= INDEX_MIN_MACHINES && n >= CLASS_MIN_CANDIDATES))
             && !plain())
         .then(FxHashMap::default),
+        carry: None,
     };
+    // Class answers carried across events: read and kept only at the start of the event,
+    // before any provisional assignment.
+    if st.classes.is_some() {
+        carry.begin(vq);
+        st.carry = Some(carry);
+    } else {
+        carry.clear();
+    }
     let phase1 = |i: usize, vq: &VirtualQueues, st: &mut Phase1State| -> Verdict {
         let Phase1State {
             succ,
@@ -439,6 +453,7 @@ fn run_in(
             indexes,
             memo,
             classes,
+            carry,
         } = st;
         // The candidate whose search answers for `i`: `i` itself, or the first candidate of
         // its class (see `Phase1State::classes`).
@@ -464,8 +479,11 @@ fn run_in(
                     match class.as_ref().and_then(|c| c.1) {
                         Some(best) => best,
                         None => {
-                            let best = memo
-                                .reevaluate(view, plan.scope, vq, succ, (i, t))
+                            let carried = carry
+                                .as_deref_mut()
+                                .and_then(|c| c.answer(view, plan.scope, vq, succ, (i, t)));
+                            let best = carried
+                                .or_else(|| memo.reevaluate(view, plan.scope, vq, succ, (i, t)))
                                 .unwrap_or_else(|| {
                                     let (mut kept, mut cap) = ((0, f64::NAN), f64::NEG_INFINITY);
                                     let best = max_success_indexed(
@@ -481,6 +499,9 @@ fn run_in(
                                     match best {
                                         Best::Machine { .. } => memo.keep(i, order, kept, cap),
                                         _ => memo.forget(i),
+                                    }
+                                    if let Some(c) = carry.as_deref_mut() {
+                                        c.keep(view, vq, t, best, &succ.scored);
                                     }
                                     best
                                 });
@@ -599,6 +620,7 @@ fn run_in(
         vq.assign(view, m, t);
         decision.assign.push((t, m));
         alive[i] = false;
+        st.carry = None;
         st.succ.invalidate_machine(m);
         for choice in &mut st.by_type {
             if choice.is_some_and(|c| c.is_some_and(|c| c.rests_on(m))) {
@@ -640,7 +662,7 @@ fn run_in(
 type Classes = FxHashMap<(usize, Tick), (usize, Option<Best>)>;
 
 /// What phase 1 keeps through one mapping event.
-struct Phase1State {
+struct Phase1State<'c> {
     succ: SuccessCache,
     /// Reused by every search.
     order: Vec<(f64, MachineId)>,
@@ -658,6 +680,9 @@ struct Phase1State {
     /// machines) (JPDC-2016-like loads of hundreds of arrivals per tick on thousands of
     /// machines).
     classes: Option<Classes>,
+    /// The class answers carried across events ([`Carry`]), while no provisional assignment
+    /// was made in this event (`None` from the first one on, and without classes).
+    carry: Option<&'c mut Carry>,
 }
 
 /// The outcome of phase 1 for one task.
@@ -1188,7 +1213,7 @@ mod tests {
                 &mut vq_a,
                 &cands,
                 &mut a,
-                &mut ScoreMemo::default(),
+                (&mut ScoreMemo::default(), &mut Carry::default()),
             );
             let mut vq_b = VirtualQueues::from_view_lazy(&view_b);
             run_by_type(&mut Buffers::default(), &view_b, plan, &mut vq_b, &cands, &mut b);
