@@ -148,6 +148,11 @@ impl Carry {
             return None;
         }
         let from = self.log.partition_point(|&(e, _)| e <= a.event);
+        // With many machines changed (the clock moved), scoring them would cost about what
+        // the full search does, which would then often run too.
+        if 8 * (self.log.len() - from) > self.versions.len().max(16) {
+            return None;
+        }
         let changed = &mut self.changed;
         changed.clear();
         changed.extend(self.log[from..].iter().map(|&(_, m)| m));
