@@ -61,6 +61,8 @@ struct Derived {
     first_mean: Cell<Option<FirstMean>>,
     /// Number of PCT computations (a performance counter).
     recomputations: Cell<u64>,
+    /// The version of what the machine's PCTs at `now` are ([`Oracle::content_version`]).
+    content: u64,
 }
 
 impl Derived {
@@ -73,12 +75,14 @@ impl Derived {
             exec_mean: Cell::new(None),
             first_mean: Cell::new(None),
             recomputations: Cell::new(0),
+            content: fresh_content(),
         }
     }
 
     /// The queue changed: nothing kept describes it any more.
     fn reset(&mut self, version: u64, spare: &mut Spare) {
         self.version = version;
+        self.content = fresh_content();
         recycle(spare, self.current.take());
         recycle(spare, self.last.take());
         self.exec_mean.set(None);
@@ -106,6 +110,15 @@ const SPARE_BUFFERS: usize = 64;
 
 /// The largest buffer the oracle keeps, in bins (512 KiB).
 const SPARE_MAX_BINS: usize = 1 << 16;
+
+/// The source of [`Oracle::content_version`]s, shared by every oracle so that two oracles
+/// never give one version to different contents.
+static NEXT_CONTENT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A content version never given before.
+fn fresh_content() -> u64 {
+    NEXT_CONTENT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
 
 /// Gives the buffers of a cache no longer needed to the arena.
 fn recycle(spare: &mut Spare, cache: Option<Cache>) {
@@ -227,11 +240,16 @@ impl Oracle {
             // An idle machine's tail is `now` itself.
             recycle(spare, d.current.take());
             recycle(spare, d.last.take());
+            d.content = fresh_content();
             return;
         }
-        if let Some(c) = d.current.take() {
-            recycle(spare, d.last.replace(c));
-        }
+        let had_current = match d.current.take() {
+            Some(c) => {
+                recycle(spare, d.last.replace(c));
+                true
+            }
+            None => false,
+        };
         // Kept-aside PCTs whose executing PCT lies wholly after `now` are the exact ones.
         if d.last
             .as_ref()
@@ -240,6 +258,10 @@ impl Oracle {
             if let Some(c) = d.last.take() {
                 let _ = d.current.set(c);
             }
+        }
+        // The same content only when the PCTs of the previous tick carry over.
+        if !(had_current && d.current.get().is_some()) {
+            d.content = fresh_content();
         }
     }
 
@@ -284,6 +306,7 @@ impl Oracle {
         let uses = machine.tasks().any(|t| tasks[t].task_type == task_type);
         let fresh = [self.next_cache_id(), self.next_cache_id()];
         let d = &mut self.derived[m];
+        d.content = fresh_content();
         if uses {
             d.reset(d.version, self.spare.get_mut());
             return;
@@ -381,6 +404,7 @@ impl Oracle {
         let eps = self.pct_epsilon;
         let id = self.next_cache_id();
         let d = &mut self.derived[m];
+        d.content = fresh_content();
         if d.version + 1 != machine.version() || machine.running().is_none() {
             // Another change too, or an idle machine (which starts the task at once): the
             // PCTs are computed again when read.
@@ -535,6 +559,17 @@ impl Oracle {
             .sum();
         let slack = 1e-11 * e1.abs().max(1.0);
         Some((e1 - slack, e1 + later + slack))
+    }
+
+    /// The version of machine `m`'s PCTs at its tick, computed or not: two reads that give
+    /// the same version see the same PCTs (the same queue, and the same tick or one the
+    /// PCTs carried over to, [`Oracle::sync`]), and the same PET cells
+    /// ([`Oracle::pet_changed`]), so every chance and expected completion read from them is
+    /// the same. A new version for every change (a queue change, a tick whose conditioning
+    /// may move the PCTs, a PET change), unique over every oracle: a value computed on a
+    /// version holds while the version is the same.
+    pub fn content_version(&self, m: MachineId) -> u64 {
+        self.derived[m].content
     }
 
     /// [`Cache::id`] of machine `m`'s PCTs at its tick, when they are computed.

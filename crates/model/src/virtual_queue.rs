@@ -352,6 +352,17 @@ impl<'a> VirtualQueues<'a> {
         self.oracle.cache_id(m)
     }
 
+    /// The oracle's version of machine `m`'s PCTs ([`Oracle::content_version`]) while its
+    /// tail is theirs (no provisional assignment or culling here), computed or not: every
+    /// chance and expected completion read here for a task on machine `m` is the same
+    /// whenever the version is.
+    pub fn version(&self, m: MachineId) -> Option<u64> {
+        if self.machines[m].own.is_some() {
+            return None;
+        }
+        Some(self.oracle.content_version(m))
+    }
+
     /// True when machine `m`'s tail is known exactly without computing anything.
     pub fn is_exact(&self, m: MachineId) -> bool {
         let vm = &self.machines[m];
