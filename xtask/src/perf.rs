@@ -648,6 +648,9 @@ fn run_child(cmd: &mut Command, timeout: f64, capture: bool) -> Outcome<String> 
 }
 
 /// Runs `perf`.
+///
+/// One function because it is the study's steps in order: the scale file, each point run
+/// and timed, its row printed and written.
 pub fn run(args: &Args) -> Result<()> {
     let file = ScaleFile::load(&args.scale)?;
     let exe = std::env::current_exe().context("locating the xtask binary")?;

@@ -309,3 +309,135 @@ fn library_crates_are_single_threaded_and_take_their_randomness_as_arguments() {
         found.join("\n")
     );
 }
+
+/// The longest a non-test source file may be, in lines (before its `#[cfg(test)]` module).
+const MAX_FILE_LINES: usize = 900;
+/// The longest a function may be, in lines, without a reason stated in its doc.
+const MAX_FN_LINES: usize = 120;
+/// The words that state, in a function's doc, why it is longer than [`MAX_FN_LINES`].
+const LONG_REASON: &str = "One function because";
+
+/// The functions of `text` (its lines before `#[cfg(test)]`) longer than [`MAX_FN_LINES`]
+/// whose doc states no reason: their first line (1-based), name and length. A function
+/// starts at a line `fn name` (after any `pub`, `const`, `unsafe`) and ends at the first
+/// line after its opening `{` that is a `}` at the same indentation.
+fn long_functions_without_a_reason(text: &str) -> Vec<(usize, String, usize)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let end = lines
+        .iter()
+        .position(|l| l.trim() == "#[cfg(test)]")
+        .unwrap_or(lines.len());
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < end {
+        let line = lines[i];
+        let trimmed = line.trim_start();
+        let indent = line.len() - trimmed.len();
+        let mut rest = trimmed;
+        for prefix in ["pub(crate) ", "pub(super) ", "pub ", "const ", "unsafe "] {
+            rest = rest.strip_prefix(prefix).unwrap_or(rest);
+        }
+        let Some(after) = rest.strip_prefix("fn ") else {
+            i += 1;
+            continue;
+        };
+        let name: String = after
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let Some(open) = (i..end).find(|&j| {
+            let l = lines[j].trim_end();
+            l.ends_with('{') || l.ends_with(';')
+        }) else {
+            break;
+        };
+        if lines[open].trim_end().ends_with(';') {
+            i = open + 1;
+            continue;
+        }
+        let close = (open + 1..end)
+            .find(|&j| {
+                let l = lines[j];
+                l.len() - l.trim_start().len() == indent && l.trim_start().starts_with('}')
+            })
+            .unwrap_or(end - 1);
+        let length = close - i + 1;
+        if length > MAX_FN_LINES {
+            let doc = lines[..i]
+                .iter()
+                .rev()
+                .take_while(|l| {
+                    let l = l.trim_start();
+                    l.starts_with("///") || l.starts_with("#[")
+                })
+                .any(|l| l.to_lowercase().contains(&LONG_REASON.to_lowercase()));
+            if !doc {
+                found.push((i + 1, name, length));
+            }
+        }
+        i = close + 1;
+    }
+    found
+}
+
+#[test]
+fn the_length_check_finds_a_long_function_and_reads_its_reason() {
+    let body = "    let x = 1;\n".repeat(MAX_FN_LINES);
+    let long = format!("/// Sums.\nfn long() {{\n{body}}}\n\nfn short() {{\n}}\n");
+    assert_eq!(
+        long_functions_without_a_reason(&long),
+        [(2, "long".to_owned(), MAX_FN_LINES + 2)]
+    );
+    let reasoned = format!(
+        "/// Sums.\n///\n/// {LONG_REASON} it must.\n{}",
+        &long[10..]
+    );
+    assert!(long_functions_without_a_reason(&reasoned).is_empty());
+    let in_tests = format!("#[cfg(test)]\nmod tests {{\n{long}}}\n");
+    assert!(long_functions_without_a_reason(&in_tests).is_empty());
+}
+
+#[test]
+fn no_source_file_over_900_lines_and_no_long_function_without_a_reason() {
+    let root = root();
+    let mut sources = Vec::new();
+    for dir in ["crates", "xtask/src", "python/src", "examples"] {
+        files(&root.join(dir), &["rs"], &mut sources);
+    }
+    // Test modules (`tests.rs`, `tests/`), benchmarks and fuzz targets are not checked.
+    sources.retain(|p| {
+        p.file_name().is_none_or(|n| n != "tests.rs")
+            && !p
+                .components()
+                .any(|c| matches!(c.as_os_str().to_str(), Some("tests" | "benches" | "fuzz")))
+    });
+    assert!(sources.len() > 50, "found the sources: {}", sources.len());
+    let mut found = Vec::new();
+    for path in &sources {
+        let text = std::fs::read_to_string(path).expect("a source file");
+        let shown = path
+            .strip_prefix(&root)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        let lines = text
+            .lines()
+            .position(|l| l.trim() == "#[cfg(test)]")
+            .unwrap_or(text.lines().count());
+        if lines > MAX_FILE_LINES {
+            found.push(format!(
+                "{shown}: {lines} lines outside its tests (at most {MAX_FILE_LINES})"
+            ));
+        }
+        for (line, name, length) in long_functions_without_a_reason(&text) {
+            found.push(format!(
+                "{shown}:{line}: fn {name} is {length} lines (at most {MAX_FN_LINES}, or a doc line saying \"{LONG_REASON} ...\")"
+            ));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "one concept per module, rooms that stay small:\n{}",
+        found.join("\n")
+    );
+}

@@ -368,6 +368,11 @@ fn y_ticks(fig: &Figure, lo: f64, hi: f64) -> usize {
     }
 }
 
+/// Draws `fig` as SVG into `svg`.
+///
+/// One function because plotters' chart context is built once and every layer (the band,
+/// the bars or lines, the error bars, the published markers, the legend) draws into it in
+/// the order it is stacked.
 fn draw(fig: &Figure, svg: &mut String) -> Result<(), FigureError> {
     let root = SVGBackend::with_string(svg, (960, 600)).into_drawing_area();
     root.fill(&WHITE).map_err(draw_error)?;

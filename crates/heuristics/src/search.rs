@@ -239,6 +239,9 @@ fn by_type_applies(view: &View<'_>, plan: Plan) -> bool {
 ///
 /// A type whose machine is full waits, as its candidates do in [`run_in`], and one with no
 /// machine in scope is out of play.
+///
+/// One function because, as [`run_in`], its rounds share the candidates, the virtual queues
+/// and the working arrays taken from `bufs`.
 fn run_by_type(
     bufs: &mut Buffers,
     view: &View<'_>,
@@ -369,6 +372,10 @@ fn run_by_type(
 }
 
 /// [`run`] in the memory of `bufs`.
+///
+/// One function because a round's phase 1 and phase 2 share the candidates, the virtual
+/// queues, the kept searches and a dozen working arrays taken from `bufs` and given back at
+/// the end; split, each part would take all of them as arguments.
 fn run_in(
     bufs: &mut Buffers,
     view: &View<'_>,

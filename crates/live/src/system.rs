@@ -532,6 +532,10 @@ impl<'p> System<'p> {
     }
 
     /// One mapping event at `now`: expiries, the pruner, the heuristic, starts.
+    ///
+    /// One function because it is the mapping event's steps in the papers' order (expiries,
+    /// the pruner, the heuristic, starts), each changing the queues and the oracle the next
+    /// reads; the numbered comments mark them.
     pub fn mapping_event(
         &mut self,
         now: Tick,

@@ -482,6 +482,9 @@ fn overrides(args: &RunArgs) -> Vec<String> {
     v
 }
 
+/// `prunesim run`: the command's steps in order (the experiment read and checked, the header,
+/// the trials with their progress bar, the outputs, the report). One function because each
+/// step reads what the steps before it made and the order is what the command does.
 fn run(args: &RunArgs) -> Result<()> {
     if args.bin_width.is_some() && args.pet.is_none() {
         bail!("--bin-width applies to a samples CSV given with --pet");

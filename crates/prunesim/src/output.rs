@@ -81,6 +81,9 @@ fn interval(doc: &MetricDoc, e: &Estimate) -> String {
 
 /// The summary as a table: what ran, then robustness, the clairvoyant bracket, and the other measures in
 /// groups, each with its unit; the definitions below.
+///
+/// One function because it prints the table top to bottom in the order a reader sees it:
+/// what ran, the measures by group, the sentences below, the definitions.
 pub fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared) -> Result<()> {
     writeln!(out, "{}", s.experiment)?;
     let mapper = if s.heuristic.eq_ignore_ascii_case(&s.mapper.name) {

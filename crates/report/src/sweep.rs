@@ -128,6 +128,10 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 th{background:#f4f4f4}td.l,th.l{text-align:left}section.point{border-top:1px solid #ddd;margin-top:1em}\
 section.point:target{background:#fffbe6}div.timeline{overflow-x:auto}svg a circle:hover{stroke-width:3}";
 
+/// One sweep's section of the page, with the number of its points and of the timelines it shows.
+///
+/// One function because it writes one sweep's section of the page top to bottom: its
+/// figure, its table and one block per point, in the order the page shows them.
 fn sweep_section(dir: &Path, id: &str) -> Result<(String, usize, usize), Error> {
     let manifest_path = dir.join(format!("{id}.manifest.json"));
     let manifest =

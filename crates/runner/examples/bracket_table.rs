@@ -1,4 +1,4 @@
-//! Prints the bracket `[L, U]` around the clairvoyant optimum on the paper's data and on the
+//! Prints the bracket `[optimum_lower, optimum_upper]` around the clairvoyant optimum on the paper's data and on the
 //! default PET, beside the heuristics of the paper's figure 7 on the same trials, with what
 //! each tightening of the upper side buys and the time per trial (one thread).
 //!
@@ -11,8 +11,8 @@
 //! drop 50%, defer 90%, lambda 0.9, Schmitt trigger; MOC, MM, MSD and MMU without pruning)
 //! and the default [`BracketOptions`] (and 30 Lagrangian evaluations for the upper side); with
 //! `thorough`, also [`BracketOptions::thorough`].
-//! The example fails if a heuristic ever finishes more counted tasks on time than `U`, or if
-//! `L > U`.
+//! The example fails if a heuristic ever finishes more counted tasks on time than
+//! `optimum_upper`, or if `optimum_lower > optimum_upper`.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -138,6 +138,8 @@ fn cell(v: &[f64]) -> String {
     format!("{:.1} [{lo:.1}, {hi:.1}]", mean(v))
 }
 
+/// Prints the table. One function because it is the example's steps in order: the
+/// workloads, each one's trials bracketed and run, a row printed per workload.
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let dir = PathBuf::from(args.first().map_or("hcw19", String::as_str));
@@ -148,7 +150,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("robustness, % of counted tasks: mean [min, max] over trials");
     println!();
     println!(
-        "| workload | trials | PAM | best heuristic | L | U | width | L - best heuristic | ms/trial (max) |"
+        "| workload | trials | PAM | best heuristic | optimum_lower | optimum_upper | width | optimum_lower - best heuristic | ms/trial (max) |"
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     let mut tightening = Vec::new();

@@ -91,6 +91,8 @@ fn experiment(rate: f64, pattern: &str, name: &str) -> Result<ExperimentConfig, 
     ExperimentConfig::from_toml_str(&text, name, None).map_err(|e| e.to_string())
 }
 
+/// Prints the fairness state of the module docs. One function because it is the example's
+/// steps in order: the arguments, the runs, a row per tenth of the trials' task ends.
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut rate: f64 = 34000.0;
     let mut pattern = "constant".to_owned();

@@ -442,6 +442,10 @@ impl Hooks for SimHooks<'_, '_> {
     }
 }
 
+/// Simulates one trial ([`simulate_with`]).
+///
+/// One function because it is the event loop of one trial: arrivals, completions, drops and
+/// mapping events read and change the same clock, queues, records and trace.
 fn simulate_inner(
     pet: &Pet,
     tasks: &[TaskSpec],

@@ -604,6 +604,10 @@ impl Prepared {
     /// Runs trial `k`, recording its trace into `sink` when given, with `policies` (the
     /// configured heuristic and pruner where a policy is not given): the one trial loop
     /// every run goes through ([`crate::run`]).
+    ///
+    /// One function because it assembles one trial's inputs in the order the engine takes them
+    /// (tasks, luck, staging, policies, drift, belief), runs it, then adds its measures and the
+    /// bracket; each step reads the ones before.
     pub(crate) fn run_trial_with<S: TraceSink + 'static>(
         &self,
         k: u64,

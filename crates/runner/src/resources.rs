@@ -248,6 +248,9 @@ pub struct RunShape<'a> {
 }
 
 /// Estimates the peak memory of a run of `shape` ([the model](self)).
+///
+/// One function because it is the sum of the memory model's terms, one after the other in
+/// the order of the table in docs/reliability.md.
 pub fn estimate(shape: &RunShape<'_>) -> Footprint {
     let config = shape.config;
     let workload = &config.workload;

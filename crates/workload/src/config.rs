@@ -319,7 +319,8 @@ fn means_source(t: &toml::Table) -> Result<PetSource, String> {
     })
 }
 
-/// Parses `{ family = "...", types = ..., ... }` (see [`crate::family`]).
+/// Parses `{ family = "...", types = ..., ... }` (see [`crate::family`]); one function because
+/// it reads the table's keys in a flat list, each error naming its key.
 fn family_source(t: &toml::Table) -> Result<PetSource, String> {
     use crate::family::family_defaults as d;
     for k in t.keys() {

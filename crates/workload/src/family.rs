@@ -278,6 +278,9 @@ impl PetFamily {
     }
 
     /// Checks every parameter; the error names the key (`workload.pet.alpha`).
+    ///
+    /// One function because it is a flat list of independent checks, one per key, each naming
+    /// its key; read top to bottom.
     pub fn validate(&self) -> Result<(), WorkloadError> {
         let bad = |key: &str, expected: String, found: String| {
             Err(WorkloadError::InvalidConfig {

@@ -207,6 +207,9 @@ fn children_left() -> usize {
         .count()
 }
 
+/// The dispatcher's run: the PET calibrated, the arrivals drawn, each task started as a
+/// worker process when the scheduler says and its end reported to it, then the counts. One function because the loop's steps share the scheduler, the workers and
+/// the clock, and read top to bottom as the dispatcher works.
 fn run(args: &Args) -> Result<serde_json::Value> {
     let speeds = &args.speeds;
     let slots = speeds.len();

@@ -354,6 +354,11 @@ impl Kind for ExperimentSweep<'_> {
             .map(|r| r.metrics)
     }
 
+    /// The figure's table, CSVs, plot and manifest from every point's trials.
+    ///
+    /// One function because it writes the figure's outputs in one pass over the points (the
+    /// printed table, the CSVs, the bars and the manifest's points share the loop), then the
+    /// bracket's rows after them.
     fn render(&self, results: &[Vec<TrialMetrics>]) -> Result<Rendered, RunError> {
         let spec = self.spec;
         let prepared = &self.prepared;

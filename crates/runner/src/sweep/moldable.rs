@@ -88,6 +88,10 @@ impl Kind for MoldableSweep<'_> {
             .map_err(|e| moldable_error(&self.spec.id, &e))
     }
 
+    /// The figure's table, CSVs and plot from every point's trials.
+    ///
+    /// One function because, as the experiment sweep's `render`, it writes the table, the
+    /// CSVs and the figure in one pass over the points.
     fn render(&self, results: &[Vec<TrialResult>]) -> Result<Rendered, RunError> {
         let spec = self.spec;
         let mut text = String::new();

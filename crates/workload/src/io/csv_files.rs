@@ -288,6 +288,9 @@ pub fn parse_samples_csv_with(
 
 /// Parses a CSV of measured execution times into a PET with the bin width, bin value and
 /// tick length of `options` (see the module docs); `name` is used in error messages.
+///
+/// One function because it is one pass over the CSV's records, whose every check names its
+/// line, then the PET built from the samples gathered.
 pub fn parse_samples_csv_options(
     text: &str,
     name: &str,

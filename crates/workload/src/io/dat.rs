@@ -172,6 +172,9 @@ pub fn parse_dat(text: &str, name: &str) -> Result<(Trial, DatReport), WorkloadE
 }
 
 /// Parses the text of a `.dat` file.
+///
+/// One function because it is one pass over the file's lines, then the repair pass over
+/// the tasks read; every message names its line, which both passes hold.
 pub fn parse_dat_with(
     text: &str,
     name: &str,

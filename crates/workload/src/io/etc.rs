@@ -146,6 +146,9 @@ struct Block {
 }
 
 /// Parses the text of an `.etc` file; `name` is used in error messages.
+///
+/// One function because it is one pass over the file's lines, whose state (the header's
+/// counts, the block being read) every line's check reads; every message names its line.
 pub fn parse_etc(text: &str, name: &str) -> Result<(Pet, EtcReport), WorkloadError> {
     let mut counts: Option<(usize, usize)> = None;
     let mut blocks: HashMap<(usize, usize), Block> = HashMap::new();
