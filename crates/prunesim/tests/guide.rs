@@ -21,12 +21,12 @@
 //! Every `toml` and `sh` block says one of these. A chapter's blocks run in order in one
 //! temporary folder, where `experiments/` is the repository's.
 //!
-//! **Size.** Every command runs as the guide writes it, at its documented trials and with the
-//! clairvoyant bracket, with the release `prunesim` (the test builds it with cargo into its own
-//! target folder: in a debug build a bracketed 30-trial run takes minutes). With
-//! `PRUNESIM_GUIDE_SHORT` set, for a quick check while editing, the test's debug `prunesim`
-//! runs the commands that run experiments without `--trials` at the short size: `--trials 1`,
-//! and `run` without the bracket. A warning a command prints on standard
+//! **Size.** The test's debug `prunesim` runs the commands that run experiments without
+//! `--trials` at the short size: `--trials 1`, and `run` without the bracket (in a debug build
+//! a bracketed 30-trial run takes minutes). With `PRUNESIM_GUIDE_FULL` set, every command runs
+//! as the guide writes it, at its documented trials and with the clairvoyant bracket, with the
+//! release `prunesim` (the test builds it with cargo into its own target folder, as the
+//! README's first command does). A warning a command prints on standard
 //! error (a logged `WARN` or `ERROR`, a `warning:` or `note:` line) fails the test unless a
 //! `text stderr` block after the command shows it. Python blocks run in the Python package's
 //! tests (`python/tests/test_guide.py`).
@@ -226,10 +226,10 @@ fn release_binary() -> PathBuf {
 fn binary() -> &'static (PathBuf, bool) {
     static BINARY: std::sync::OnceLock<(PathBuf, bool)> = std::sync::OnceLock::new();
     BINARY.get_or_init(|| {
-        if std::env::var_os("PRUNESIM_GUIDE_SHORT").is_some() {
-            (PathBuf::from(env!("CARGO_BIN_EXE_prunesim")), false)
-        } else {
+        if std::env::var_os("PRUNESIM_GUIDE_FULL").is_some() {
             (release_binary(), true)
+        } else {
+            (PathBuf::from(env!("CARGO_BIN_EXE_prunesim")), false)
         }
     })
 }
