@@ -15,15 +15,19 @@
 //!    expected completion time; of those pairs, the minimum expected completion time. A
 //!    task whose chance on its machine is at or below its type's defer threshold is
 //!    deferred, as every batch heuristic does with the pruner's thresholds.
-//! 3. Deferring is work-conserving: a machine that would stay idle after steps 1-2 (nothing
-//!    executing, queued or assigned) takes a deferred task whose chance on it is above
-//!    [`FILL_FLOOR`] (deferred tasks in batch order, each to the idle machine of its
-//!    highest chance). Deferring keeps a machine's time for a task likelier to succeed; an
-//!    idle machine has no such use for it. This matters where a task type cannot reach the
-//!    defer threshold at all, even on an idle machine: execution times with a slow mode or
-//!    a heavy tail that a deadline cuts (a bimodal type that takes 5x longer one time in
-//!    five has a chance of at most 0.8), whose tasks fixed thresholds defer until they
-//!    expire however idle the system is.
+//! 3. Deferring is work-conserving: the machines that would stay idle after steps 1-2
+//!    (nothing executing, queued or assigned) take deferred tasks, one each, chosen by the
+//!    same two phases of MM over those machines alone, with [`FILL_FLOOR`] in place of the
+//!    defer threshold: per deferred task the idle machine of minimum expected completion
+//!    time, and of those pairs the minimum expected completion time first, as long as the
+//!    task's chance there is above the floor. Deferring keeps a machine's time for a task
+//!    likelier to succeed; an idle machine has no such use for it. This matters where a task
+//!    type cannot reach the defer threshold at all, even on an idle machine: execution
+//!    times with a slow mode or a heavy tail that a deadline cuts (a bimodal type that takes
+//!    5x longer one time in five has a chance of at most 0.8), whose tasks fixed thresholds
+//!    defer until they expire however idle the system is. There every task passes through
+//!    this step, so it must choose as MM does: under overload, the task that ends soonest
+//!    frees its machine soonest for the next.
 //!
 //! Without a `[pruner]` table it runs with the paper's pruner (drop at 50%, defer at 90%,
 //! the EWMA toggle with the Schmitt trigger), as PAM does. Why these choices, and how they
@@ -35,7 +39,7 @@
 //! tasks ahead of it run, which a shallow queue would forgo: there the default depth is the
 //! queue's own limit (an explicit `depth` still applies).
 
-use model::{BatchHeuristic, Decision, MachineId, View, VirtualQueues};
+use model::{BatchHeuristic, Decision, TaskId, View, VirtualQueues};
 
 use crate::plan::{Phase1, Phase1Scope, Phase2, Plan};
 use crate::search::{Kept, run};
@@ -106,46 +110,53 @@ impl Auto {
         let mut decision = Decision::default();
         let mut vq = self.queues(view, false);
         crate::reference::run(view, self.plan, &mut vq, view.batch, &mut decision);
-        fill_idle(view, &mut decision);
+        fill_idle(view, self.plan, &mut decision, crate::reference::run);
         decision
     }
 }
 
-/// Work-conserving deferring: a machine that would stay idle after the decision (nothing
-/// executing, queued or assigned) takes a deferred task rather than nothing. The deferred
-/// tasks are taken in batch order, each to the idle machine of its highest chance (chances
-/// within the decision slack tie, and go to the lower index) when that chance is above
-/// [`FILL_FLOOR`]; the task leaves the deferred
-/// list.
-fn fill_idle(view: &View<'_>, decision: &mut Decision) {
+/// Work-conserving deferring (step 3 of the module docs): the machines that would stay idle
+/// after the decision (nothing executing, queued or assigned) take deferred tasks, one each,
+/// by `plan`'s two phases over those machines alone, with [`FILL_FLOOR`] as every type's
+/// defer threshold. `two_phase` is the loop that runs them: [`crate::reference::run`] or
+/// the accelerated search, which decide alike. The tasks mapped leave the deferred list;
+/// the others stay on it, in batch order.
+fn fill_idle(
+    view: &View<'_>,
+    plan: Plan,
+    decision: &mut Decision,
+    two_phase: impl FnOnce(&View<'_>, Plan, &mut VirtualQueues, &[TaskId], &mut Decision),
+) {
     if decision.deferred.is_empty() {
         return;
     }
-    let mut idle: Vec<MachineId> = (0..view.machines.len())
-        .filter(|&m| view.machines[m].is_empty() && view.machines[m].free_slots() > 0)
-        .filter(|&m| decision.assign.iter().all(|&(_, x)| x != m))
-        .collect();
-    if idle.is_empty() {
+    let floor = vec![FILL_FLOOR; view.pet.n_types()];
+    let view = View {
+        defer: Some(&floor),
+        ..*view
+    };
+    // Depth 1: a machine takes a task only while it holds none.
+    let mut vq = VirtualQueues::from_view(&view);
+    vq.limit_depth(1);
+    for &(t, m) in &decision.assign {
+        if vq.free(m) > 0 {
+            vq.assign(&view, m, t);
+        }
+    }
+    if !vq.any_free() {
         return;
     }
     let mut deferred = std::mem::take(&mut decision.deferred);
     deferred.sort_unstable();
-    for t in deferred {
-        // The highest chance, then the first idle machine (lowest index) that ties with it
-        // (`plan`'s tie rule).
-        let chances: Vec<f64> = idle.iter().map(|&m| view.append_success(t, m)).collect();
-        let top = chances.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        let best = chances
-            .iter()
-            .position(|&p| pmf::prec::chance_ties(p, top))
-            .map(|i| (i, chances[i]));
-        match best {
-            Some((i, p)) if p > FILL_FLOOR => {
-                decision.assign.push((t, idle.remove(i)));
-            }
-            _ => decision.deferred.push(t),
-        }
-    }
+    let idle_only = Plan {
+        scope: Phase1Scope::FreeMachines,
+        ..plan
+    };
+    let mut filled = Decision::default();
+    two_phase(&view, idle_only, &mut vq, &deferred, &mut filled);
+    deferred.retain(|t| filled.assign.iter().all(|&(x, _)| x != *t));
+    decision.assign.extend(filled.assign);
+    decision.deferred = deferred;
 }
 
 impl BatchHeuristic for Auto {
@@ -165,7 +176,9 @@ impl BatchHeuristic for Auto {
             &mut decision,
             &mut self.kept,
         );
-        fill_idle(view, &mut decision);
+        fill_idle(view, self.plan, &mut decision, |v, plan, vq, cands, d| {
+            run(v, plan, vq, cands, d, &mut Kept::default());
+        });
         decision
     }
 }

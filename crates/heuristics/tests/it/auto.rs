@@ -189,3 +189,64 @@ fn a_deferred_task_takes_an_idle_machine_above_the_floor() {
     assert!(d.assign.is_empty());
     assert_eq!(d.deferred, vec![0]);
 }
+
+/// The idle machine takes the deferred task MM's two phases choose (the least expected
+/// completion), not the first in batch order; a task at or below `FILL_FLOOR` is passed
+/// over.
+#[test]
+fn an_idle_machine_takes_the_deferred_task_that_ends_soonest() {
+    use model::{Machine, Oracle, TaskSpec};
+    use ndarray::Array2;
+    use pmf::{DropModel, Pmf};
+    use workload::Pet;
+    // Type 0: 20 ticks with 0.8, 200 with 0.2 (mean 56). Type 1: 10 ticks with 0.8, 100 with
+    // 0.2 (mean 28). Type 2: 4 ticks with 0.4, 60 with 0.6 (mean 37.6). Deadline 150: a
+    // chance of 0.8 for types 0 and 1 on the idle machine, below the defer threshold 0.9 and
+    // above the floor; type 2's deadline 30 gives it 0.4, at most the floor.
+    let pmfs = vec![
+        Pmf::from_weighted_pairs([(20, 0.8), (200, 0.2)]).unwrap(),
+        Pmf::from_weighted_pairs([(10, 0.8), (100, 0.2)]).unwrap(),
+        Pmf::from_weighted_pairs([(4, 0.4), (60, 0.6)]).unwrap(),
+    ];
+    let pet = Pet::new(
+        Array2::from_shape_vec((3, 1), pmfs).unwrap(),
+        vec!["slow".into(), "fast".into(), "risky".into()],
+        vec!["m".into()],
+    )
+    .unwrap();
+    let task = |id, task_type, deadline| TaskSpec {
+        id,
+        task_type,
+        arrival: 0,
+        deadline,
+    };
+    let system = |tasks: Vec<TaskSpec>| {
+        let machines = vec![Machine::new(0, Some(6))];
+        let mut oracle = Oracle::new(1);
+        oracle.sync(&machines, 0);
+        let batch = (0..tasks.len()).collect();
+        System {
+            pet: pet.clone(),
+            tasks,
+            machines,
+            oracle,
+            batch,
+            now: 0,
+            model: DropModel::All,
+            defer: Some(vec![0.9; 3]),
+        }
+    };
+    // The slow task arrived first; the fast one ends sooner (28 against 56 expected).
+    let s = system(vec![task(0, 0, 150), task(1, 1, 150)]);
+    let mut auto = Auto::new(Phase1Scope::AllMachines, None);
+    let d = auto.map(&s.view());
+    assert_eq!(d.assign, vec![(1, 0)]);
+    assert_eq!(d.deferred, vec![0]);
+    assert_eq!(auto.map_reference(&s.view()).assign, vec![(1, 0)]);
+    // The risky task ends sooner still (37.6 < 56) but its chance, 0.4, is at most the
+    // floor: the slow task takes the machine.
+    let s = system(vec![task(0, 0, 150), task(1, 2, 30)]);
+    let d = Auto::new(Phase1Scope::AllMachines, None).map(&s.view());
+    assert_eq!(d.assign, vec![(0, 0)]);
+    assert_eq!(d.deferred, vec![1]);
+}
