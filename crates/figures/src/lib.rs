@@ -35,6 +35,8 @@
 //! assert_eq!(&png[1..4], b"PNG");
 //! ```
 
+mod legend;
+
 use plotters::prelude::*;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -357,6 +359,9 @@ fn y_range(fig: &Figure) -> (f64, f64) {
     (lo, hi)
 }
 
+/// The legend entry of the clairvoyant optimum's bracket.
+const BAND_LABEL: &str = "clairvoyant optimum (between the dashed lines)";
+
 /// How many y ticks to ask plotters for: its usual 10, and on a count axis no more than the
 /// whole numbers in the range, so its "nice" step (1, 2 or 5 times a power of ten) is at
 /// least 1 and every tick is a whole number.
@@ -378,6 +383,12 @@ fn draw(fig: &Figure, svg: &mut String) -> Result<(), FigureError> {
     root.fill(&WHITE).map_err(draw_error)?;
     let n_x = fig.x_labels.len().max(1);
     let (y_lo, y_hi) = y_range(fig);
+    let has_band = fig
+        .bands
+        .iter()
+        .any(|b| b.lower.is_finite() && b.upper.is_finite());
+    let legend = legend::place(fig, has_band.then_some(BAND_LABEL), y_lo, y_hi);
+    let y_hi = legend.y_hi;
     let mut chart = ChartBuilder::on(&root)
         .caption(&fig.title, (FONT, 20))
         .margin(15)
@@ -531,7 +542,11 @@ fn draw(fig: &Figure, svg: &mut String) -> Result<(), FigureError> {
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .label_font((FONT, 13))
-        .position(SeriesLabelPosition::UpperRight)
+        .position(if legend.left {
+            SeriesLabelPosition::UpperLeft
+        } else {
+            SeriesLabelPosition::UpperRight
+        })
         .draw()
         .map_err(draw_error)?;
     root.present().map_err(draw_error)?;
@@ -652,7 +667,7 @@ fn draw_bands<DB: DrawingBackend>(
                         .map(|&(x0, x1, b)| Rectangle::new([(x0, b.lower), (x1, b.upper)], fill)),
                 )
                 .map_err(draw_error)?
-                .label("clairvoyant optimum (between the dashed lines)")
+                .label(BAND_LABEL)
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], fill));
             for &(x0, x1, b) in &spans {
                 for y in [b.lower, b.upper] {
@@ -669,7 +684,7 @@ fn draw_bands<DB: DrawingBackend>(
             chart
                 .draw_series(std::iter::once(Polygon::new(poly, fill)))
                 .map_err(draw_error)?
-                .label("clairvoyant optimum (between the dashed lines)")
+                .label(BAND_LABEL)
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], fill));
             for side in [
                 bands
