@@ -6,10 +6,10 @@ use std::borrow::Cow;
 use heuristics::{HeuristicConfig, Mapper};
 use model::{MachineId, Outcome, Pruner, TaskSpec};
 use pmf::{DropModel, Tick};
-use pruner::{ProbabilisticPruner, PrunerConfig};
+use pruner::ProbabilisticPruner;
 use workload::Pet;
 
-use crate::system::{Cause, Env, Hooks, System, TaskRecord};
+use system::{Action, Cause, Env, Hooks, SchedulerConfig, System, TaskRecord};
 
 /// A task's id: the index [`Scheduler::submit`] returned (0, 1, 2, ... in submission order).
 pub type TaskId = usize;
@@ -21,44 +21,9 @@ const COMPACT_MIN: usize = 64;
 mod actions;
 mod learning;
 
-pub use actions::{Action, Counts, Fate, LiveError};
+pub use actions::{Counts, Fate, LiveError};
 use learning::Learner;
 pub use learning::{LearnConfig, Sample};
-
-/// The live scheduler's settings: the same heuristic and pruner configurations as an
-/// experiment's `[mapper]` and `[pruner]` tables.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SchedulerConfig {
-    /// The mapping heuristic (`[mapper]`).
-    pub heuristic: HeuristicConfig,
-    /// The pruner (`[pruner]`).
-    pub pruner: PrunerConfig,
-    /// Tasks per machine queue, the executing one included (batch mode; immediate mode's
-    /// queues are unbounded).
-    pub queue_size: usize,
-    /// Which tasks are dropped at their deadline.
-    pub drop_model: DropModel,
-    /// PCTs are trimmed within this total-variation distance; 0 = exact.
-    pub pct_epsilon: f64,
-    /// Seconds per tick, the PET's time unit: times are mapped to ticks by
-    /// `floor(t / resolution)`, deadlines by `ceil(d / resolution)`.
-    pub resolution: f64,
-}
-
-impl Default for SchedulerConfig {
-    /// PAM with the paper's pruner, queues of 6, everything dropped at its deadline, exact
-    /// PCTs, one tick per second.
-    fn default() -> Self {
-        SchedulerConfig {
-            heuristic: HeuristicConfig::named("PAM"),
-            pruner: PrunerConfig::default(),
-            queue_size: 6,
-            drop_model: DropModel::All,
-            pct_epsilon: 0.0,
-            resolution: 1.0,
-        }
-    }
-}
 
 /// A completion a dispatcher reported, before [`Scheduler::decide`] applies it.
 #[derive(Debug, Clone, Copy)]

@@ -36,11 +36,10 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use heuristics::Mapper;
-use live::Action;
-use live::system::{Cause, Env, Hooks, System};
 use model::{MachineId, Pruner, TaskId, TaskSpec};
 use pmf::{DropModel, Tick};
 use serde::{Deserialize, Serialize};
+use system::{Action, Cause, Env, Hooks, System};
 use workload::{Pet, Staging};
 
 use crate::trace::{TraceSink, Tracer};
@@ -95,7 +94,7 @@ impl QueueSize {
     }
 }
 
-pub use live::system::TaskRecord;
+pub use system::TaskRecord;
 
 /// Everything one simulated trial produced, before metrics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -279,9 +278,9 @@ pub fn simulate_with(
     )
 }
 
-/// [`simulate`] recording every decision as the live scheduler's [`Action`]s, each with
-/// the tick it was taken: the same trial replayed through [`live::Scheduler`] gives the same
-/// list (the replay test).
+/// [`simulate`] recording every decision as an [`Action`], each with the tick it was
+/// taken: the same trial replayed through the live scheduler (`live::Scheduler`) gives the
+/// same list (the replay test).
 ///
 /// # Panics
 /// As [`simulate`].

@@ -56,7 +56,7 @@ use crate::engine::{
 use crate::error::RunError;
 use crate::metrics::{Pricing, TrialMetrics};
 use crate::trace::{TraceSink, Tracer};
-use live::variants::resolve;
+use system::variants::resolve;
 
 pub use crate::summary::{
     MetricDocEntry, OptimumBracket, PetSummary, Summary, TaskRange, summarise,

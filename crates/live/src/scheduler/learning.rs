@@ -7,7 +7,7 @@ use learn::Estimator;
 
 use super::{LiveError, Scheduler};
 #[cfg(doc)]
-use crate::{SchedulerConfig, system::System};
+use system::{SchedulerConfig, System};
 
 /// An execution time observed on a machine: what an online estimator of the PET learns from
 /// ([`Scheduler::drain_samples`]).
