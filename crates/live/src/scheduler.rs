@@ -99,8 +99,6 @@ pub struct Scheduler {
     /// Per task, true when it failed.
     failed: Vec<bool>,
     ends: Vec<Reported>,
-    /// Something happened since the last mapping event.
-    dirty: bool,
     actions: Vec<Action>,
     samples: Option<Vec<Sample>>,
     /// The executions observed and not yet given to the samples and the learner.
@@ -132,7 +130,7 @@ struct LiveHooks<'a> {
 }
 
 impl Hooks for LiveHooks<'_> {
-    fn started(&mut self, m: MachineId, spec: &TaskSpec, _now: Tick) -> Tick {
+    fn started(&mut self, m: MachineId, spec: &TaskSpec, _now: Tick, _stop: Option<Tick>) -> Tick {
         *self.next_seq += 1;
         if let Some(s) = self.start_seq.get_mut(spec.id) {
             *s = *self.next_seq;
@@ -216,13 +214,16 @@ impl Scheduler {
         let pruner = ProbabilisticPruner::new(config.pruner.clone(), pet.n_types())
             .map_err(|e| LiveError::Config(e.to_string()))?;
         let limit = (!mapper.is_immediate()).then_some(config.queue_size);
-        let sys = System::new(
+        let mut sys = System::new(
             Cow::Owned(pet),
             limit,
             config.drop_model,
             config.pct_epsilon,
             Vec::new(),
         );
+        // The dispatcher decides when it likes: a task waiting past its deadline expires at
+        // the next decision.
+        sys.expiries_wake(true);
         Ok(Scheduler {
             sys,
             heuristic: config.heuristic,
@@ -242,7 +243,6 @@ impl Scheduler {
             reported: Vec::new(),
             failed: Vec::new(),
             ends: Vec::new(),
-            dirty: false,
             actions: Vec::new(),
             samples: None,
             fresh: Vec::new(),
@@ -357,16 +357,13 @@ impl Scheduler {
 
     /// The earliest time a [`Scheduler::decide`] has something to do without being told of
     /// anything: the earliest deadline of an executing task the drop model drops at its
-    /// deadline. `None` when there is none.
+    /// deadline ([`System::deadline_drop`]). `None` when there is none.
     pub fn next_wakeup(&self) -> Option<f64> {
-        if self.drop_model != DropModel::All {
-            return None;
-        }
         self.sys
             .machines()
             .iter()
             .filter_map(|mc| mc.running())
-            .filter(|r| !self.reported[r.task])
+            .filter(|r| !self.reported[r.task] && self.sys.deadline_drop(r.task).is_some())
             .map(|r| self.deadline[r.task])
             .min_by(f64::total_cmp)
     }
@@ -503,7 +500,6 @@ impl Scheduler {
         self.failed.push(false);
         self.sys.arrive(i);
         self.latest = now;
-        self.dirty = true;
         Ok(id)
     }
 
@@ -582,20 +578,22 @@ impl Scheduler {
         let tick = self.tick(now);
         self.latest = now;
         self.compact();
-        // The executing tasks whose deadline has passed are dropped at `now`.
+        // The executing tasks dropped at their deadline ([`System::deadline_drop`]) whose
+        // deadline has passed on the dispatcher's clock are dropped at `now`.
         let mut ends = std::mem::take(&mut self.ends);
-        if self.drop_model == DropModel::All {
-            for mc in self.sys.machines() {
-                if let Some(r) = mc.running() {
-                    if !self.reported[r.task] && self.deadline[r.task] <= now {
-                        ends.push(Reported {
-                            tick,
-                            seq: self.start_seq[r.task],
-                            task: r.task,
-                            at: now,
-                            failed: false,
-                        });
-                    }
+        for mc in self.sys.machines() {
+            if let Some(r) = mc.running() {
+                if !self.reported[r.task]
+                    && self.sys.deadline_drop(r.task).is_some()
+                    && self.deadline[r.task] <= now
+                {
+                    ends.push(Reported {
+                        tick,
+                        seq: self.start_seq[r.task],
+                        task: r.task,
+                        at: now,
+                        failed: false,
+                    });
                 }
             }
         }
@@ -610,7 +608,6 @@ impl Scheduler {
             samples: observing.then_some(&mut self.fresh),
             resolution: self.resolution,
         };
-        let mut dirty = self.dirty || !ends.is_empty();
         for e in ends.drain(..) {
             let Some(m) = self.sys.assigned_to(e.task) else {
                 continue;
@@ -648,18 +645,7 @@ impl Scheduler {
         self.ends = ends;
         // The ends reported reach the learner before the mapping event reads the PET.
         self.absorb();
-        // A task waiting past its deadline is an event too: it expires now.
-        if !dirty {
-            let tasks = self.sys.tasks();
-            dirty = self.sys.batch().iter().any(|&t| tasks[t].deadline <= tick)
-                || (self.drop_model != DropModel::None
-                    && self
-                        .sys
-                        .machines()
-                        .iter()
-                        .any(|mc| mc.pending().iter().any(|&t| tasks[t].deadline <= tick)));
-        }
-        if dirty {
+        if self.sys.mapping_due(tick) {
             let mut hooks = LiveHooks {
                 actions: &mut self.actions,
                 counts: &mut self.counts,
@@ -678,7 +664,6 @@ impl Scheduler {
             // The executions its drops stopped (censored).
             self.absorb();
         }
-        self.dirty = false;
         self.hand_out(out);
         Ok(())
     }

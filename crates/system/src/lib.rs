@@ -10,9 +10,11 @@
 //! | the simulator's engine (`runner::engine`) | the event heap, actual execution times from the trial's draws, traces |
 //! | the live scheduler (`live::Scheduler`) | a dispatcher's notifications, its wall clock in seconds, its task ids |
 //!
-//! Each tells the [`System`] what happened (an arrival, the end of an execution) and runs
-//! its mapping event ([`System::mapping_event`]); what differs between them goes through
-//! [`Hooks`]. A simulated trial replayed through the live scheduler takes exactly the
+//! Each tells the [`System`] what happened (an arrival, the end of an execution), asks it
+//! whether a mapping event fires ([`System::mapping_due`]) and runs it
+//! ([`System::mapping_event`]); which executing tasks are dropped at their deadline, and at
+//! which tick, is the system's too ([`System::deadline_drop`]). What differs between the
+//! drivers goes through [`Hooks`]. A simulated trial replayed through the live scheduler takes exactly the
 //! simulator's decisions (the replay test, `runner/tests/it/replay.rs`).
 //!
 //! ```

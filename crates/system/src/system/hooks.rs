@@ -74,8 +74,9 @@ impl Env<'_> {
 pub trait Hooks {
     /// Machine `m` starts task `spec` at `now`: returns its actual execution time when the
     /// caller knows it (the simulator, which schedules its end), else 0 (a live dispatcher,
-    /// which reports the end).
-    fn started(&mut self, m: MachineId, spec: &TaskSpec, now: Tick) -> Tick;
+    /// which reports the end). `stop` is the tick it is dropped at if it still executes
+    /// then, its deadline ([`System::deadline_drop`]), `None` when it runs to its end.
+    fn started(&mut self, m: MachineId, spec: &TaskSpec, now: Tick, stop: Option<Tick>) -> Tick;
     /// Machine `m` is idle and waits for its head task's staged data: wake it at `at`.
     fn wait_data(&mut self, _m: MachineId, _at: Tick) {}
     /// A task has its outcome.
