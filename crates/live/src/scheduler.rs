@@ -22,7 +22,6 @@ mod actions;
 mod learning;
 
 pub use actions::{Counts, Fate, LiveError};
-use learning::Learner;
 pub use learning::{LearnConfig, Sample};
 
 /// A completion a dispatcher reported, before [`Scheduler::decide`] applies it.
@@ -100,10 +99,8 @@ pub struct Scheduler {
     failed: Vec<bool>,
     ends: Vec<Reported>,
     actions: Vec<Action>,
+    /// The executions observed, kept for [`Scheduler::drain_samples`].
     samples: Option<Vec<Sample>>,
-    /// The executions observed and not yet given to the samples and the learner.
-    fresh: Vec<Sample>,
-    learner: Option<Learner>,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -245,8 +242,6 @@ impl Scheduler {
             ends: Vec::new(),
             actions: Vec::new(),
             samples: None,
-            fresh: Vec::new(),
-            learner: None,
         })
     }
 
@@ -598,14 +593,13 @@ impl Scheduler {
             }
         }
         ends.sort_by_key(|e| (e.tick, e.seq));
-        let observing = self.samples.is_some() || self.learner.is_some();
         let mut hooks = LiveHooks {
             actions: &mut self.actions,
             counts: &mut self.counts,
             settled: &mut self.settled,
             start_seq: &mut self.start_seq,
             next_seq: &mut self.next_seq,
-            samples: observing.then_some(&mut self.fresh),
+            samples: self.samples.as_mut(),
             resolution: self.resolution,
         };
         for e in ends.drain(..) {
@@ -618,33 +612,32 @@ impl Scheduler {
             }
             let start = running.map_or(e.tick, |r| r.start);
             let at = e.tick.max(start);
-            if self.reported[e.task] {
+            // A reported end ran for the seconds the dispatcher's clock says, finer than the
+            // tick: the time observed (in ticks, for the online estimator) and sampled.
+            let observed = self.reported[e.task].then(|| {
+                let seconds = (e.at - start as f64 * self.resolution).max(0.0);
                 if let Some(samples) = hooks.samples.as_deref_mut() {
-                    let spec = self.sys.tasks()[e.task];
                     samples.push(Sample {
-                        task_type: spec.task_type,
+                        task_type: self.sys.tasks()[e.task].task_type,
                         machine: m,
-                        seconds: (e.at - start as f64 * self.resolution).max(0.0),
+                        seconds,
                         censored: e.failed,
                     });
                 }
-            }
+                seconds / self.resolution
+            });
+            let (sys, pruner) = (&mut self.sys, &mut self.pruner);
             if e.failed {
                 self.failed[e.task] = true;
-                self.sys
-                    .end_running(m, at, true, &mut self.pruner, &mut hooks);
+                sys.end_running(m, at, true, observed, pruner, &mut hooks);
             } else if self.reported[e.task] {
                 let on_time = e.at < self.deadline[e.task];
-                self.sys
-                    .finish_running(m, at, on_time, &mut self.pruner, &mut hooks);
+                sys.finish_running(m, at, on_time, observed, pruner, &mut hooks);
             } else {
-                self.sys
-                    .end_running(m, at, false, &mut self.pruner, &mut hooks);
+                sys.end_running(m, at, false, None, pruner, &mut hooks);
             }
         }
         self.ends = ends;
-        // The ends reported reach the learner before the mapping event reads the PET.
-        self.absorb();
         if self.sys.mapping_due(tick) {
             let mut hooks = LiveHooks {
                 actions: &mut self.actions,
@@ -652,17 +645,16 @@ impl Scheduler {
                 settled: &mut self.settled,
                 start_seq: &mut self.start_seq,
                 next_seq: &mut self.next_seq,
-                samples: observing.then_some(&mut self.fresh),
+                samples: self.samples.as_mut(),
                 resolution: self.resolution,
             };
-            let env = Env {
-                explorer: self.learner.as_ref().map(|l| &l.estimator),
-                ..Env::plain()
-            };
-            self.sys
-                .mapping_event(tick, &env, &mut self.mapper, &mut self.pruner, &mut hooks);
-            // The executions its drops stopped (censored).
-            self.absorb();
+            self.sys.mapping_event(
+                tick,
+                &Env::plain(),
+                &mut self.mapper,
+                &mut self.pruner,
+                &mut hooks,
+            );
         }
         self.hand_out(out);
         Ok(())

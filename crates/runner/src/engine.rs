@@ -496,8 +496,6 @@ fn simulate_inner(
         staging: jpdc.staging,
         early_mapping: jpdc.early_mapping,
         heuristic_time: jpdc.heuristic_time,
-        // The system owns the estimator (`set_estimator` below).
-        explorer: None,
     };
     let mut sys = System::new(
         belief,
@@ -506,7 +504,8 @@ fn simulate_inner(
         config.pct_epsilon,
         tasks.to_vec(),
     );
-    sys.set_estimator(estimator);
+    // The simulator's cadence: the belief takes every change at once.
+    sys.set_estimator(estimator, 1);
     let drift = knowledge.drift;
     let mut next_drift = 0;
     let mut h = SimHooks {
@@ -556,7 +555,7 @@ fn simulate_inner(
                 Event::TaskEnded(end) => {
                     if sys.machines()[end.machine].running().map(|r| r.task) == Some(end.task) {
                         let on_time = now < tasks[end.task].deadline;
-                        sys.finish_running(end.machine, now, on_time, pruner, &mut h);
+                        sys.finish_running(end.machine, now, on_time, None, pruner, &mut h);
                     }
                 }
                 Event::DataReady(m) => {

@@ -13,8 +13,9 @@
 //! Each tells the [`System`] what happened (an arrival, the end of an execution), asks it
 //! whether a mapping event fires ([`System::mapping_due`]) and runs it
 //! ([`System::mapping_event`]); which executing tasks are dropped at their deadline, and at
-//! which tick, is the system's too ([`System::deadline_drop`]). What differs between the
-//! drivers goes through [`Hooks`]. A simulated trial replayed through the live scheduler takes exactly the
+//! which tick, is the system's too ([`System::deadline_drop`]), and so is learning the PET
+//! online: one path, its cadence a parameter ([`System::set_estimator`]). What differs
+//! between the drivers goes through [`Hooks`]. A simulated trial replayed through the live scheduler takes exactly the
 //! simulator's decisions (the replay test, `runner/tests/it/replay.rs`).
 //!
 //! ```

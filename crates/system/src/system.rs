@@ -23,13 +23,14 @@
 //! oracle forgetting exactly what read a changed cell ([`Oracle::pet_changed`]). With an
 //! online estimator ([`System::set_estimator`]) every execution the system ends is observed
 //! where it ends: a completion exactly, an execution stopped by a drop or a failure
-//! right-censored at the time it ran (a task dropped before it started is not observed), and a
-//! cell whose estimate changed replaces the belief's PMF.
+//! right-censored at the time it ran (a task dropped before it started is not observed), and
+//! the cells whose estimate changed replace the belief's PMFs at a cadence (at once in the
+//! simulator; every `refresh_every` observations in the live scheduler): the one learning
+//! path of both drivers.
 
 use std::borrow::Cow;
 
 use heuristics::Mapper;
-use learn::Estimator;
 use model::{Machine, MachineId, Oracle, Outcome, Pruner, TaskId, TaskSpec, View};
 use pmf::{DropModel, Tick};
 use workload::Pet;
@@ -47,8 +48,9 @@ pub use hooks::{Cause, Env, Hooks, Records, TaskRecord};
 pub struct System<'p> {
     /// The PET the policies and the oracle read (the belief).
     belief: Cow<'p, Pet>,
-    /// The online estimator a completed or stopped execution feeds, if the belief is learned.
-    estimator: Option<Box<Estimator>>,
+    /// The online estimator a completed or stopped execution feeds, if the belief is
+    /// learned, and the cells it changed that the belief has yet to take.
+    learning: Option<belief::Learning>,
     model: DropModel,
     tasks: Vec<TaskSpec>,
     machines: Vec<Machine>,
@@ -98,7 +100,7 @@ impl<'p> System<'p> {
         let machines = pet.n_machines();
         System {
             belief: pet,
-            estimator: None,
+            learning: None,
             model,
             tasks,
             machines: (0..machines).map(|j| Machine::new(j, limit)).collect(),
@@ -279,12 +281,19 @@ impl<'p> System<'p> {
 
     /// The executing task on `m` stops at `now`: its machine is idle, the time it ran counts
     /// as busy, and an online estimator observes it (`censored`: it was stopped before it
-    /// ended). Every end of an execution passes here.
-    fn stop_running(&mut self, m: MachineId, now: Tick, censored: bool) -> Option<model::Running> {
+    /// ended), for `observed` ticks when the driver measured them on a finer clock, else for
+    /// `now` less its start. Every end of an execution passes here.
+    fn stop_running(
+        &mut self,
+        m: MachineId,
+        now: Tick,
+        censored: bool,
+        observed: Option<f64>,
+    ) -> Option<model::Running> {
         let r = self.machines[m].finish_running()?;
         let ran = now - r.start;
         self.busy[m] += ran;
-        self.observe(r.task, m, ran, censored);
+        self.observe(r.task, m, observed.unwrap_or(ran as f64), censored);
         Some(r)
     }
 
@@ -328,17 +337,20 @@ impl<'p> System<'p> {
 
     /// The executing task on `m` ends at `now`: completed (`on_time` when it made its
     /// deadline), or dropped at its deadline when its actual end lies after `now`. Then the
-    /// machine starts its next task.
+    /// machine starts its next task. `observed`: the time it ran in ticks, when the driver
+    /// measured it on a clock finer than the tick (a dispatcher's seconds), for the online
+    /// estimator; `None`: `now` less its start.
     pub fn finish_running(
         &mut self,
         m: MachineId,
         now: Tick,
         on_time: bool,
+        observed: Option<f64>,
         pruner: &mut dyn Pruner,
         hooks: &mut dyn Hooks,
     ) {
         let censored = self.machines[m].running().is_some_and(|r| r.end > now);
-        let Some(r) = self.stop_running(m, now, censored) else {
+        let Some(r) = self.stop_running(m, now, censored, observed) else {
             return;
         };
         self.due = true;
@@ -371,16 +383,17 @@ impl<'p> System<'p> {
     /// The executing task on `m` is dropped at `now` because its deadline passed (a live
     /// system, where no end event is scheduled at the deadline), or it failed (`failed`: it
     /// is recorded as dropped while executing, not a deadline miss). Then the machine starts
-    /// its next task.
+    /// its next task. `observed` as for [`System::finish_running`].
     pub fn end_running(
         &mut self,
         m: MachineId,
         now: Tick,
         failed: bool,
+        observed: Option<f64>,
         pruner: &mut dyn Pruner,
         hooks: &mut dyn Hooks,
     ) {
-        let Some(r) = self.stop_running(m, now, true) else {
+        let Some(r) = self.stop_running(m, now, true, observed) else {
             return;
         };
         self.due = true;

@@ -8,7 +8,7 @@ use learn::Estimator;
 #[cfg(doc)]
 use model::Oracle;
 use model::{MachineId, TaskId};
-use pmf::Tick;
+use pmf::Pmf;
 use workload::{Pet, WorkloadError};
 
 use super::System;
@@ -84,31 +84,43 @@ impl<'p> System<'p> {
     }
 
     /// Learns the belief online: `estimator` (holding the belief's PMFs as its priors)
-    /// observes every execution the system ends from now on; `None` stops learning.
-    pub fn set_estimator(&mut self, estimator: Option<Box<Estimator>>) {
-        self.estimator = estimator;
+    /// observes every execution the system ends from now on, and the belief takes the cells
+    /// whose estimate changed after every `refresh_every` observations (at least 1; 1: at
+    /// once, the simulator's cadence); `None` stops learning, the belief staying as it is.
+    pub fn set_estimator(&mut self, estimator: Option<Box<Estimator>>, refresh_every: usize) {
+        self.learning = estimator.map(|estimator| {
+            let cells = estimator.types() * estimator.machines();
+            Learning {
+                estimator,
+                refresh_every: refresh_every.max(1),
+                since: 0,
+                changed: vec![false; cells],
+            }
+        });
     }
 
     /// The online estimator, if the belief is learned.
     pub fn estimator(&self) -> Option<&Estimator> {
-        self.estimator.as_deref()
+        self.learning.as_ref().map(|l| &*l.estimator)
     }
 
     /// The estimator, if any, observes an execution of `t` on `m` that ran `ran` ticks,
-    /// complete or not (`censored`); every PMF it changed (the cell's, or all of the
+    /// complete or not (`censored`). The PMFs it changed (the cell's, or all of the
     /// machine's when its factor moved, `learn::Options::machine_scale`; on every copy of
-    /// the machine, `learn::Options::pool_copies`) replaces the belief's.
-    pub(super) fn observe(&mut self, t: TaskId, m: MachineId, ran: Tick, censored: bool) {
-        let Some(est) = self.estimator.as_mut() else {
+    /// the machine, `learn::Options::pool_copies`) replace the belief's at the cadence
+    /// ([`System::set_estimator`]).
+    pub(super) fn observe(&mut self, t: TaskId, m: MachineId, ran: f64, censored: bool) {
+        let Some(l) = self.learning.as_mut() else {
             return;
         };
         let ty = self.tasks[t].task_type;
-        let types: Vec<usize> = match est.observe(ty, m, ran as f64, censored) {
-            Ok(learn::Update::Unchanged) => return,
-            Ok(learn::Update::Cell) => vec![ty],
+        let types = match l.estimator.observe(ty, m, ran, censored) {
+            Ok(learn::Update::Unchanged) => 0..0,
+            Ok(learn::Update::Cell) => ty..ty + 1,
             Ok(learn::Update::Machine) => {
-                tracing::debug!(machine = m, scale = est.scale(m), "machine factor moved");
-                (0..est.types()).collect()
+                let scale = l.estimator.scale(m);
+                tracing::debug!(machine = m, scale, "machine factor moved");
+                0..l.estimator.types()
             }
             Err(e) => {
                 tracing::warn!(task_type = ty, machine = m, "observation ignored: {e}");
@@ -116,10 +128,40 @@ impl<'p> System<'p> {
             }
         };
         // On every copy of the machine (`learn::Options::pool_copies`), which reads the same.
-        let copies = est.copies(m).to_vec();
-        let changed: Vec<(usize, pmf::Pmf)> =
-            types.iter().map(|&t| (t, est.pmf(t, m).clone())).collect();
-        for (t, p) in changed {
+        let machines = l.estimator.machines();
+        for &c in l.estimator.copies(m) {
+            for t in types.clone() {
+                l.changed[t * machines + c] = true;
+            }
+        }
+        l.since += 1;
+        if l.since >= l.refresh_every {
+            l.since = 0;
+            self.refresh_belief();
+        }
+    }
+
+    /// The belief takes every cell whose estimate changed since the last refresh, by task
+    /// type and then machine, the copies of a machine together; a cell that already reads
+    /// the estimate is left alone (the oracle keeps what read it).
+    fn refresh_belief(&mut self) {
+        let Some(l) = self.learning.as_mut() else {
+            return;
+        };
+        let machines = l.estimator.machines();
+        let mut updates: Vec<(usize, MachineId, Vec<MachineId>, Pmf)> = Vec::new();
+        for i in 0..l.changed.len() {
+            if !std::mem::take(&mut l.changed[i]) {
+                continue;
+            }
+            let (t, m) = (i / machines, i % machines);
+            let copies = l.estimator.copies(m).to_vec();
+            for &c in &copies {
+                l.changed[t * machines + c] = false;
+            }
+            updates.push((t, m, copies, l.estimator.pmf(t, m).clone()));
+        }
+        for (t, m, copies, p) in updates {
             if copies.iter().all(|&c| self.belief.pmf(t, c) == &p) {
                 continue;
             }
@@ -128,4 +170,16 @@ impl<'p> System<'p> {
             }
         }
     }
+}
+
+/// The online estimator of a learned belief and what it has not yet handed to the belief.
+#[derive(Debug)]
+pub(super) struct Learning {
+    pub(super) estimator: Box<Estimator>,
+    /// The belief takes the changed cells after every this many observations.
+    refresh_every: usize,
+    /// Observations since the last refresh.
+    since: usize,
+    /// Per cell (type-major), true when its estimate changed since the last refresh.
+    changed: Vec<bool>,
 }

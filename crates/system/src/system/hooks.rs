@@ -1,7 +1,6 @@
 //! What the rules report and whom they ask ([`Hooks`]), the environment of a mapping event
 //! ([`Env`]), and what every task's end records ([`TaskRecord`], [`Records`], [`Cause`]).
 
-use learn::Estimator;
 use model::{MachineId, Outcome, TaskId, TaskSpec};
 use pmf::Tick;
 use serde::{Deserialize, Serialize};
@@ -56,10 +55,6 @@ pub struct Env<'a> {
     pub early_mapping: bool,
     /// `t_h` of JPDC-2016 eq. (5): the heuristic's execution time, time units.
     pub heuristic_time: f64,
-    /// The estimator whose observation counts decide exploration when the driver owns it
-    /// (the live scheduler's learner); without one, the system's own
-    /// ([`System::set_estimator`]).
-    pub explorer: Option<&'a Estimator>,
 }
 
 impl Env<'_> {
