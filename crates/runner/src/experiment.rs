@@ -244,7 +244,7 @@ impl ExperimentConfig {
     /// The base heuristic and the effective pruner after resolving variant names
     /// ([`crate::variants::resolve`]), or why they do not fit together.
     pub fn resolved(&self) -> Result<(HeuristicConfig, PrunerConfig), String> {
-        resolve(&self.mapper, self.pruner.as_ref())
+        resolve(&self.mapper, self.pruner.as_ref()).map_err(|e| e.to_string())
     }
 }
 

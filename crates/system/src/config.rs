@@ -131,7 +131,7 @@ impl SchedulerSpec {
     /// The configuration that runs: the heuristic's name resolved to a base heuristic and
     /// its pruner ([`crate::variants::resolve`]), with the given pruner keys over it. The
     /// values are checked when the scheduler is built (the live scheduler's `new`).
-    pub fn resolve(&self) -> Result<SchedulerConfig, String> {
+    pub fn resolve(&self) -> Result<SchedulerConfig, crate::variants::VariantError> {
         let mapper = match &self.heuristic {
             HeuristicSpec::Name(name) => HeuristicConfig::named(name),
             HeuristicSpec::Table(table) => table.clone(),
