@@ -99,7 +99,9 @@ impl PyScheduler {
                 None => format!("scheduler settings: {e}"),
             })
         })?;
-        let config = spec.resolve().map_err(ConfigError::new_err)?;
+        let config = spec
+            .resolve()
+            .map_err(|e| ConfigError::new_err(e.to_string()))?;
         live::Scheduler::new(pet.0.clone(), config)
             .map(|s| PyScheduler(Mutex::new(s)))
             .map_err(live_error)

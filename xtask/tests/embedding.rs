@@ -1,6 +1,6 @@
 //! Embedding the pruner or the live scheduler pulls in only what it uses: the normal
 //! dependency trees of the crates a scheduler of one's own links (`pmf`, `learn`, `model`,
-//! `pruner`, `heuristics`, `live`) hold no file-format crate. `csv` and `toml` come only with
+//! `pruner`, `heuristics`, `system`, `live`) hold no file-format crate. `csv` and `toml` come only with
 //! the `files` feature of `workload`, which the crates that read files ask for.
 
 use std::path::Path;
@@ -14,7 +14,15 @@ fn the_embedding_crates_pull_in_no_file_format() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("xtask lives in the workspace root");
-    for krate in ["pmf", "learn", "model", "pruner", "heuristics", "live"] {
+    for krate in [
+        "pmf",
+        "learn",
+        "model",
+        "pruner",
+        "heuristics",
+        "system",
+        "live",
+    ] {
         let out = Command::new(env!("CARGO"))
             .args(["tree", "-p", krate, "-e", "normal", "--prefix", "none"])
             .args(["--format", "{p}"])

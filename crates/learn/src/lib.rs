@@ -76,7 +76,7 @@
 //!    never corrected; a chance below the defer threshold on every machine (a flat prior
 //!    under PAM) runs nothing at all, and nothing is learned. A cell holding `n < N`
 //!    observations is **explored** ([`Estimator::explores`]). The scheduler's rule
-//!    (`live::system::System`, the simulator and the live scheduler alike): at a mapping
+//!    (`system::System`, the simulator and the live scheduler alike): at a mapping
 //!    event, after the policy's decision, a machine left **idle** (nothing executing,
 //!    nothing queued) takes one waiting task of a cell it explores, the one whose cell
 //!    there holds the fewest observations, then the latest deadline, then the lowest task

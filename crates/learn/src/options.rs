@@ -62,7 +62,7 @@ pub struct Options {
     pub machine_window: usize,
     /// Exploration: a cell holding fewer than this many observations is **explored**
     /// ([`Estimator::explores`]; the crate docs, step 5): a scheduler's idle machine tries
-    /// a waiting task of such a cell (`live::system::System`, both drivers), and with
+    /// a waiting task of such a cell (`system::System`, both drivers), and with
     /// [`Options::optimism`] the cell is also read optimistically. 0 = never; 10 by default.
     pub explore: usize,
     /// Optimism in the face of uncertainty: an explored cell is read optimistically

@@ -1,5 +1,6 @@
-//! Probabilistic pruning inside a real dispatcher: the [`Scheduler`] a dispatcher owns, and
-//! the state and rules it shares with the simulator's engine ([`system::System`]).
+//! Probabilistic pruning inside a real dispatcher: the [`Scheduler`] a dispatcher owns, a
+//! wall-clock driver of the scheduler's core it shares with the simulator's engine (the
+//! `system` crate, [`system::System`], re-exported here with its configuration).
 //!
 //! A dispatcher (of video transcoding jobs, inference requests, ...) builds a [`Scheduler`]
 //! from the PET (execution-time PMFs per task type and machine), the machines' queue size,
@@ -44,17 +45,12 @@
 //! dispatcher observed are kept for it with [`Scheduler::record_samples`] and taken with
 //! [`Scheduler::drain_samples`].
 
-mod config;
 mod scheduler;
-pub mod system;
-pub mod variants;
 
-pub use config::{HeuristicSpec, SchedulerSpec};
 pub use heuristics::HeuristicConfig;
 pub use learn::Options as LearnOptions;
 pub use model::Outcome;
 pub use pmf::DropModel;
 pub use pruner::{PrunerConfig, PrunerTable};
-pub use scheduler::{
-    Action, Fate, LearnConfig, LiveError, Sample, Scheduler, SchedulerConfig, TaskId,
-};
+pub use scheduler::{Fate, LearnConfig, LiveError, Sample, Scheduler, TaskId};
+pub use system::{self, Action, HeuristicSpec, SchedulerConfig, SchedulerSpec, variants};

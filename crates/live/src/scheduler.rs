@@ -6,10 +6,10 @@ use std::borrow::Cow;
 use heuristics::{HeuristicConfig, Mapper};
 use model::{MachineId, Outcome, Pruner, TaskSpec};
 use pmf::{DropModel, Tick};
-use pruner::{ProbabilisticPruner, PrunerConfig};
+use pruner::ProbabilisticPruner;
 use workload::Pet;
 
-use crate::system::{Cause, Env, Hooks, System, TaskRecord};
+use system::{Action, Cause, Env, Hooks, SchedulerConfig, System, TaskRecord};
 
 /// A task's id: the index [`Scheduler::submit`] returned (0, 1, 2, ... in submission order).
 pub type TaskId = usize;
@@ -21,44 +21,8 @@ const COMPACT_MIN: usize = 64;
 mod actions;
 mod learning;
 
-pub use actions::{Action, Counts, Fate, LiveError};
-use learning::Learner;
+pub use actions::{Counts, Fate, LiveError};
 pub use learning::{LearnConfig, Sample};
-
-/// The live scheduler's settings: the same heuristic and pruner configurations as an
-/// experiment's `[mapper]` and `[pruner]` tables.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SchedulerConfig {
-    /// The mapping heuristic (`[mapper]`).
-    pub heuristic: HeuristicConfig,
-    /// The pruner (`[pruner]`).
-    pub pruner: PrunerConfig,
-    /// Tasks per machine queue, the executing one included (batch mode; immediate mode's
-    /// queues are unbounded).
-    pub queue_size: usize,
-    /// Which tasks are dropped at their deadline.
-    pub drop_model: DropModel,
-    /// PCTs are trimmed within this total-variation distance; 0 = exact.
-    pub pct_epsilon: f64,
-    /// Seconds per tick, the PET's time unit: times are mapped to ticks by
-    /// `floor(t / resolution)`, deadlines by `ceil(d / resolution)`.
-    pub resolution: f64,
-}
-
-impl Default for SchedulerConfig {
-    /// PAM with the paper's pruner, queues of 6, everything dropped at its deadline, exact
-    /// PCTs, one tick per second.
-    fn default() -> Self {
-        SchedulerConfig {
-            heuristic: HeuristicConfig::named("PAM"),
-            pruner: PrunerConfig::default(),
-            queue_size: 6,
-            drop_model: DropModel::All,
-            pct_epsilon: 0.0,
-            resolution: 1.0,
-        }
-    }
-}
 
 /// A completion a dispatcher reported, before [`Scheduler::decide`] applies it.
 #[derive(Debug, Clone, Copy)]
@@ -134,13 +98,9 @@ pub struct Scheduler {
     /// Per task, true when it failed.
     failed: Vec<bool>,
     ends: Vec<Reported>,
-    /// Something happened since the last mapping event.
-    dirty: bool,
     actions: Vec<Action>,
+    /// The executions observed, kept for [`Scheduler::drain_samples`].
     samples: Option<Vec<Sample>>,
-    /// The executions observed and not yet given to the samples and the learner.
-    fresh: Vec<Sample>,
-    learner: Option<Learner>,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -167,7 +127,7 @@ struct LiveHooks<'a> {
 }
 
 impl Hooks for LiveHooks<'_> {
-    fn started(&mut self, m: MachineId, spec: &TaskSpec, _now: Tick) -> Tick {
+    fn started(&mut self, m: MachineId, spec: &TaskSpec, _now: Tick, _stop: Option<Tick>) -> Tick {
         *self.next_seq += 1;
         if let Some(s) = self.start_seq.get_mut(spec.id) {
             *s = *self.next_seq;
@@ -251,13 +211,16 @@ impl Scheduler {
         let pruner = ProbabilisticPruner::new(config.pruner.clone(), pet.n_types())
             .map_err(|e| LiveError::Config(e.to_string()))?;
         let limit = (!mapper.is_immediate()).then_some(config.queue_size);
-        let sys = System::new(
+        let mut sys = System::new(
             Cow::Owned(pet),
             limit,
             config.drop_model,
             config.pct_epsilon,
             Vec::new(),
         );
+        // The dispatcher decides when it likes: a task waiting past its deadline expires at
+        // the next decision.
+        sys.expiries_wake(true);
         Ok(Scheduler {
             sys,
             heuristic: config.heuristic,
@@ -277,11 +240,8 @@ impl Scheduler {
             reported: Vec::new(),
             failed: Vec::new(),
             ends: Vec::new(),
-            dirty: false,
             actions: Vec::new(),
             samples: None,
-            fresh: Vec::new(),
-            learner: None,
         })
     }
 
@@ -392,16 +352,13 @@ impl Scheduler {
 
     /// The earliest time a [`Scheduler::decide`] has something to do without being told of
     /// anything: the earliest deadline of an executing task the drop model drops at its
-    /// deadline. `None` when there is none.
+    /// deadline ([`System::deadline_drop`]). `None` when there is none.
     pub fn next_wakeup(&self) -> Option<f64> {
-        if self.drop_model != DropModel::All {
-            return None;
-        }
         self.sys
             .machines()
             .iter()
             .filter_map(|mc| mc.running())
-            .filter(|r| !self.reported[r.task])
+            .filter(|r| !self.reported[r.task] && self.sys.deadline_drop(r.task).is_some())
             .map(|r| self.deadline[r.task])
             .min_by(f64::total_cmp)
     }
@@ -538,7 +495,6 @@ impl Scheduler {
         self.failed.push(false);
         self.sys.arrive(i);
         self.latest = now;
-        self.dirty = true;
         Ok(id)
     }
 
@@ -617,35 +573,35 @@ impl Scheduler {
         let tick = self.tick(now);
         self.latest = now;
         self.compact();
-        // The executing tasks whose deadline has passed are dropped at `now`.
+        // The executing tasks dropped at their deadline ([`System::deadline_drop`]) whose
+        // deadline has passed on the dispatcher's clock are dropped at `now`.
         let mut ends = std::mem::take(&mut self.ends);
-        if self.drop_model == DropModel::All {
-            for mc in self.sys.machines() {
-                if let Some(r) = mc.running() {
-                    if !self.reported[r.task] && self.deadline[r.task] <= now {
-                        ends.push(Reported {
-                            tick,
-                            seq: self.start_seq[r.task],
-                            task: r.task,
-                            at: now,
-                            failed: false,
-                        });
-                    }
+        for mc in self.sys.machines() {
+            if let Some(r) = mc.running() {
+                if !self.reported[r.task]
+                    && self.sys.deadline_drop(r.task).is_some()
+                    && self.deadline[r.task] <= now
+                {
+                    ends.push(Reported {
+                        tick,
+                        seq: self.start_seq[r.task],
+                        task: r.task,
+                        at: now,
+                        failed: false,
+                    });
                 }
             }
         }
         ends.sort_by_key(|e| (e.tick, e.seq));
-        let observing = self.samples.is_some() || self.learner.is_some();
         let mut hooks = LiveHooks {
             actions: &mut self.actions,
             counts: &mut self.counts,
             settled: &mut self.settled,
             start_seq: &mut self.start_seq,
             next_seq: &mut self.next_seq,
-            samples: observing.then_some(&mut self.fresh),
+            samples: self.samples.as_mut(),
             resolution: self.resolution,
         };
-        let mut dirty = self.dirty || !ends.is_empty();
         for e in ends.drain(..) {
             let Some(m) = self.sys.assigned_to(e.task) else {
                 continue;
@@ -656,64 +612,50 @@ impl Scheduler {
             }
             let start = running.map_or(e.tick, |r| r.start);
             let at = e.tick.max(start);
-            if self.reported[e.task] {
+            // A reported end ran for the seconds the dispatcher's clock says, finer than the
+            // tick: the time observed (in ticks, for the online estimator) and sampled.
+            let observed = self.reported[e.task].then(|| {
+                let seconds = (e.at - start as f64 * self.resolution).max(0.0);
                 if let Some(samples) = hooks.samples.as_deref_mut() {
-                    let spec = self.sys.tasks()[e.task];
                     samples.push(Sample {
-                        task_type: spec.task_type,
+                        task_type: self.sys.tasks()[e.task].task_type,
                         machine: m,
-                        seconds: (e.at - start as f64 * self.resolution).max(0.0),
+                        seconds,
                         censored: e.failed,
                     });
                 }
-            }
+                seconds / self.resolution
+            });
+            let (sys, pruner) = (&mut self.sys, &mut self.pruner);
             if e.failed {
                 self.failed[e.task] = true;
-                self.sys
-                    .end_running(m, at, true, &mut self.pruner, &mut hooks);
+                sys.end_running(m, at, true, observed, pruner, &mut hooks);
             } else if self.reported[e.task] {
                 let on_time = e.at < self.deadline[e.task];
-                self.sys
-                    .finish_running(m, at, on_time, &mut self.pruner, &mut hooks);
+                sys.finish_running(m, at, on_time, observed, pruner, &mut hooks);
             } else {
-                self.sys
-                    .end_running(m, at, false, &mut self.pruner, &mut hooks);
+                sys.end_running(m, at, false, None, pruner, &mut hooks);
             }
         }
         self.ends = ends;
-        // The ends reported reach the learner before the mapping event reads the PET.
-        self.absorb();
-        // A task waiting past its deadline is an event too: it expires now.
-        if !dirty {
-            let tasks = self.sys.tasks();
-            dirty = self.sys.batch().iter().any(|&t| tasks[t].deadline <= tick)
-                || (self.drop_model != DropModel::None
-                    && self
-                        .sys
-                        .machines()
-                        .iter()
-                        .any(|mc| mc.pending().iter().any(|&t| tasks[t].deadline <= tick)));
-        }
-        if dirty {
+        if self.sys.mapping_due(tick) {
             let mut hooks = LiveHooks {
                 actions: &mut self.actions,
                 counts: &mut self.counts,
                 settled: &mut self.settled,
                 start_seq: &mut self.start_seq,
                 next_seq: &mut self.next_seq,
-                samples: observing.then_some(&mut self.fresh),
+                samples: self.samples.as_mut(),
                 resolution: self.resolution,
             };
-            let env = Env {
-                explorer: self.learner.as_ref().map(|l| &l.estimator),
-                ..Env::plain()
-            };
-            self.sys
-                .mapping_event(tick, &env, &mut self.mapper, &mut self.pruner, &mut hooks);
-            // The executions its drops stopped (censored).
-            self.absorb();
+            self.sys.mapping_event(
+                tick,
+                &Env::plain(),
+                &mut self.mapper,
+                &mut self.pruner,
+                &mut hooks,
+            );
         }
-        self.dirty = false;
         self.hand_out(out);
         Ok(())
     }

@@ -5,7 +5,7 @@
 //! mapping heuristics and the pruner.
 //!
 //! This crate is pure: no I/O, no clock, no randomness. The scheduler's rules
-//! (`live::system::System`, which both the simulator's engine and the live scheduler drive)
+//! (`system::System`, which both the simulator's engine and the live scheduler drive)
 //! are the only code that mutates a [`Machine`].
 
 mod early;

@@ -1,5 +1,5 @@
 //! A machine: at most one executing task and a FCFS queue of pending tasks. Only the
-//! scheduler's rules (`live::system::System`) mutate machines; everything derived from a queue (the completion-time PMFs of its tasks,
+//! scheduler's rules (`system::System`) mutate machines; everything derived from a queue (the completion-time PMFs of its tasks,
 //! bounds from earlier ones) belongs to the [`crate::Oracle`], which tells a changed queue by
 //! its [`Machine::version`].
 

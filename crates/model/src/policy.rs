@@ -1,5 +1,5 @@
 //! The plug points: batch and immediate mapping heuristics, and the pruner. Policies return
-//! decisions as data; only the shared rules (`live::system::System`, which the simulator's
+//! decisions as data; only the shared rules (`system::System`, which the simulator's
 //! engine and the live scheduler both run) mutate the system.
 
 use crate::task::{MachineId, TaskId};

@@ -99,7 +99,7 @@ const WORKSPACE_CRATES: [&str; 11] = [
     "heuristics",
     "pruner",
     "learn",
-    "live",
+    "system",
     "bound",
     "cutting",
     "moldable",

@@ -1,9 +1,10 @@
 //! The discrete-event engine (thesis 3.2, paper III, JPDC-2016 2 and 4).
 //!
 //! Events are task arrivals and task ends (completion, or the drop of the executing task at
-//! its deadline when the scenario allows it), ordered by (tick, sequence number) so that
-//! simultaneous events resolve first-in-first-out. All events of a tick are applied, then one
-//! mapping event runs if any of them was an arrival or an end:
+//! its deadline when the scenario allows it, [`System::deadline_drop`]), ordered by (tick,
+//! sequence number) so that simultaneous events resolve first-in-first-out. All events of a
+//! tick are applied, then one mapping event runs if the rules call for one
+//! ([`System::mapping_due`]: an arrival, an end, staged data ready, an early mapping tick):
 //!
 //! 1. tasks past their deadline leave the batch queue (never mapped) and, unless nothing is
 //!    ever dropped, the machine queues (expired while pending);
@@ -36,11 +37,10 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use heuristics::Mapper;
-use live::Action;
-use live::system::{Cause, Env, Hooks, System};
 use model::{MachineId, Pruner, TaskId, TaskSpec};
 use pmf::{DropModel, Tick};
 use serde::{Deserialize, Serialize};
+use system::{Action, Cause, Env, Hooks, System};
 use workload::{Pet, Staging};
 
 use crate::trace::{TraceSink, Tracer};
@@ -95,7 +95,7 @@ impl QueueSize {
     }
 }
 
-pub use live::system::TaskRecord;
+pub use system::TaskRecord;
 
 /// Everything one simulated trial produced, before metrics.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -279,9 +279,9 @@ pub fn simulate_with(
     )
 }
 
-/// [`simulate`] recording every decision as the live scheduler's [`Action`]s, each with
-/// the tick it was taken: the same trial replayed through [`live::Scheduler`] gives the same
-/// list (the replay test).
+/// [`simulate`] recording every decision as an [`Action`], each with the tick it was
+/// taken: the same trial replayed through the live scheduler (`live::Scheduler`) gives the
+/// same list (the replay test).
 ///
 /// # Panics
 /// As [`simulate`].
@@ -315,7 +315,6 @@ struct SimHooks<'a, 't> {
     /// The PET that draws the actual execution times, as of the current tick.
     truth: &'a Pet,
     luck: &'a [f64],
-    model: DropModel,
     heap: BinaryHeap<Reverse<(Tick, u64, Event)>>,
     seq: u64,
     /// Per machine, the tick of its pending `DataReady` event.
@@ -326,19 +325,16 @@ struct SimHooks<'a, 't> {
 }
 
 impl Hooks for SimHooks<'_, '_> {
-    fn started(&mut self, m: MachineId, spec: &TaskSpec, now: Tick) -> Tick {
+    fn started(&mut self, m: MachineId, spec: &TaskSpec, now: Tick, stop: Option<Tick>) -> Tick {
         let t = spec.id;
         let pmf = self.truth.exec_pmf(spec.task_type, m);
         let exec = pmf
             .quantile(self.luck[t].clamp(0.0, 1.0))
             .unwrap_or(pmf.max())
             .max(0);
+        // It leaves its machine at its end, or when it is dropped at its deadline.
         let end = now + exec;
-        let at = if self.model == DropModel::All && end >= spec.deadline {
-            spec.deadline
-        } else {
-            end
-        };
+        let at = stop.map_or(end, |stop| end.min(stop));
         self.seq += 1;
         self.heap.push(Reverse((
             at,
@@ -500,8 +496,6 @@ fn simulate_inner(
         staging: jpdc.staging,
         early_mapping: jpdc.early_mapping,
         heuristic_time: jpdc.heuristic_time,
-        // The system owns the estimator (`set_estimator` below).
-        explorer: None,
     };
     let mut sys = System::new(
         belief,
@@ -510,13 +504,13 @@ fn simulate_inner(
         config.pct_epsilon,
         tasks.to_vec(),
     );
-    sys.set_estimator(estimator);
+    // The simulator's cadence: the belief takes every change at once.
+    sys.set_estimator(estimator, 1);
     let drift = knowledge.drift;
     let mut next_drift = 0;
     let mut h = SimHooks {
         truth: pet,
         luck,
-        model: config.drop_model,
         heap: BinaryHeap::new(),
         seq: 0,
         waiting: vec![None; m],
@@ -552,7 +546,6 @@ fn simulate_inner(
                     .expect("the drift PET has the truth's shape");
             }
         }
-        let mut trigger = false;
         while let Some(&Reverse((t, _, event))) = h.heap.peek() {
             if t != now {
                 break;
@@ -562,30 +555,23 @@ fn simulate_inner(
                 Event::TaskEnded(end) => {
                     if sys.machines()[end.machine].running().map(|r| r.task) == Some(end.task) {
                         let on_time = now < tasks[end.task].deadline;
-                        sys.finish_running(end.machine, now, on_time, pruner, &mut h);
-                        trigger = true;
+                        sys.finish_running(end.machine, now, on_time, None, pruner, &mut h);
                     }
                 }
                 Event::DataReady(m) => {
                     if h.waiting[m] == Some(now) {
                         h.waiting[m] = None;
                     }
-                    sys.start_next(m, now, pruner, &mut h);
-                    trigger = true;
+                    sys.data_ready(m, now, pruner, &mut h);
                 }
             }
-        }
-        if sys.next_map() == Some(now) {
-            sys.clear_next_map();
-            trigger = true;
         }
         while next_arrival < tasks.len() && tasks[next_arrival].arrival == now {
             debug_assert_eq!(tasks[next_arrival].id, next_arrival);
             sys.arrive(next_arrival);
             next_arrival += 1;
-            trigger = true;
         }
-        if trigger {
+        if sys.mapping_due(now) {
             sys.mapping_event(now, &env, mapper, pruner, &mut h);
         }
     }

@@ -56,7 +56,7 @@ use crate::engine::{
 use crate::error::RunError;
 use crate::metrics::{Pricing, TrialMetrics};
 use crate::trace::{TraceSink, Tracer};
-use live::variants::resolve;
+use system::variants::resolve;
 
 pub use crate::summary::{
     MetricDocEntry, OptimumBracket, PetSummary, Summary, TaskRange, summarise,
@@ -244,7 +244,7 @@ impl ExperimentConfig {
     /// The base heuristic and the effective pruner after resolving variant names
     /// ([`crate::variants::resolve`]), or why they do not fit together.
     pub fn resolved(&self) -> Result<(HeuristicConfig, PrunerConfig), String> {
-        resolve(&self.mapper, self.pruner.as_ref())
+        resolve(&self.mapper, self.pruner.as_ref()).map_err(|e| e.to_string())
     }
 }
 

@@ -31,9 +31,9 @@ pub mod summary;
 pub mod sweep;
 pub mod system_config;
 pub mod trace;
-/// Names such as PAMF or MM-P resolved to a heuristic plus a pruner (the live scheduler's,
-/// which the simulator shares).
-pub use live::variants;
+/// Names such as PAMF or MM-P resolved to a heuristic plus a pruner (the scheduler's core,
+/// `system`, which the live scheduler shares).
+pub use system::variants;
 
 pub use belief::{BeliefConfig, BeliefSource, DriftConfig, PriorKind};
 pub use engine::{

@@ -1,13 +1,13 @@
 //! Learning the PET online in the live scheduler ([`Scheduler::learn_online`]): the
-//! estimator fed by every end the dispatcher reports, the PET refreshed with its changed
-//! cells, and the observed execution times kept for a dispatcher's own estimator
-//! ([`Scheduler::drain_samples`]).
+//! system's one learning path ([`System::set_estimator`], the simulator's too) at the
+//! scheduler's cadence, and the observed execution times kept for a dispatcher's own
+//! estimator ([`Scheduler::drain_samples`]).
 
 use learn::Estimator;
 
 use super::{LiveError, Scheduler};
 #[cfg(doc)]
-use crate::{SchedulerConfig, system::System};
+use system::{SchedulerConfig, System};
 
 /// An execution time observed on a machine: what an online estimator of the PET learns from
 /// ([`Scheduler::drain_samples`]).
@@ -46,18 +46,6 @@ impl Default for LearnConfig {
     }
 }
 
-/// The online estimator of [`Scheduler::learn_online`] and what it has not yet handed to the
-/// PET.
-#[derive(Debug)]
-pub(super) struct Learner {
-    pub(super) estimator: Estimator,
-    refresh_every: usize,
-    /// Observations since the last refresh.
-    since: usize,
-    /// Per cell (type-major), true when its estimate changed since the last refresh.
-    changed: Vec<bool>,
-}
-
 impl Scheduler {
     /// Keeps every observed execution time (completions, and right-censored ones of tasks
     /// stopped while executing) for [`Scheduler::drain_samples`]; off by default.
@@ -80,9 +68,9 @@ impl Scheduler {
     /// dropped before it started is not observed. Times are the [`Sample`]s'
     /// (seconds, observed by the estimator in ticks of [`SchedulerConfig::resolution`]).
     /// After every [`LearnConfig::refresh_every`] observations, the cells whose estimate
-    /// changed replace the PET's ([`System::set_pmf`], as the simulator's learned belief:
-    /// the completion-time PMFs that read a changed cell are recomputed at the next
-    /// decision). With [`learn::Options::optimism`] the PET takes the estimator's
+    /// changed replace the PET's: the simulator's learned belief, through the same path
+    /// ([`System::set_estimator`], the simulator's cadence being 1), the completion-time PMFs
+    /// that read a changed cell recomputed when next read. With [`learn::Options::optimism`] the PET takes the estimator's
     /// optimistic reading of its cells at once. Calling it again starts afresh from the
     /// current PET.
     ///
@@ -113,83 +101,18 @@ impl Scheduler {
                 }
             }
         }
-        self.learner = Some(Learner {
-            estimator,
-            refresh_every: config.refresh_every,
-            since: 0,
-            changed: vec![false; types * machines],
-        });
+        self.sys
+            .set_estimator(Some(Box::new(estimator)), config.refresh_every);
         Ok(())
     }
 
     /// Stops learning; the PET stays as it is.
     pub fn stop_learning(&mut self) {
-        self.learner = None;
+        self.sys.set_estimator(None, 1);
     }
 
     /// The online estimator ([`Scheduler::learn_online`]), if learning.
     pub fn estimator(&self) -> Option<&Estimator> {
-        self.learner.as_ref().map(|l| &l.estimator)
-    }
-
-    /// Hands the executions observed since the last call to the recorded samples and the
-    /// learner; refreshes the PET at the learner's cadence.
-    pub(super) fn absorb(&mut self) {
-        if self.fresh.is_empty() {
-            return;
-        }
-        if let Some(l) = self.learner.as_mut() {
-            let machines = l.estimator.machines();
-            for s in &self.fresh {
-                let ticks = s.seconds / self.resolution;
-                match l
-                    .estimator
-                    .observe(s.task_type, s.machine, ticks, s.censored)
-                {
-                    Ok(update) => {
-                        l.since += 1;
-                        // The cell, or every cell of the machine (its factor moved), on
-                        // every copy of the machine (`learn::Options::pool_copies`).
-                        let types = match update {
-                            learn::Update::Unchanged => 0..0,
-                            learn::Update::Cell => s.task_type..s.task_type + 1,
-                            learn::Update::Machine => 0..l.changed.len() / machines,
-                        };
-                        for &c in l.estimator.copies(s.machine) {
-                            for t in types.clone() {
-                                l.changed[t * machines + c] = true;
-                            }
-                        }
-                    }
-                    Err(e) => tracing::warn!(
-                        task_type = s.task_type,
-                        machine = s.machine,
-                        "observation ignored: {e}"
-                    ),
-                }
-            }
-            if l.since >= l.refresh_every {
-                l.since = 0;
-                for i in 0..l.changed.len() {
-                    if !std::mem::take(&mut l.changed[i]) {
-                        continue;
-                    }
-                    // Copies of a machine read the same cells: changed together, set together.
-                    let (t, m) = (i / machines, i % machines);
-                    let copies = l.estimator.copies(m);
-                    for &c in copies {
-                        l.changed[t * machines + c] = false;
-                    }
-                    let p = l.estimator.pmf(t, m).clone();
-                    if let Err(e) = self.sys.set_pmf_copies(t, copies, p) {
-                        tracing::error!(task_type = t, machine = m, "PET not updated: {e}");
-                    }
-                }
-            }
-        }
-        match self.samples.as_mut() {
-            Some(samples) => samples.append(&mut self.fresh),
-            None => self.fresh.clear(),
-        }
+        self.sys.estimator()
     }
 }

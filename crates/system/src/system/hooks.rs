@@ -1,7 +1,6 @@
 //! What the rules report and whom they ask ([`Hooks`]), the environment of a mapping event
 //! ([`Env`]), and what every task's end records ([`TaskRecord`], [`Records`], [`Cause`]).
 
-use learn::Estimator;
 use model::{MachineId, Outcome, TaskId, TaskSpec};
 use pmf::Tick;
 use serde::{Deserialize, Serialize};
@@ -56,10 +55,6 @@ pub struct Env<'a> {
     pub early_mapping: bool,
     /// `t_h` of JPDC-2016 eq. (5): the heuristic's execution time, time units.
     pub heuristic_time: f64,
-    /// The estimator whose observation counts decide exploration when the driver owns it
-    /// (the live scheduler's learner); without one, the system's own
-    /// ([`System::set_estimator`]).
-    pub explorer: Option<&'a Estimator>,
 }
 
 impl Env<'_> {
@@ -74,8 +69,9 @@ impl Env<'_> {
 pub trait Hooks {
     /// Machine `m` starts task `spec` at `now`: returns its actual execution time when the
     /// caller knows it (the simulator, which schedules its end), else 0 (a live dispatcher,
-    /// which reports the end).
-    fn started(&mut self, m: MachineId, spec: &TaskSpec, now: Tick) -> Tick;
+    /// which reports the end). `stop` is the tick it is dropped at if it still executes
+    /// then, its deadline ([`System::deadline_drop`]), `None` when it runs to its end.
+    fn started(&mut self, m: MachineId, spec: &TaskSpec, now: Tick, stop: Option<Tick>) -> Tick;
     /// Machine `m` is idle and waits for its head task's staged data: wake it at `at`.
     fn wait_data(&mut self, _m: MachineId, _at: Tick) {}
     /// A task has its outcome.

@@ -33,7 +33,7 @@ impl System<'_> {
                     );
                     continue;
                 }
-                let start = self.stop_running(m, now, true).map(|r| {
+                let start = self.stop_running(m, now, true, None).map(|r| {
                     self.wasted[m] += now - r.start;
                     r.start
                 });

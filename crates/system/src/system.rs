@@ -23,17 +23,19 @@
 //! oracle forgetting exactly what read a changed cell ([`Oracle::pet_changed`]). With an
 //! online estimator ([`System::set_estimator`]) every execution the system ends is observed
 //! where it ends: a completion exactly, an execution stopped by a drop or a failure
-//! right-censored at the time it ran (a task dropped before it started is not observed), and a
-//! cell whose estimate changed replaces the belief's PMF.
+//! right-censored at the time it ran (a task dropped before it started is not observed), and
+//! the cells whose estimate changed replace the belief's PMFs at a cadence (at once in the
+//! simulator; every `refresh_every` observations in the live scheduler): the one learning
+//! path of both drivers.
 
 use std::borrow::Cow;
 
 use heuristics::Mapper;
-use learn::Estimator;
 use model::{Machine, MachineId, Oracle, Outcome, Pruner, TaskId, TaskSpec, View};
 use pmf::{DropModel, Tick};
-use workload::{Pet, WorkloadError};
+use workload::Pet;
 
+mod belief;
 mod drops;
 mod early;
 mod explore;
@@ -46,8 +48,9 @@ pub use hooks::{Cause, Env, Hooks, Records, TaskRecord};
 pub struct System<'p> {
     /// The PET the policies and the oracle read (the belief).
     belief: Cow<'p, Pet>,
-    /// The online estimator a completed or stopped execution feeds, if the belief is learned.
-    estimator: Option<Box<Estimator>>,
+    /// The online estimator a completed or stopped execution feeds, if the belief is
+    /// learned, and the cells it changed that the belief has yet to take.
+    learning: Option<belief::Learning>,
     model: DropModel,
     tasks: Vec<TaskSpec>,
     machines: Vec<Machine>,
@@ -67,6 +70,12 @@ pub struct System<'p> {
     link_free: Vec<Tick>,
     /// The next early mapping event (JPDC-2016 eq. 5).
     next_map: Option<Tick>,
+    /// Something happened since the last mapping event: an arrival, the end of an
+    /// execution, a machine's staged data ready.
+    due: bool,
+    /// A waiting task whose deadline passed calls for a mapping event too
+    /// ([`System::expiries_wake`]).
+    expiries_wake: bool,
     misses: usize,
     busy: Vec<Tick>,
     wasted: Vec<Tick>,
@@ -91,7 +100,7 @@ impl<'p> System<'p> {
         let machines = pet.n_machines();
         System {
             belief: pet,
-            estimator: None,
+            learning: None,
             model,
             tasks,
             machines: (0..machines).map(|j| Machine::new(j, limit)).collect(),
@@ -105,6 +114,8 @@ impl<'p> System<'p> {
             in_batch: vec![false; n],
             link_free: vec![Tick::MIN; machines],
             next_map: None,
+            due: false,
+            expiries_wake: false,
             misses: 0,
             busy: vec![0; machines],
             wasted: vec![0; machines],
@@ -162,9 +173,50 @@ impl<'p> System<'p> {
         kept
     }
 
-    /// Task `t` arrives: it joins the batch queue.
+    /// Task `t` arrives: it joins the batch queue (a mapping event is due).
     pub fn arrive(&mut self, t: TaskId) {
         self.batch.push(t);
+        self.due = true;
+    }
+
+    /// Whether a mapping event fires at `now`: something happened since the last one (an
+    /// arrival, the end of an execution, a machine's staged data ready), the early mapping
+    /// event is due (JPDC-2016 eq. 5), or, when expiries wake the system
+    /// ([`System::expiries_wake`]), a task waits past its deadline (in the batch queue, or in
+    /// a machine queue unless nothing is ever dropped). Both drivers ask it after applying
+    /// everything that happened at `now`.
+    pub fn mapping_due(&self, now: Tick) -> bool {
+        self.due || self.next_map == Some(now) || (self.expiries_wake && self.expiry_due(now))
+    }
+
+    /// Makes a task that waits past its deadline call for a mapping event, which expires it
+    /// then ([`System::mapping_due`]): for a driver asked at any time rather than at its
+    /// own events (the live scheduler, whose dispatcher decides when it likes). The
+    /// simulator, which wakes only at its events, leaves it off: such a task expires at the
+    /// next mapping event. Off by default.
+    pub fn expiries_wake(&mut self, on: bool) {
+        self.expiries_wake = on;
+    }
+
+    /// A task waits past its deadline at `now`: in the batch queue, or in a machine queue
+    /// unless nothing is ever dropped.
+    fn expiry_due(&self, now: Tick) -> bool {
+        let tasks = &self.tasks;
+        self.batch.iter().any(|&t| tasks[t].deadline <= now)
+            || (self.model != DropModel::None
+                && self
+                    .machines
+                    .iter()
+                    .any(|mc| mc.pending().iter().any(|&t| tasks[t].deadline <= now)))
+    }
+
+    /// The tick executing task `t` is dropped at if it is still executing: its deadline,
+    /// when the drop model drops executing tasks ([`DropModel::All`]); `None` when it runs to
+    /// its end. The simulator ends the execution there when it would end later (the `stop`
+    /// of [`Hooks::started`]); the live scheduler drops it when its deadline passes on the
+    /// dispatcher's clock.
+    pub fn deadline_drop(&self, t: TaskId) -> Option<Tick> {
+        (self.model == DropModel::All).then(|| self.tasks[t].deadline)
     }
 
     /// Every task, indexed by id.
@@ -227,135 +279,22 @@ impl<'p> System<'p> {
         self.next_map
     }
 
-    /// The early mapping event is being run: forget it.
-    pub fn clear_next_map(&mut self) {
-        self.next_map = None;
-    }
-
-    /// The PET the policies and the oracle read (the belief).
-    pub fn pet(&self) -> &Pet {
-        &self.belief
-    }
-
-    /// Replaces the belief's PMF of `task_type` on machine `m`; the oracle forgets exactly
-    /// what read the cell ([`Oracle::pet_changed`]).
-    ///
-    /// Errors: a cell outside the PET, or a PMF with mass at a negative time
-    /// ([`Pet::set_pmf`]); the belief is unchanged.
-    pub fn set_pmf(
-        &mut self,
-        task_type: usize,
-        m: MachineId,
-        pmf: pmf::Pmf,
-    ) -> Result<(), WorkloadError> {
-        self.belief.to_mut().set_pmf(task_type, m, pmf)?;
-        self.oracle
-            .pet_changed(m, task_type, &self.machines[m], &self.tasks);
-        Ok(())
-    }
-
-    /// Replaces the belief's PMF of `task_type` on each of `machines` (copies learned as
-    /// one, `learn::Options::pool_copies`) by the same `pmf`, as [`System::set_pmf`] on
-    /// each ([`Pet::set_pmf_copies`]).
-    ///
-    /// Errors: as [`System::set_pmf`].
-    pub fn set_pmf_copies(
-        &mut self,
-        task_type: usize,
-        machines: &[MachineId],
-        pmf: pmf::Pmf,
-    ) -> Result<(), WorkloadError> {
-        self.belief
-            .to_mut()
-            .set_pmf_copies(task_type, machines, pmf)?;
-        for &m in machines {
-            self.oracle
-                .pet_changed(m, task_type, &self.machines[m], &self.tasks);
-        }
-        Ok(())
-    }
-
-    /// Replaces the whole belief; the oracle forgets what read each cell that changed.
-    ///
-    /// Errors: a PET of another shape (task types x machines); the belief is unchanged.
-    pub fn set_pet(&mut self, pet: Cow<'p, Pet>) -> Result<(), WorkloadError> {
-        let shape = (self.belief.n_types(), self.belief.n_machines());
-        if (pet.n_types(), pet.n_machines()) != shape {
-            return Err(WorkloadError::InvalidPet(format!(
-                "the new PET is {} x {}, the belief {} x {} (task types x machines)",
-                pet.n_types(),
-                pet.n_machines(),
-                shape.0,
-                shape.1
-            )));
-        }
-        let old = std::mem::replace(&mut self.belief, pet);
-        for t in 0..shape.0 {
-            for m in 0..shape.1 {
-                if old.pmf(t, m) != self.belief.pmf(t, m) {
-                    self.oracle
-                        .pet_changed(m, t, &self.machines[m], &self.tasks);
-                }
-            }
-        }
-        Ok(())
-    }
-
-    /// Learns the belief online: `estimator` (holding the belief's PMFs as its priors)
-    /// observes every execution the system ends from now on; `None` stops learning.
-    pub fn set_estimator(&mut self, estimator: Option<Box<Estimator>>) {
-        self.estimator = estimator;
-    }
-
-    /// The online estimator, if the belief is learned.
-    pub fn estimator(&self) -> Option<&Estimator> {
-        self.estimator.as_deref()
-    }
-
     /// The executing task on `m` stops at `now`: its machine is idle, the time it ran counts
     /// as busy, and an online estimator observes it (`censored`: it was stopped before it
-    /// ended). Every end of an execution passes here.
-    fn stop_running(&mut self, m: MachineId, now: Tick, censored: bool) -> Option<model::Running> {
+    /// ended), for `observed` ticks when the driver measured them on a finer clock, else for
+    /// `now` less its start. Every end of an execution passes here.
+    fn stop_running(
+        &mut self,
+        m: MachineId,
+        now: Tick,
+        censored: bool,
+        observed: Option<f64>,
+    ) -> Option<model::Running> {
         let r = self.machines[m].finish_running()?;
         let ran = now - r.start;
         self.busy[m] += ran;
-        self.observe(r.task, m, ran, censored);
+        self.observe(r.task, m, observed.unwrap_or(ran as f64), censored);
         Some(r)
-    }
-
-    /// The estimator, if any, observes an execution of `t` on `m` that ran `ran` ticks,
-    /// complete or not (`censored`); every PMF it changed (the cell's, or all of the
-    /// machine's when its factor moved, `learn::Options::machine_scale`; on every copy of
-    /// the machine, `learn::Options::pool_copies`) replaces the belief's.
-    fn observe(&mut self, t: TaskId, m: MachineId, ran: Tick, censored: bool) {
-        let Some(est) = self.estimator.as_mut() else {
-            return;
-        };
-        let ty = self.tasks[t].task_type;
-        let types: Vec<usize> = match est.observe(ty, m, ran as f64, censored) {
-            Ok(learn::Update::Unchanged) => return,
-            Ok(learn::Update::Cell) => vec![ty],
-            Ok(learn::Update::Machine) => {
-                tracing::debug!(machine = m, scale = est.scale(m), "machine factor moved");
-                (0..est.types()).collect()
-            }
-            Err(e) => {
-                tracing::warn!(task_type = ty, machine = m, "observation ignored: {e}");
-                return;
-            }
-        };
-        // On every copy of the machine (`learn::Options::pool_copies`), which reads the same.
-        let copies = est.copies(m).to_vec();
-        let changed: Vec<(usize, pmf::Pmf)> =
-            types.iter().map(|&t| (t, est.pmf(t, m).clone())).collect();
-        for (t, p) in changed {
-            if copies.iter().all(|&c| self.belief.pmf(t, c) == &p) {
-                continue;
-            }
-            if let Err(e) = self.set_pmf_copies(t, &copies, p) {
-                tracing::error!(task_type = t, machine = m, "belief not updated: {e}");
-            }
-        }
     }
 
     /// Moves the executing task's start on machine `m` to `start` (a dispatcher reports that
@@ -398,19 +337,23 @@ impl<'p> System<'p> {
 
     /// The executing task on `m` ends at `now`: completed (`on_time` when it made its
     /// deadline), or dropped at its deadline when its actual end lies after `now`. Then the
-    /// machine starts its next task.
+    /// machine starts its next task. `observed`: the time it ran in ticks, when the driver
+    /// measured it on a clock finer than the tick (a dispatcher's seconds), for the online
+    /// estimator; `None`: `now` less its start.
     pub fn finish_running(
         &mut self,
         m: MachineId,
         now: Tick,
         on_time: bool,
+        observed: Option<f64>,
         pruner: &mut dyn Pruner,
         hooks: &mut dyn Hooks,
     ) {
         let censored = self.machines[m].running().is_some_and(|r| r.end > now);
-        let Some(r) = self.stop_running(m, now, censored) else {
+        let Some(r) = self.stop_running(m, now, censored, observed) else {
             return;
         };
+        self.due = true;
         let ran = now - r.start;
         let (outcome, cause) = if r.end > now {
             (Outcome::ExpiredExecuting, Cause::Decision)
@@ -440,18 +383,20 @@ impl<'p> System<'p> {
     /// The executing task on `m` is dropped at `now` because its deadline passed (a live
     /// system, where no end event is scheduled at the deadline), or it failed (`failed`: it
     /// is recorded as dropped while executing, not a deadline miss). Then the machine starts
-    /// its next task.
+    /// its next task. `observed` as for [`System::finish_running`].
     pub fn end_running(
         &mut self,
         m: MachineId,
         now: Tick,
         failed: bool,
+        observed: Option<f64>,
         pruner: &mut dyn Pruner,
         hooks: &mut dyn Hooks,
     ) {
-        let Some(r) = self.stop_running(m, now, true) else {
+        let Some(r) = self.stop_running(m, now, true, observed) else {
             return;
         };
+        self.due = true;
         self.wasted[m] += now - r.start;
         let (outcome, cause) = if failed {
             (Outcome::PrunedExecuting, Cause::Failure)
@@ -471,9 +416,23 @@ impl<'p> System<'p> {
         self.start_next(m, now, pruner, hooks);
     }
 
+    /// The data of machine `m`'s head task are ready at `now` (staging): it starts while the
+    /// machine is idle ([`Hooks::wait_data`] asked for this wake-up), and a mapping event is
+    /// due.
+    pub fn data_ready(
+        &mut self,
+        m: MachineId,
+        now: Tick,
+        pruner: &mut dyn Pruner,
+        hooks: &mut dyn Hooks,
+    ) {
+        self.due = true;
+        self.start_next(m, now, pruner, hooks);
+    }
+
     /// While machine `m` is idle, starts the head of its queue (dropping pending tasks whose
     /// deadline has passed, unless nothing is ever dropped).
-    pub fn start_next(
+    fn start_next(
         &mut self,
         m: MachineId,
         now: Tick,
@@ -519,7 +478,8 @@ impl<'p> System<'p> {
                 );
                 continue;
             }
-            let exec = hooks.started(m, &spec, now);
+            let stop = self.deadline_drop(t);
+            let exec = hooks.started(m, &spec, now, stop);
             self.machines[m].start(now, t, exec);
         }
     }
@@ -531,7 +491,8 @@ impl<'p> System<'p> {
         self.oracle.sync(&self.machines, now);
     }
 
-    /// One mapping event at `now`: expiries, the pruner, the heuristic, starts.
+    /// One mapping event at `now`, which a driver runs when [`System::mapping_due`]:
+    /// expiries, the pruner, the heuristic, starts.
     ///
     /// One function because it is the mapping event's steps in the papers' order (expiries,
     /// the pruner, the heuristic, starts), each changing the queues and the oracle the next
@@ -545,6 +506,10 @@ impl<'p> System<'p> {
         hooks: &mut dyn Hooks,
     ) {
         self.mapping_events += 1;
+        self.due = false;
+        if self.next_map == Some(now) {
+            self.next_map = None;
+        }
         hooks.begin_event(now);
         // 1. Tasks past their deadline leave the batch queue and the machine queues.
         let mut expired = Vec::new();

@@ -1,4 +1,5 @@
-//! The live scheduler's settings as a user writes them ([`SchedulerSpec`]): a heuristic by
+//! A scheduler's settings ([`SchedulerConfig`]) and the same as a user writes them
+//! ([`SchedulerSpec`]): a heuristic by
 //! name (a base heuristic such as `PAM` or `auto`, or a variant such as `PAMF` or `MM-P`) or
 //! as a full `[mapper]` table, the `[pruner]` table's keys, and the system's settings. Any
 //! serde format reads it (a Python dict through the bindings, a TOML or JSON file of a
@@ -9,11 +10,53 @@ use std::fmt;
 
 use heuristics::HeuristicConfig;
 use pmf::DropModel;
-use pruner::PrunerTable;
+use pruner::{PrunerConfig, PrunerTable};
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
-use crate::SchedulerConfig;
+/// A scheduler's settings (the live scheduler's): the same heuristic and pruner
+/// configurations as an experiment's `[mapper]` and `[pruner]` tables. It reads from any
+/// serde format as its [`SchedulerSpec`] does, resolved ([`SchedulerSpec::resolve`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SchedulerConfig {
+    /// The mapping heuristic (`[mapper]`).
+    pub heuristic: HeuristicConfig,
+    /// The pruner (`[pruner]`).
+    pub pruner: PrunerConfig,
+    /// Tasks per machine queue, the executing one included (batch mode; immediate mode's
+    /// queues are unbounded).
+    pub queue_size: usize,
+    /// Which tasks are dropped at their deadline.
+    pub drop_model: DropModel,
+    /// PCTs are trimmed within this total-variation distance; 0 = exact.
+    pub pct_epsilon: f64,
+    /// Seconds per tick, the PET's time unit: times are mapped to ticks by
+    /// `floor(t / resolution)`, deadlines by `ceil(d / resolution)`.
+    pub resolution: f64,
+}
+
+impl Default for SchedulerConfig {
+    /// PAM with the paper's pruner, queues of 6, everything dropped at its deadline, exact
+    /// PCTs, one tick per second.
+    fn default() -> Self {
+        SchedulerConfig {
+            heuristic: HeuristicConfig::named("PAM"),
+            pruner: PrunerConfig::default(),
+            queue_size: 6,
+            drop_model: DropModel::All,
+            pct_epsilon: 0.0,
+            resolution: 1.0,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SchedulerConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        SchedulerSpec::deserialize(d)?
+            .resolve()
+            .map_err(de::Error::custom)
+    }
+}
 
 /// A heuristic as written: a name, or a `[mapper]` table with its parameters.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,8 +130,8 @@ impl Default for SchedulerSpec {
 impl SchedulerSpec {
     /// The configuration that runs: the heuristic's name resolved to a base heuristic and
     /// its pruner ([`crate::variants::resolve`]), with the given pruner keys over it. The
-    /// values are checked when the scheduler is built ([`crate::Scheduler::new`]).
-    pub fn resolve(&self) -> Result<SchedulerConfig, String> {
+    /// values are checked when the scheduler is built (the live scheduler's `new`).
+    pub fn resolve(&self) -> Result<SchedulerConfig, crate::variants::VariantError> {
         let mapper = match &self.heuristic {
             HeuristicSpec::Name(name) => HeuristicConfig::named(name),
             HeuristicSpec::Table(table) => table.clone(),
@@ -123,8 +166,14 @@ mod tests {
         assert_eq!(s.queue_size, 6);
         let c = s.resolve().unwrap();
         let (h, p) = crate::variants::resolve(&HeuristicConfig::named("PAMF"), None).unwrap();
-        assert_eq!((c.heuristic, c.pruner), (h, p));
+        assert_eq!((&c.heuristic, &c.pruner), (&h, &p));
         assert_eq!(c.drop_model, DropModel::Pending);
+        let pairs = [("heuristic", "PAMF"), ("drop_model", "pending")];
+        let config = SchedulerConfig::deserialize(MapDeserializer::<_, ValueError>::new(
+            pairs.into_iter().map(|(k, v)| (k, v.into_deserializer())),
+        ))
+        .unwrap();
+        assert_eq!(config, c);
         assert_eq!(
             SchedulerSpec::default().resolve().unwrap(),
             SchedulerConfig::default()
@@ -139,7 +188,7 @@ mod tests {
             .unwrap()
             .resolve()
             .unwrap();
-        let Err(e) = crate::Scheduler::new(workload::Pet::default_pet(1), config) else {
+        let Err(e) = heuristics::build(&config.heuristic, config.drop_model) else {
             panic!("an unknown heuristic is accepted");
         };
         let e = e.to_string();

@@ -15,7 +15,7 @@ impl System<'_> {
     /// tasks the policy did not map, so a system whose cells are all observed, or whose
     /// machines are all busy, is untouched.
     pub(super) fn explore_idle(&mut self, now: Tick, env: &Env<'_>, hooks: &mut dyn Hooks) {
-        let Some(est) = self.estimator.as_deref().or(env.explorer) else {
+        let Some(est) = self.learning.as_ref().map(|l| &*l.estimator) else {
             return;
         };
         if est.options().explore == 0 || self.batch.is_empty() {

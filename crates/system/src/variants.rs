@@ -3,7 +3,53 @@
 //! dropping (-Drop) or both (-P).
 
 use heuristics::HeuristicConfig;
-use pruner::{FairnessMode, Never, Preset, PrunerConfig, PrunerTable, ReliefScope, Toggle};
+use pruner::{
+    ConfigError, FairnessMode, Never, Preset, PrunerConfig, PrunerTable, ReliefScope, Toggle,
+};
+
+/// Why a heuristic's name and a `[pruner]` table mean nothing together ([`resolve`]).
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum VariantError {
+    /// A suffix (`-D`, `-Drop`, `-P`) on a variant rather than a base heuristic.
+    #[error(
+        "mapper.name = \"{name}\": the suffixes -D, -Drop and -P apply to base heuristics, not to {base} (see `prunesim list`)"
+    )]
+    SuffixOnVariant {
+        /// The name as written.
+        name: String,
+        /// The variant it names.
+        base: String,
+    },
+    /// PAMF-R with a `[pruner]` table of another fairness mode.
+    #[error(
+        "mapper.name = \"{name}\" is fairness_mode = \"relative\", but the [pruner] table sets \"{mode}\": use PAMF with that fairness_mode, or leave the key out"
+    )]
+    FairnessMode {
+        /// The name as written.
+        name: String,
+        /// The table's mode.
+        mode: &'static str,
+    },
+    /// A deferring name with deferring turned off.
+    #[error(
+        "mapper.name = \"{name}\" defers, but the [pruner] table turns deferring off: set pruner.defer_threshold (or preset = \"paper\")"
+    )]
+    NoDeferring {
+        /// The name as written.
+        name: String,
+    },
+    /// A dropping name with dropping turned off.
+    #[error(
+        "mapper.name = \"{name}\" drops, but the [pruner] table turns dropping off: set pruner.drop_threshold (or preset = \"paper\")"
+    )]
+    NoDropping {
+        /// The name as written.
+        name: String,
+    },
+    /// The `[pruner]` table does not resolve ([`PrunerTable::resolve`]).
+    #[error(transparent)]
+    Pruner(#[from] ConfigError),
+}
 
 /// How a name maps onto a pruner configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,7 +119,7 @@ fn default_table(pruned: bool) -> PrunerTable {
 pub fn resolve(
     mapper: &HeuristicConfig,
     given: Option<&PrunerTable>,
-) -> Result<(HeuristicConfig, PrunerConfig), String> {
+) -> Result<(HeuristicConfig, PrunerConfig), VariantError> {
     let upper = mapper.name.to_ascii_uppercase();
     let (base, pruning) = if let Some(b) = upper.strip_suffix("-DROP") {
         (b.to_string(), Pruning::DropOnly)
@@ -89,10 +135,10 @@ pub fn resolve(
         "PAMF" | "PAMF-R" | "PUM" | "PAMND" | "MOCA" | "AUTO"
     );
     if variant && pruning != Pruning::Plain {
-        return Err(format!(
-            "mapper.name = \"{}\": the suffixes -D, -Drop and -P apply to base heuristics, not to {base} (see `prunesim list`)",
-            mapper.name
-        ));
+        return Err(VariantError::SuffixOnVariant {
+            name: mapper.name.clone(),
+            base,
+        });
     }
     let mut table = given
         .cloned()
@@ -106,7 +152,7 @@ pub fn resolve(
         "PAMF-R" => fill_relative(&mut table, &mapper.name)?,
         _ => {}
     }
-    let mut p = table.resolve().map_err(|e| e.to_string())?;
+    let mut p = table.resolve()?;
     let mut h = mapper.clone();
     let name = match base.as_str() {
         "PAMF" | "PAMF-R" => "PAM",
@@ -147,12 +193,12 @@ pub fn resolve(
 
 /// PAMF-R: relative fairness with the factor 0.03 and relief on the defer threshold only,
 /// where `table` leaves them out; a table with another mode is an error.
-fn fill_relative(table: &mut PrunerTable, name: &str) -> Result<(), String> {
+fn fill_relative(table: &mut PrunerTable, name: &str) -> Result<(), VariantError> {
     if let Some(m) = table.fairness_mode.filter(|m| *m != FairnessMode::Relative) {
-        return Err(format!(
-            "mapper.name = \"{name}\" is fairness_mode = \"relative\", but the [pruner] table sets \"{}\": use PAMF with that fairness_mode, or leave the key out",
-            m.name()
-        ));
+        return Err(VariantError::FairnessMode {
+            name: name.to_owned(),
+            mode: m.name(),
+        });
     }
     table.fairness.get_or_insert(0.03);
     table.fairness_mode = Some(FairnessMode::Relative);
@@ -160,22 +206,22 @@ fn fill_relative(table: &mut PrunerTable, name: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn require_defer(name: &str, p: &PrunerConfig) -> Result<(), String> {
+fn require_defer(name: &str, p: &PrunerConfig) -> Result<(), VariantError> {
     if p.defer_threshold.is_none() {
-        return Err(format!(
-            "mapper.name = \"{name}\" defers, but the [pruner] table turns deferring off: set pruner.defer_threshold (or preset = \"paper\")"
-        ));
+        return Err(VariantError::NoDeferring {
+            name: name.to_owned(),
+        });
     }
     Ok(())
 }
 
 /// Dropping is configured when the table has a drop threshold (its own or its preset's); its
 /// toggle may still be `"never"`, as a point of a toggle sweep.
-fn require_drop(name: &str, table: &PrunerTable) -> Result<(), String> {
+fn require_drop(name: &str, table: &PrunerTable) -> Result<(), VariantError> {
     if table.preset.is_none() && table.drop_threshold.is_none() {
-        return Err(format!(
-            "mapper.name = \"{name}\" drops, but the [pruner] table turns dropping off: set pruner.drop_threshold (or preset = \"paper\")"
-        ));
+        return Err(VariantError::NoDropping {
+            name: name.to_owned(),
+        });
     }
     Ok(())
 }
