@@ -462,6 +462,8 @@ fn run_in(
                 || (m_count >= INDEX_MIN_MACHINES && n >= CLASS_MIN_CANDIDATES))
             && !plain())
         .then(FxHashMap::default),
+        reps: (plan.phase1 == Phase1::MinCompletion && needs_p && n >= CLASS_MIN_CANDIDATES)
+            .then(FxHashMap::default),
         carry: None,
         assigned: Vec::new(),
         type_scored: Vec::new(),
@@ -483,6 +485,7 @@ fn run_in(
             indexes,
             memo,
             classes,
+            reps,
             carry,
             assigned,
             type_scored,
@@ -586,7 +589,15 @@ fn run_in(
         };
         let m = choice.m;
         let p = if needs_p {
-            succ.get(view, vq, i, t, m)
+            // MinCompletion's candidates of one class share their chance on the machine.
+            let i = match reps {
+                Some(r) => {
+                    let spec = view.task(t);
+                    *r.entry((spec.task_type, spec.deadline)).or_insert(i)
+                }
+                None => i,
+            };
+            succ.get(view, vq, i, cands[i], m)
         } else {
             0.0
         };
@@ -737,6 +748,11 @@ struct Phase1State<'c> {
     /// machines) (JPDC-2016-like loads of hundreds of arrivals per tick on thousands of
     /// machines).
     classes: Option<Classes>,
+    /// MinCompletion with chances read (deferring on, or MOC's shortlist) and many
+    /// candidates: per (task type, deadline), the first candidate of that class, whose
+    /// chance on a machine every candidate of the class shares (it depends on the type and
+    /// the deadline only).
+    reps: Option<FxHashMap<(usize, Tick), usize>>,
     /// The phase-1 answers carried across events ([`Carry`]; `None` for MaxSuccess without
     /// classes).
     carry: Option<&'c mut Carry>,
