@@ -62,21 +62,41 @@ const BOUND_SLACK: f64 = pmf::prec::DECISION_SLACK;
 const TIE_MARGIN: f64 = 2.0 * BOUND_SLACK;
 
 /// The machines one phase-1 search scored with their chances: those that may still tie with
-/// the highest chance found (`top`); the others are dropped as the top rises.
-#[derive(Debug, Default)]
+/// the highest chance found (`top`); the others are dropped as the top rises. Every machine
+/// scored is also listed in `all`, for [`Carry`].
+#[derive(Debug)]
 struct Scored {
     /// (machine, chance, room for its expected completion).
     items: Vec<(MachineId, f64, f64)>,
     top: f64,
+    /// Every machine pushed since the last clear, with its chance.
+    all: Vec<(MachineId, f64)>,
+    /// The highest upper bound of the machines [`best_of`] stopped before (every machine of
+    /// its order it did not score has a bound at most this); `-inf` when it scored them all.
+    stop: f64,
+}
+
+impl Default for Scored {
+    fn default() -> Self {
+        Scored {
+            items: Vec::new(),
+            top: f64::NEG_INFINITY,
+            all: Vec::new(),
+            stop: f64::NEG_INFINITY,
+        }
+    }
 }
 
 impl Scored {
     fn clear(&mut self) {
         self.items.clear();
         self.top = f64::NEG_INFINITY;
+        self.all.clear();
+        self.stop = f64::NEG_INFINITY;
     }
 
     fn push(&mut self, m: MachineId, p: f64) {
+        self.all.push((m, p));
         if p > self.top {
             self.top = p;
             let top = p;
@@ -442,11 +462,16 @@ fn run_in(
                 || (m_count >= INDEX_MIN_MACHINES && n >= CLASS_MIN_CANDIDATES))
             && !plain())
         .then(FxHashMap::default),
+        reps: (plan.phase1 == Phase1::MinCompletion && needs_p && n >= CLASS_MIN_CANDIDATES)
+            .then(FxHashMap::default),
         carry: None,
+        assigned: Vec::new(),
+        type_scored: Vec::new(),
     };
-    // Class answers carried across events: read and kept only at the start of the event,
-    // before any provisional assignment.
-    if st.classes.is_some() {
+    // Phase-1 answers carried across events, per class (MaxSuccess) or per task type
+    // (MinCompletion): kept only at the start of the event, before any provisional
+    // assignment; read throughout.
+    if st.classes.is_some() || plan.phase1 == Phase1::MinCompletion {
         carry.begin(vq);
         st.carry = Some(carry);
     } else {
@@ -460,7 +485,10 @@ fn run_in(
             indexes,
             memo,
             classes,
+            reps,
             carry,
+            assigned,
+            type_scored,
         } = st;
         // The candidate whose search answers for `i`: `i` itself, or the first candidate of
         // its class (see `Phase1State::classes`).
@@ -468,7 +496,22 @@ fn run_in(
         let choice = match plan.phase1 {
             Phase1::MinCompletion => {
                 let k = view.task(t).task_type;
-                *by_type[k].get_or_insert_with(|| min_completion(view, plan.scope, vq, t, !needs_p))
+                *by_type[k].get_or_insert_with(|| {
+                    let carried = carry
+                        .as_deref_mut()
+                        .and_then(|c| c.type_answer(view, plan.scope, vq, t, assigned));
+                    if carried.is_some() {
+                        return carried;
+                    }
+                    let (choice, low) =
+                        min_completion_in(view, plan.scope, vq, t, !needs_p, type_scored);
+                    if let (Some(c), Some(low)) =
+                        (carry.as_deref_mut().filter(|_| assigned.is_empty()), low)
+                    {
+                        c.keep_type(k, type_scored, low);
+                    }
+                    choice
+                })
             }
             Phase1::MaxSuccess => {
                 let best = {
@@ -486,9 +529,9 @@ fn run_in(
                     match class.as_ref().and_then(|c| c.1) {
                         Some(best) => best,
                         None => {
-                            let carried = carry
-                                .as_deref_mut()
-                                .and_then(|c| c.answer(view, plan.scope, vq, succ, (i, t)));
+                            let carried = carry.as_deref_mut().and_then(|c| {
+                                c.answer(view, plan.scope, vq, succ, (i, t), assigned)
+                            });
                             let best = carried
                                 .or_else(|| memo.reevaluate(view, plan.scope, vq, succ, (i, t)))
                                 .unwrap_or_else(|| {
@@ -507,8 +550,18 @@ fn run_in(
                                         Best::Machine { .. } => memo.keep(i, order, kept, cap),
                                         _ => memo.forget(i),
                                     }
-                                    if let Some(c) = carry.as_deref_mut() {
-                                        c.keep(view, vq, t, best, &succ.scored);
+                                    if let Some(c) =
+                                        carry.as_deref_mut().filter(|_| assigned.is_empty())
+                                    {
+                                        // Every machine the search left out has a bound
+                                        // below the larger of its floor and cap less the
+                                        // tie margin, or at most where it stopped.
+                                        let reach = if kept.1.is_nan() {
+                                            f64::INFINITY
+                                        } else {
+                                            kept.1.max(cap)
+                                        };
+                                        c.keep(view, vq, t, (best, reach), &succ.scored);
                                     }
                                     best
                                 });
@@ -536,7 +589,15 @@ fn run_in(
         };
         let m = choice.m;
         let p = if needs_p {
-            succ.get(view, vq, i, t, m)
+            // MinCompletion's candidates of one class share their chance on the machine.
+            let i = match reps {
+                Some(r) => {
+                    let spec = view.task(t);
+                    *r.entry((spec.task_type, spec.deadline)).or_insert(i)
+                }
+                None => i,
+            };
+            succ.get(view, vq, i, cands[i], m)
         } else {
             0.0
         };
@@ -627,7 +688,7 @@ fn run_in(
         vq.assign(view, m, t);
         decision.assign.push((t, m));
         alive[i] = false;
-        st.carry = None;
+        st.assigned.push(m);
         st.succ.invalidate_machine(m);
         for choice in &mut st.by_type {
             if choice.is_some_and(|c| c.is_some_and(|c| c.rests_on(m))) {
@@ -687,9 +748,19 @@ struct Phase1State<'c> {
     /// machines) (JPDC-2016-like loads of hundreds of arrivals per tick on thousands of
     /// machines).
     classes: Option<Classes>,
-    /// The class answers carried across events ([`Carry`]), while no provisional assignment
-    /// was made in this event (`None` from the first one on, and without classes).
+    /// MinCompletion with chances read (deferring on, or MOC's shortlist) and many
+    /// candidates: per (task type, deadline), the first candidate of that class, whose
+    /// chance on a machine every candidate of the class shares (it depends on the type and
+    /// the deadline only).
+    reps: Option<FxHashMap<(usize, Tick), usize>>,
+    /// The phase-1 answers carried across events ([`Carry`]; `None` for MaxSuccess without
+    /// classes).
     carry: Option<&'c mut Carry>,
+    /// The machines provisionally assigned a task in this event, in order (a machine once
+    /// per task).
+    assigned: Vec<MachineId>,
+    /// MinCompletion's machines evaluated by one search (reused).
+    type_scored: Vec<(MachineId, f64)>,
 }
 
 /// The outcome of phase 1 for one task.
@@ -757,11 +828,27 @@ fn min_completion(
     t: TaskId,
     any_full_will_do: bool,
 ) -> Option<Choice> {
+    min_completion_in(view, scope, vq, t, any_full_will_do, &mut Vec::new()).0
+}
+
+/// [`min_completion`] with the machines it evaluated, and their expected completions, in
+/// `scored`, and a lower bound on the expected completion of every machine in scope it did
+/// not evaluate (`+inf` when none; `None` when it returned a full machine without evaluating
+/// the rest).
+fn min_completion_in(
+    view: &View<'_>,
+    scope: Phase1Scope,
+    vq: &VirtualQueues,
+    t: TaskId,
+    any_full_will_do: bool,
+    scored: &mut Vec<(MachineId, f64)>,
+) -> (Option<Choice>, Option<f64>) {
     let spec = view.task(t);
     let in_scope = |m: MachineId| scope == Phase1Scope::AllMachines || vq.free(m) > 0;
     // The machines evaluated, with their expected completions, and the least of them.
-    let mut scored: Vec<(MachineId, f64)> = Vec::new();
+    scored.clear();
     let mut best = f64::INFINITY;
+    let mut low = f64::INFINITY;
     let mut consider = |m: MachineId, best: &mut f64| {
         let ect = vq.expected_completion(view, m, t);
         *best = best.min(ect);
@@ -786,20 +873,22 @@ fn min_completion(
                 let pet_mean = view.pet.mean(spec.task_type, m);
                 let margin = 3.0 * MEAN_SLACK * best.abs().max(1.0);
                 if lower + pet_mean > best + margin {
+                    low = low.min(lower + pet_mean);
                     continue;
                 }
                 if any_full_will_do && full && upper + pet_mean < best - margin {
-                    return Some(Choice {
+                    let choice = Choice {
                         m,
                         p: 0.0,
                         rests_on: [m; 3],
-                    });
+                    };
+                    return (Some(choice), None);
                 }
             }
             consider(m, &mut best);
         }
     }
-    min_completion_choice(&scored)
+    (min_completion_choice(scored), Some(low))
 }
 
 /// Relative slack when skipping a machine by a lower bound on its expected completion.

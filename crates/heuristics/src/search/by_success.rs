@@ -216,6 +216,7 @@ pub(super) fn best_of(
     }
     for (ub, m) in order {
         if ub + TIE_MARGIN < scored.top {
+            scored.stop = scored.stop.max(ub);
             break;
         }
         if scope == Phase1Scope::FreeMachines && vq.free(m) == 0 {
@@ -247,6 +248,7 @@ pub(super) fn best_of_copies(
     seen.clear();
     for (ub, m) in order {
         if ub + TIE_MARGIN < scored.top {
+            scored.stop = scored.stop.max(ub);
             break;
         }
         if scope == Phase1Scope::FreeMachines && vq.free(m) == 0 {

@@ -1,20 +1,36 @@
 //! Class searches carried from one mapping event to the next ([`Carry`]): a class's phase-1
-//! answer is kept with the event it was found at, and found again at a later event from the
-//! machines whose PCTs changed since, by the oracle's versions
-//! ([`VirtualQueues::version`]).
+//! answer is kept with the event it was found at, and found again later, at a later event or
+//! after a provisional assignment, from the machines whose PCTs changed since, by the
+//! oracle's versions ([`VirtualQueues::version`]).
 
 use super::*;
+use pmf::prec::{chance_ties, times_tie};
+
+/// One machine of a kept search ([`Kept1::Listed`]).
+#[derive(Debug, Clone, Copy)]
+struct Listed {
+    m: MachineId,
+    /// The task's chance on it.
+    p: f64,
+    /// The task's expected completion on it once read (`NaN` before).
+    ect: f64,
+    /// Idle and empty when listed ([`VirtualQueues::idle_at`]).
+    idle: bool,
+}
 
 /// A class's phase-1 answer at the start of an event ([`Carry`]).
 #[derive(Debug, Clone)]
 enum Kept1 {
-    /// The highest chance `top` is at or above the defer threshold less the slack (or
-    /// deferring is off): `items` are the machines whose chance ties with `top`, with their
-    /// chances, every other machine's chance is below `top - s`, but for idle copies of a
-    /// machine of `items` with a lower index ([`best_of_copies`]).
-    Exact {
+    /// The machines a search scored, with their chances (`listed`, by decreasing chance, then
+    /// machine), and what bounds every machine in scope not listed, but for idle copies of a
+    /// listed idle machine with a lower index ([`best_of_copies`]): its chance is below
+    /// `top - s`, and its upper bound is either below `reach` less the tie margin or at most
+    /// `stop`.
+    Listed {
+        listed: Vec<Listed>,
         top: f64,
-        items: Vec<(MachineId, f64, bool)>,
+        stop: f64,
+        reach: f64,
     },
     /// Every machine in scope has a chance below the defer threshold less the slack.
     Below,
@@ -31,7 +47,8 @@ struct Answer {
     kept: Kept1,
 }
 
-/// Phase-1 class answers ([`Phase1State::classes`]) carried across mapping events.
+/// Phase-1 class answers ([`Phase1State::classes`]) carried across mapping events, and
+/// through the provisional assignments of one.
 ///
 /// A class's answer (task type and deadline) depends on every machine's chance and expected
 /// completion for it, and on which machines are in scope: a function of each machine's PCTs
@@ -39,20 +56,29 @@ struct Answer {
 /// free slots. At the start of each event every machine's version (and whether it has a
 /// free slot) is compared with the one of the event before, and the machines that differ are
 /// logged with the event. A class searched at the start of an event (before any provisional
-/// assignment) keeps its answer; at a later event, at the start too, the answer is found
-/// again from the machines logged since (`D`), or the full search runs:
-/// * [`Kept1::Exact`]: when no machine of `items` is in `D`, the highest chance over the
-///   machines not in `D` is still `top`, and the machines that tie with it are still `items`;
-///   each machine of `D` is scored (its bound first: one below `top` less the tie margin can
-///   neither beat nor tie with `top`), and the choice is [`max_success_choice`] over `items`
-///   and the machines of `D` that tie with the new highest chance (a chance above `top` only
-///   narrows the set that ties, [`pmf::prec::chance_ties`]): the rule of evaluating every
-///   machine, whose ties ([`crate::plan`], "Ties") it follows with the same functions.
+/// assignment) keeps its answer; later, in this event or a later one, the answer is found
+/// again from the machines logged since and those provisionally assigned a task in the
+/// event (`D`), or the full search runs:
+/// * [`Kept1::Listed`]: the machines listed and not in `D` keep their chances; each machine
+///   of `D` in scope is scored. With `P` the highest of these chances, every machine not
+///   listed is below `P` less the tie margin when `P` is at least the kept `top`, or when
+///   `P` is at least `reach` and `stop` is below `P` less the tie margin: the choice is then
+///   [`max_success_choice`]'s over the machines that tie with `P` (the rule of evaluating
+///   every machine, whose ties, [`crate::plan`], "Ties", it follows: the highest chance, of
+///   those that tie the least expected completion, kept per listed machine, then the lowest
+///   index), when `P` is at or above the defer threshold less the slack. When `P` is below
+///   it and so is every machine not listed (the kept `top` at most the threshold, or `reach`
+///   at most the threshold and `stop` below it less the tie margin), the task is deferred
+///   ([`Best::BelowDefer`]). A listed idle machine in `D` sends the class to the full search
+///   (its idle copies were not listed).
 /// * [`Kept1::Below`]: when every machine of `D` in scope is below the threshold less the
 ///   slack (by its bound, else its chance), so is every machine: the task is deferred
 ///   ([`Best::BelowDefer`]).
 /// * [`Kept1::NoMachine`]: when `D` is empty.
 ///
+/// At the start of an event, an answer found again replaces the kept one (the machines of `D`
+/// listed with their new chances); after a provisional assignment nothing is kept, but the
+/// expected completions read of machines not in `D` (the same at the start of the event).
 /// The threshold must be the one the answer was found with. The log is cleared, and every
 /// answer forgotten, when the machine count changes or the log grows long.
 #[derive(Debug, Default)]
@@ -68,6 +94,27 @@ pub(super) struct Carry {
     answers: FxHashMap<(usize, Tick), Answer>,
     /// The machines of `D` (reused).
     changed: Vec<MachineId>,
+    /// Per machine, whether it is in `D` (reused; all false between calls).
+    mark: Vec<bool>,
+    /// The machines of `D` scored (reused).
+    fresh: Vec<Listed>,
+    /// Per machine, an expected completion of a full search's choice (reused; `NaN` between
+    /// calls).
+    ects: Vec<f64>,
+    /// MinCompletion's answers per task type ([`Carry::type_answer`]).
+    types: Vec<Option<TypeAnswer>>,
+    /// The machines of `D` in scope with their expected completions (reused).
+    fresh_ect: Vec<(f64, MachineId)>,
+}
+
+/// MinCompletion's phase-1 answer for one task type ([`Carry::type_answer`]): the machines
+/// its search evaluated, by increasing expected completion, then machine, and a lower bound
+/// on the expected completion of every machine in scope not listed.
+#[derive(Debug, Clone)]
+struct TypeAnswer {
+    event: u64,
+    listed: Vec<(f64, MachineId)>,
+    low: f64,
 }
 
 /// A machine whose tail the heuristic changed (culled) has no version: it counts as changed
@@ -80,8 +127,16 @@ thread_local! {
     /// were the one of the event before (a deliberately wrong key, for the test that shows
     /// the multi-event comparison fails with it).
     pub(crate) static WRONG_KEY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// Test counter: the answers carried ([`Carry::answer`] returning one).
+    /// Test hook: when set, [`Carry::answer`] leaves the machines provisionally assigned a
+    /// task out of `D` (a wrong key within an event).
+    pub(crate) static FORGET_ASSIGNED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Test counters: the answers carried ([`Carry::answer`] returning one), and those of
+    /// them after a provisional assignment, or with a machine of the kept choice in `D`.
     pub(crate) static CARRIED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    pub(crate) static CARRIED_IN_EVENT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    pub(crate) static CARRIED_PAST_TOP: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Test counter: MinCompletion's answers carried ([`Carry::type_answer`] returning one).
+    pub(crate) static CARRIED_TYPES: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 #[cfg(test)]
@@ -95,6 +150,22 @@ const fn wrong_key() -> bool {
     false
 }
 
+#[cfg(test)]
+fn forget_assigned() -> bool {
+    FORGET_ASSIGNED.with(std::cell::Cell::get)
+}
+
+#[cfg(not(test))]
+#[inline(always)]
+const fn forget_assigned() -> bool {
+    false
+}
+
+#[cfg(test)]
+fn count(c: &'static std::thread::LocalKey<std::cell::Cell<usize>>) {
+    c.with(|c| c.set(c.get() + 1));
+}
+
 impl Carry {
     /// Starts an event: logs the machines whose version or free-slot flag changed.
     pub(super) fn begin(&mut self, vq: &VirtualQueues) {
@@ -105,6 +176,7 @@ impl Carry {
             self.versions.resize(n, NO_VERSION);
             self.log.clear();
             self.answers.clear();
+            self.types.clear();
             self.base = self.event;
         }
         for m in 0..n {
@@ -127,12 +199,15 @@ impl Carry {
     /// Forgets every answer (the search runs without classes).
     pub(super) fn clear(&mut self) {
         self.answers.clear();
+        self.types.clear();
         self.versions.clear();
         self.log.clear();
     }
 
-    /// The answer for candidate `i` (task `t`) carried from an earlier event, when the
-    /// machines changed since prove it (see [`Carry`]); `None`: the full search decides.
+    /// The answer for candidate `i` (task `t`) carried from an earlier event or the start of
+    /// this one, `assigned` the machines provisionally assigned a task since, when the
+    /// machines changed prove it (see [`Carry`]); `None`: the full search decides.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn answer(
         &mut self,
         view: &View<'_>,
@@ -140,6 +215,7 @@ impl Carry {
         vq: &VirtualQueues,
         succ: &mut SuccessCache,
         (i, t): (usize, TaskId),
+        assigned: &[MachineId],
     ) -> Option<Best> {
         let spec = view.task(t);
         let q = threshold(view, t);
@@ -147,17 +223,17 @@ impl Carry {
         if a.event < self.base || a.threshold.to_bits() != q.to_bits() {
             return None;
         }
-        let from = self.log.partition_point(|&(e, _)| e <= a.event);
-        // With many machines changed (the clock moved), scoring them would cost about what
-        // the full search does, which would then often run too.
-        if 8 * (self.log.len() - from) > self.versions.len().max(16) {
+        if !changed_since(
+            &self.log,
+            self.versions.len(),
+            a.event,
+            assigned,
+            &mut self.changed,
+        ) {
             return None;
         }
         let changed = &mut self.changed;
-        changed.clear();
-        changed.extend(self.log[from..].iter().map(|&(_, m)| m));
-        changed.sort_unstable();
-        changed.dedup();
+        let write = assigned.is_empty();
         let in_scope = |m: MachineId| scope == Phase1Scope::AllMachines || vq.free(m) > 0;
         let best = match &mut a.kept {
             Kept1::NoMachine => changed.is_empty().then_some(Best::NoMachine)?,
@@ -175,85 +251,109 @@ impl Carry {
                 }
                 Best::BelowDefer
             }
-            Kept1::Exact { top, items } => {
-                let mut scored = std::mem::take(&mut succ.scored);
-                scored.clear();
-                let mut idle_changed = false;
-                for &(m, p, idle) in items.iter() {
-                    if changed.binary_search(&m).is_err() {
-                        scored.push(m, p);
-                    } else {
-                        idle_changed |= idle;
+            Kept1::Listed {
+                listed,
+                top,
+                stop,
+                reach,
+            } => {
+                if !(scope == Phase1Scope::AllMachines || vq.any_free()) {
+                    return None;
+                }
+                let mark = &mut self.mark;
+                mark.resize(view.machines.len(), false);
+                for &m in changed.iter() {
+                    mark[m] = true;
+                }
+                // A listed idle machine in `D`: its idle copies, not listed, may now matter.
+                if listed.iter().any(|e| e.idle && mark[e.m]) {
+                    for &m in changed.iter() {
+                        mark[m] = false;
                     }
+                    return None;
                 }
-                if !idle_changed {
-                    for &m in changed.iter().filter(|&&m| in_scope(m)) {
-                        if success_upper_bound(view, vq, t, m) + TIE_MARGIN < *top {
-                            continue;
-                        }
-                        let p = succ.get(view, vq, i, t, m);
-                        scored.push(m, p);
-                    }
+                let fresh = &mut self.fresh;
+                fresh.clear();
+                for &m in changed.iter().filter(|&&m| in_scope(m)) {
+                    fresh.push(Listed {
+                        m,
+                        p: succ.get(view, vq, i, t, m),
+                        ect: f64::NAN,
+                        idle: vq.idle_at(m).is_some(),
+                    });
                 }
-                // Every machine not scored is below the kept `top` less the slack: the new
-                // highest chance must be at least `top` for none of them to tie with it.
-                let choice = (!idle_changed && scored.top >= *top)
-                    .then(|| scored.choose(view, vq, t))
-                    .flatten();
-                if choice.is_some() {
-                    *top = scored.top;
-                    items.clear();
-                    items.extend(
-                        scored
-                            .items
-                            .iter()
-                            .map(|&(m, p, _)| (m, p, vq.idle_at(m).is_some())),
-                    );
+                let kept = ListedAnswer {
+                    listed,
+                    top,
+                    stop: *stop,
+                    reach: *reach,
+                };
+                let best = found_again(view, vq, t, q, kept, (mark, fresh), write);
+                for &m in changed.iter() {
+                    mark[m] = false;
                 }
-                let new_top = scored.top;
-                succ.scored = scored;
-                Best::Machine {
-                    choice: choice?,
-                    top: new_top,
-                }
+                best?
             }
         };
-        a.event = self.event;
+        if write {
+            a.event = self.event;
+        }
         #[cfg(test)]
-        CARRIED.with(|c| c.set(c.get() + 1));
+        {
+            count(&CARRIED);
+            if !write {
+                count(&CARRIED_IN_EVENT);
+            }
+        }
         Some(best)
     }
 
     /// Keeps the answer `best` of a full search for candidate `i`'s class, found at the
     /// start of this event; `scored` holds the machines that search scored
-    /// ([`SuccessCache::scored`]).
+    /// ([`SuccessCache::scored`]), and every machine in scope it did not score has an upper
+    /// bound below `reach` less the tie margin or at most `scored.stop`.
     pub(super) fn keep(
         &mut self,
         view: &View<'_>,
         vq: &VirtualQueues,
         t: TaskId,
-        best: Best,
+        (best, reach): (Best, f64),
         scored: &Scored,
     ) {
         let spec = view.task(t);
         let q = threshold(view, t);
         let kept = match best {
             Best::Machine { top, .. } if top >= q - BOUND_SLACK => {
-                let mut items = match self.answers.remove(&(spec.task_type, spec.deadline)) {
+                let mut listed = match self.answers.remove(&(spec.task_type, spec.deadline)) {
                     Some(Answer {
-                        kept: Kept1::Exact { items, .. },
+                        kept: Kept1::Listed { listed, .. },
                         ..
-                    }) => items,
+                    }) => listed,
                     _ => Vec::new(),
                 };
-                items.clear();
-                items.extend(
-                    scored
-                        .items
-                        .iter()
-                        .map(|&(m, p, _)| (m, p, vq.idle_at(m).is_some())),
-                );
-                Kept1::Exact { top, items }
+                // The expected completions the search's choice read.
+                let ects = &mut self.ects;
+                ects.resize(view.machines.len(), f64::NAN);
+                for &(m, _, e) in &scored.items {
+                    ects[m] = e;
+                }
+                listed.clear();
+                listed.extend(scored.all.iter().map(|&(m, p)| Listed {
+                    m,
+                    p,
+                    ect: ects[m],
+                    idle: vq.idle_at(m).is_some(),
+                }));
+                for &(m, _, _) in &scored.items {
+                    ects[m] = f64::NAN;
+                }
+                listed.sort_unstable_by(by_chance);
+                Kept1::Listed {
+                    listed,
+                    top,
+                    stop: scored.stop,
+                    reach: if reach.is_nan() { f64::INFINITY } else { reach },
+                }
             }
             Best::Machine { .. } | Best::BelowDefer => Kept1::Below,
             Best::NoMachine => Kept1::NoMachine,
@@ -269,6 +369,292 @@ impl Carry {
     }
 }
 
+impl Carry {
+    /// MinCompletion's answer for task `t`'s type carried from an earlier event or the start
+    /// of this one, `assigned` the machines provisionally assigned a task since; `None`: the
+    /// full search decides.
+    ///
+    /// The machines listed and not in `D` keep their expected completions; each machine of
+    /// `D` in scope is evaluated. With `E` the least of these, every machine not listed is
+    /// above `E` by more than the margin of [`min_completion`] (`3 s max(1, |E|)`) when the
+    /// kept lower bound is: none of them ties with `E`, and the choice is
+    /// [`min_completion_choice`]'s over the machines listed and those of `D` (the lowest
+    /// index among those whose expected completion ties with the least). At the start of an
+    /// event, the answer replaces the kept one (the machines of `D` listed anew).
+    pub(super) fn type_answer(
+        &mut self,
+        view: &View<'_>,
+        scope: Phase1Scope,
+        vq: &VirtualQueues,
+        t: TaskId,
+        assigned: &[MachineId],
+    ) -> Option<Choice> {
+        let k = view.task(t).task_type;
+        let a = self.types.get_mut(k)?.as_mut()?;
+        if a.event < self.base
+            || !changed_since(
+                &self.log,
+                self.versions.len(),
+                a.event,
+                assigned,
+                &mut self.changed,
+            )
+        {
+            return None;
+        }
+        let changed = &self.changed;
+        let write = assigned.is_empty();
+        let in_scope = |m: MachineId| scope == Phase1Scope::AllMachines || vq.free(m) > 0;
+        let mark = &mut self.mark;
+        mark.resize(view.machines.len(), false);
+        for &m in changed {
+            mark[m] = true;
+        }
+        let fresh = &mut self.fresh_ect;
+        fresh.clear();
+        fresh.extend(
+            changed
+                .iter()
+                .filter(|&&m| in_scope(m))
+                .map(|&m| (vq.expected_completion(view, m, t), m)),
+        );
+        let choice = type_choice(a, mark, fresh);
+        if choice.is_some() && write {
+            a.listed.retain(|&(_, m)| !mark[m]);
+            for &f in fresh.iter() {
+                let at = a.listed.partition_point(|&e| by_completion(e, f).is_lt());
+                a.listed.insert(at, f);
+            }
+            a.event = self.event;
+        }
+        for &m in changed {
+            mark[m] = false;
+        }
+        #[cfg(test)]
+        if choice.is_some() {
+            count(&CARRIED_TYPES);
+        }
+        choice
+    }
+
+    /// Keeps MinCompletion's answer for task type `k`, found at the start of this event by
+    /// [`min_completion_in`]: `scored` the machines it evaluated, `low` its lower bound on
+    /// the others.
+    pub(super) fn keep_type(&mut self, k: usize, scored: &[(MachineId, f64)], low: f64) {
+        if self.types.len() <= k {
+            self.types.resize(k + 1, None);
+        }
+        let mut listed = self.types[k].take().map(|a| a.listed).unwrap_or_default();
+        listed.clear();
+        listed.extend(scored.iter().map(|&(m, e)| (e, m)));
+        listed.sort_unstable_by(|&a, &b| by_completion(a, b));
+        self.types[k] = Some(TypeAnswer {
+            event: self.event,
+            listed,
+            low,
+        });
+    }
+}
+
+/// The machines of `D` since `event` into `changed`: those logged after it and those in
+/// `assigned`, sorted; false when there are too many (the clock moved: scoring them would
+/// cost about what the full search does, which would then often run too).
+fn changed_since(
+    log: &[(u64, MachineId)],
+    machines: usize,
+    event: u64,
+    assigned: &[MachineId],
+    changed: &mut Vec<MachineId>,
+) -> bool {
+    let from = log.partition_point(|&(e, _)| e <= event);
+    if 8 * (log.len() - from + assigned.len()) > machines.max(16) {
+        return false;
+    }
+    changed.clear();
+    changed.extend(log[from..].iter().map(|&(_, m)| m));
+    if !forget_assigned() {
+        changed.extend_from_slice(assigned);
+    }
+    changed.sort_unstable();
+    changed.dedup();
+    true
+}
+
+/// The order of [`TypeAnswer::listed`]: increasing expected completion, then machine.
+fn by_completion(a: (f64, MachineId), b: (f64, MachineId)) -> std::cmp::Ordering {
+    a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
+}
+
+/// [`Carry::type_answer`]'s choice: `mark` flags the machines of `D`, `fresh` holds those in
+/// scope with their expected completions.
+fn type_choice(a: &TypeAnswer, mark: &[bool], fresh: &[(f64, MachineId)]) -> Option<Choice> {
+    // The least (expected completion, machine): the first listed out of `D`, or a fresh one.
+    let mut least = a.listed.iter().find(|&&(_, m)| !mark[m]).copied();
+    for &(e, m) in fresh {
+        if least.is_none_or(|(be, bm)| e < be || (e == be && m < bm)) {
+            least = Some((e, m));
+        }
+    }
+    let (e_least, m_least) = least?;
+    let margin = 3.0 * MEAN_SLACK * e_least.abs().max(1.0);
+    if a.low.partial_cmp(&(e_least + margin)) != Some(std::cmp::Ordering::Greater) {
+        return None;
+    }
+    // The lowest machine whose expected completion ties with the least: a prefix of the
+    // listing (the values that tie with the least form an interval from it up), and the
+    // fresh ones.
+    let mut m = m_least;
+    for &(e, k) in &a.listed {
+        if mark[k] {
+            continue;
+        }
+        if !times_tie(e, e_least) {
+            break;
+        }
+        m = m.min(k);
+    }
+    for &(e, k) in fresh {
+        if times_tie(e, e_least) {
+            m = m.min(k);
+        }
+    }
+    Some(Choice {
+        m,
+        p: 0.0,
+        rests_on: [m, m_least, m_least],
+    })
+}
+
+/// The order of [`Kept1::Listed`]: decreasing chance, then increasing machine.
+fn by_chance(a: &Listed, b: &Listed) -> std::cmp::Ordering {
+    b.p.total_cmp(&a.p).then(a.m.cmp(&b.m))
+}
+
+/// A [`Kept1::Listed`] answer's fields, borrowed.
+struct ListedAnswer<'k> {
+    listed: &'k mut Vec<Listed>,
+    top: &'k mut f64,
+    stop: f64,
+    reach: f64,
+}
+
+/// [`Carry::answer`] for a [`Kept1::Listed`] answer, no listed idle machine in `D`: `mark`
+/// flags the machines of `D`, `fresh` holds those in scope with their chances. With `write`, the listing is brought up
+/// to date (the machines of `D` listed with their new chances).
+fn found_again(
+    view: &View<'_>,
+    vq: &VirtualQueues,
+    t: TaskId,
+    q: f64,
+    kept: ListedAnswer<'_>,
+    (mark, fresh): (&[bool], &mut [Listed]),
+    write: bool,
+) -> Option<Best> {
+    let ListedAnswer {
+        listed,
+        top,
+        stop,
+        reach,
+    } = kept;
+    // The highest chance listed out of `D` (listed by decreasing chance), with its machine.
+    let mut base: Option<(f64, MachineId)> = None;
+    let mut lost_top = false;
+    for e in listed.iter() {
+        if mark[e.m] {
+            lost_top |= chance_ties(e.p, *top);
+        } else {
+            base = Some((e.p, e.m));
+            break;
+        }
+    }
+    // The highest chance, of the lowest machine among equal ones.
+    let mut high = base;
+    for f in fresh.iter() {
+        if high.is_none_or(|(bp, bm)| f.p > bp || (f.p == bp && f.m < bm)) {
+            high = Some((f.p, f.m));
+        }
+    }
+    let (p_top, m_top) = high?;
+    let machine = p_top >= q - BOUND_SLACK
+        && (p_top >= *top || (p_top >= reach && stop + TIE_MARGIN < p_top));
+    let below =
+        !machine && p_top < q - BOUND_SLACK && (*top <= q || (reach <= q && stop + TIE_MARGIN < q));
+    if !(machine || below) {
+        return None;
+    }
+    let best = if machine {
+        // The least expected completion of the machines that tie with `p_top`: a prefix of
+        // the listing, and the fresh ones.
+        let mut least: Option<(f64, MachineId)> = None;
+        let mut consider = |e: f64, m: MachineId| {
+            if least.is_none_or(|(be, bm)| e < be || (e == be && m < bm)) {
+                least = Some((e, m));
+            }
+        };
+        for e in listed.iter_mut() {
+            if !chance_ties(e.p, p_top) {
+                break;
+            }
+            if mark[e.m] {
+                continue;
+            }
+            if e.ect.is_nan() {
+                e.ect = vq.expected_completion(view, e.m, t);
+            }
+            consider(e.ect, e.m);
+        }
+        for f in fresh.iter_mut().filter(|f| chance_ties(f.p, p_top)) {
+            f.ect = vq.expected_completion(view, f.m, t);
+            consider(f.ect, f.m);
+        }
+        let (e_least, m_least) = least?;
+        let mut chosen: Option<(MachineId, f64)> = None;
+        let mut pick = |m: MachineId, p: f64, e: f64| {
+            if times_tie(e, e_least) && chosen.is_none_or(|(bm, _)| m < bm) {
+                chosen = Some((m, p));
+            }
+        };
+        for e in listed.iter() {
+            if !chance_ties(e.p, p_top) {
+                break;
+            }
+            if !mark[e.m] {
+                pick(e.m, e.p, e.ect);
+            }
+        }
+        for f in fresh.iter().filter(|f| chance_ties(f.p, p_top)) {
+            pick(f.m, f.p, f.ect);
+        }
+        let (m, p) = chosen?;
+        #[cfg(test)]
+        if lost_top {
+            count(&CARRIED_PAST_TOP);
+        }
+        Best::Machine {
+            choice: Choice {
+                m,
+                p,
+                rests_on: [m, m_top, m_least],
+            },
+            top: p_top,
+        }
+    } else {
+        Best::BelowDefer
+    };
+    let _ = lost_top;
+    if write {
+        listed.retain(|e| !mark[e.m]);
+        for f in fresh.iter() {
+            let at = listed.partition_point(|e| by_chance(e, f).is_lt());
+            listed.insert(at, *f);
+        }
+        if machine {
+            *top = p_top;
+        }
+    }
+    Some(best)
+}
+
 /// Task `t`'s defer threshold, `-inf` when deferring is off.
 fn threshold(view: &View<'_>, t: TaskId) -> f64 {
     view.defer
@@ -276,203 +662,4 @@ fn threshold(view: &View<'_>, t: TaskId) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::plan::{Phase1, Phase2, Plan};
-    use model::{Machine, Oracle, TaskSpec};
-    use proptest::prelude::*;
-    use workload::Pet;
-
-    /// One step of a live system: `(kind, a, b)`, read by [`drive`].
-    type Step = (u8, usize, i64);
-
-    /// A live system on `machines` machines (queue limit 3, PET columns drawn from the
-    /// default PET by `seed`) driven by `steps`: submissions, completions, failures (a
-    /// pending task dropped), the clock moving, and decisions. At each decision the search,
-    /// whose [`Kept`] (carried class answers included) lives through the whole sequence,
-    /// and [`crate::reference::run`] decide on the same view; the first difference is the
-    /// error. Returns the number of decisions compared.
-    fn drive(
-        machines: usize,
-        seed: u64,
-        steps: &[Step],
-        plan: Plan,
-        defer: Option<f64>,
-    ) -> Result<usize, String> {
-        let pet = Pet::default_pet(1).draw_machines(machines, seed);
-        let types = pet.n_types();
-        let thresholds = defer.map(|q| vec![q; types]);
-        let mut tasks: Vec<TaskSpec> = Vec::new();
-        let mut ms: Vec<Machine> = (0..machines).map(|m| Machine::new(m, Some(3))).collect();
-        let mut batch: Vec<TaskId> = Vec::new();
-        let new_task = |tasks: &mut Vec<TaskSpec>, ty: usize, deadline: Tick| {
-            tasks.push(TaskSpec {
-                id: tasks.len(),
-                task_type: ty % types,
-                arrival: 0,
-                deadline,
-            });
-            tasks.len() - 1
-        };
-        // Most machines start busy, a few idle.
-        for (m, mc) in ms.iter_mut().enumerate() {
-            let depth = (m * 7 + seed as usize) % 4;
-            for k in 0..depth {
-                let t = new_task(&mut tasks, m + k, 200 + 40 * (m % 5) as Tick);
-                if k == 0 {
-                    mc.start(0, t, 1_000);
-                } else {
-                    mc.push(t);
-                }
-            }
-        }
-        let mut oracle = Oracle::new(machines);
-        let mut kept = Kept::default();
-        let (mut now, mut compared) = (0, 0);
-        for &(kind, a, b) in steps {
-            let m = a % machines;
-            match kind % 5 {
-                0 => {
-                    // A few tasks of few classes, so that classes repeat across events.
-                    for k in 0..(b as usize % 40 + 1) {
-                        let t = new_task(&mut tasks, a + k % 2, now + 60 + 40 * (b % 3));
-                        batch.push(t);
-                    }
-                }
-                1 => {
-                    if ms[m].finish_running().is_some() {
-                        if let Some(t) = ms[m].pop_pending() {
-                            ms[m].start(now, t, 1_000);
-                        }
-                    }
-                }
-                2 => {
-                    if let Some(&t) = ms[m].pending().front() {
-                        ms[m].remove_pending(t);
-                    }
-                }
-                3 => now += b.rem_euclid(20),
-                _ => {
-                    oracle.sync(&ms, now);
-                    let view = View {
-                        now,
-                        pet: &pet,
-                        tasks: &tasks,
-                        batch: &batch,
-                        machines: &ms,
-                        oracle: &oracle,
-                        model: pmf::DropModel::All,
-                        defer: thresholds.as_deref(),
-                        staging: None,
-                    };
-                    let mut got = Decision::default();
-                    run(
-                        &view,
-                        plan,
-                        &mut VirtualQueues::from_view(&view),
-                        &batch,
-                        &mut got,
-                        &mut kept,
-                    );
-                    let mut want = Decision::default();
-                    crate::reference::run(
-                        &view,
-                        plan,
-                        &mut VirtualQueues::from_view(&view),
-                        &batch,
-                        &mut want,
-                    );
-                    got.deferred.sort_unstable();
-                    want.deferred.sort_unstable();
-                    if got != want {
-                        return Err(format!(
-                            "decision {compared} at tick {now}: {got:?} against {want:?}"
-                        ));
-                    }
-                    compared += 1;
-                    for &(t, m) in &got.assign {
-                        if ms[m].running().is_none() {
-                            ms[m].start(now, t, 1_000);
-                        } else {
-                            ms[m].push(t);
-                        }
-                    }
-                    batch.retain(|t| !got.assign.iter().any(|&(a, _)| a == *t));
-                }
-            }
-        }
-        Ok(compared)
-    }
-
-    const PAM: Plan = Plan {
-        phase1: Phase1::MaxSuccess,
-        phase2: Phase2::MinCompletion {
-            tie_by_execution: true,
-        },
-        scope: Phase1Scope::AllMachines,
-    };
-
-    fn steps() -> impl Strategy<Value = Vec<Step>> {
-        // Decisions often, so that answers are carried over short and long stretches.
-        prop::collection::vec(
-            prop_oneof![
-                3 => (Just(4u8), 0usize..1, 0i64..1),
-                4 => (0u8..4, 0usize..1024, 0i64..120),
-            ],
-            1..40,
-        )
-    }
-
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(48))]
-
-        /// Over random sequences of submissions, completions, failures, ticks and decisions
-        /// on 1 to 1,024 machines, every decision of the search with its answers carried
-        /// from event to event is the reference loop's.
-        #[test]
-        fn carried_searches_decide_as_the_reference_at_every_event(
-            machines in prop_oneof![1usize..64, 64usize..320, Just(1024usize)],
-            seed in 0u64..1_000,
-            steps in steps(),
-            defer in prop_oneof![Just(None), Just(Some(0.5)), Just(Some(0.9))],
-            free_only in any::<bool>(),
-        ) {
-            let scope = if free_only { Phase1Scope::FreeMachines } else { Phase1Scope::AllMachines };
-            let result = drive(machines, seed, &steps, Plan { scope, ..PAM }, defer);
-            prop_assert!(result.is_ok(), "{}", result.unwrap_err());
-        }
-    }
-
-    /// The comparison above can fail: with a deliberately wrong key (no machine ever logged
-    /// as changed, [`WRONG_KEY`]) the carried answers miss the machines that changed, and
-    /// some decision differs from the reference's.
-    #[test]
-    fn a_wrong_key_makes_the_comparison_fail() {
-        // Completions then decisions: each completion makes a machine better than the one a
-        // kept answer chose.
-        let mut steps: Vec<Step> = vec![(0, 0, 30), (0, 1, 31), (4, 0, 0)];
-        for k in 0..30 {
-            steps.extend([(1, 7 * k + 3, 0), (0, k, 30 + k as i64), (4, 0, 0)]);
-        }
-        let run_all = |wrong: bool| {
-            WRONG_KEY.with(|w| w.set(wrong));
-            let out: Vec<Result<usize, String>> = (0..4)
-                .flat_map(|seed| {
-                    [Some(0.9), None].map(|defer| drive(256, seed, &steps, PAM, defer))
-                })
-                .collect();
-            WRONG_KEY.with(|w| w.set(false));
-            out
-        };
-        CARRIED.with(|c| c.set(0));
-        let right = run_all(false);
-        assert!(right.iter().all(Result::is_ok), "{right:?}");
-        let carried = CARRIED.with(std::cell::Cell::get);
-        assert!(carried > 100, "{carried} answers carried");
-        let wrong = run_all(true);
-        assert!(
-            wrong.iter().any(Result::is_err),
-            "no mismatch with a wrong key: {wrong:?}"
-        );
-    }
-}
+mod tests;

@@ -136,8 +136,9 @@ pub(super) fn by_type_and_deadline(view: &View<'_>, cands: &[TaskId], sc: &mut D
     for k in 0..n_types {
         let bucket = &mut by_type[starts[k]..starts[k + 1]];
         if !bucket.is_sorted_by_key(|&i| keys[i].1) {
-            // Keys are unique (the index is one): an unstable sort gives the one order.
-            bucket.sort_unstable_by_key(|&i| (keys[i].1, i));
+            // Stable, on a bucket in index order: (deadline, index). A few runs of
+            // deadlines (a few classes of tasks, each in arrival order) merge in linear time.
+            bucket.sort_by_key(|&i| keys[i].1);
         }
     }
 }

@@ -70,6 +70,9 @@ pub(super) enum Table {
 /// Largest dense table, in entries (1 MiB).
 pub(super) const DENSE_LIMIT: usize = 1 << 16;
 
+/// Entries a sparse table keeps room for from one event to the next, at least.
+pub(super) const SPARSE_KEPT: usize = 1 << 12;
+
 #[cfg(test)]
 thread_local! {
     /// Test hooks: the calls of [`SuccessCache::get`] on this thread, and whether the
@@ -131,7 +134,16 @@ impl SuccessCache {
         bufs.succ_epoch = self.epoch;
         match self.table {
             Table::Dense { values, .. } => bufs.succ_values = values,
-            Table::Sparse(map) => bufs.succ_map = map,
+            Table::Sparse(mut map) => {
+                // Emptying a table costs its capacity: one grown by a large event (the first
+                // of a loaded system) is brought down to what this one filled.
+                let used = map.len().max(SPARSE_KEPT);
+                if map.capacity() > 4 * used {
+                    map.clear();
+                    map.shrink_to(2 * used);
+                }
+                bufs.succ_map = map;
+            }
         }
         self.memo
     }
