@@ -17,8 +17,9 @@ use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use live::{Action, Scheduler, SchedulerConfig};
 use workload::Pet;
 
-/// A loaded system: `machines` machines drawn from the default PET, every queue full, and
-/// `batch` tasks waiting. Deadlines lie three mean execution times after arrival, so chances
+/// A loaded system: `machines` machines drawn from the default PET, six tasks per machine
+/// submitted and mapped by one decision (where the heuristic chooses: not every queue ends
+/// full), and `batch` tasks waiting. Deadlines lie three mean execution times after arrival, so chances
 /// are fractional; time stands still, so nothing expires while the benchmark runs.
 fn loaded(heuristic: &str, machines: usize, batch: usize) -> (Scheduler, f64) {
     let pet = Pet::default_pet(2019).draw_machines(machines, 2019);
