@@ -54,6 +54,9 @@ def test_ctrl_c_stops_a_run_within_a_second() -> None:
     config = dict(SMALL_DICT, workload=dict(SMALL_DICT["workload"], tasks=2000))
     main = threading.get_ident()
     assert main == threading.main_thread().ident
+    # A process started in the background by a shell without job control ignores SIGINT
+    # from its start, and Python then leaves it ignored: Ctrl-C's handler is set for the test.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
     started = time.monotonic()
     timer.start()
@@ -62,6 +65,7 @@ def test_ctrl_c_stops_a_run_within_a_second() -> None:
             prunesim.run(config, trials=10_000, jobs=1)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     took = time.monotonic() - started
     assert took < 2.5, f"KeyboardInterrupt after {took:.1f} s"
 
