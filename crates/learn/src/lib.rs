@@ -106,12 +106,24 @@
 //!    an observation on any of them goes to the cells of the first of them, every copy
 //!    reads those cells' PMFs, and with the machine factor they share one factor
 //!    ([`Estimator::copies`] lists them). `k` copies give each cell `k` times the
-//!    observations. A prior equal on every machine (a flat one, or any prior that treats
-//!    all machines alike) tells no machines apart and so says nothing about which are
-//!    copies: then none are pooled. The model is that copies stay copies: a machine that may drift apart
+//!    observations. The model is that copies stay copies: a machine that may drift apart
 //!    from its copies (one of them slowing down) is learned apart with
 //!    `pool_copies = false`. A prior drawn per cell (a histogram of samples) or a flat
 //!    prior over machines that differ does not make copies of distinct machines.
+//!
+//!    **From the evidence** ([`Options::pool_by_evidence`], on by default). A prior equal
+//!    on every machine (a flat one, a homogeneous PET) tells no machines apart and so says
+//!    nothing about which are copies. Then each machine records in its own cells, and
+//!    every [`POOL_EVERY`] observations per machine the copies are found from the
+//!    observations ([`evidence`]: a two-sample Kolmogorov-Smirnov test of the cells'
+//!    Kaplan-Meier CDFs, type by type): machines alike in every task type compared (at
+//!    least [`JOIN_TYPES`]) learn every type together, and the cells of a type alike on
+//!    machines that are not copies learn that type together. A group's cells are rebuilt
+//!    from their observations together (the counts merged: the same estimate as one cell
+//!    holding them all) and every member reads the result ([`Estimator::cell_copies`]);
+//!    machines and cells are learned apart again once a type tells them apart. Until a
+//!    first group forms, every PMF is the one learned without looking, bit for bit. Not
+//!    with the machine factor.
 //!
 //! [`Options`] choose ignoring censoring (the naive estimator, for comparison), a sliding
 //! window over the last observations of each cell (for drift), the machine factor, and the
@@ -185,14 +197,16 @@
 //! assert_eq!(est.observations(0, 0), 3);
 //! ```
 
+mod cell;
 mod error;
 mod estimate;
+pub mod evidence;
 mod options;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
+use pmf::Pmf;
 use pmf::kaplan_meier::Sample;
-use pmf::{Pmf, Tick};
 
 pub use error::LearnError;
 pub use estimate::{
@@ -201,7 +215,12 @@ pub use estimate::{
 };
 pub use options::{Censoring, DEFAULT_EXPLORE, Options, Tail};
 
-use estimate::{push_tail, read, stretch, tick_of};
+use cell::Cell;
+use estimate::{read, stretch};
+pub use evidence::{
+    JOIN_DELTA, JOIN_TYPES, LEAVE_DELTA, MIN_POOL_OBSERVATIONS, POOL_EVERY, copies_band,
+    two_sample_distance,
+};
 use options::rebuild_after;
 
 /// The most distinct times a cell records exactly; beyond them a new time is recorded on
@@ -229,177 +248,15 @@ pub enum Update {
     /// Every cell of the observed machine (its factor moved, [`Options::machine_scale`];
     /// and of every copy of it).
     Machine,
+    /// Any cell: the copies found from the evidence changed ([`Options::pool_by_evidence`],
+    /// [`Estimator::copies`]), and with them what machines read.
+    All,
 }
 
 impl Update {
     /// True when some PMF changed.
     pub fn changed(self) -> bool {
         self != Update::Unchanged
-    }
-}
-
-/// The completions and censorings recorded at one time of a cell.
-#[derive(Debug, Clone, Copy, Default)]
-struct Counts {
-    completed: usize,
-    censored: usize,
-}
-
-/// One (task type, machine) cell.
-#[derive(Debug, Clone)]
-struct Cell {
-    /// The held observations counted by recorded time (the bits of a non-negative `f64`,
-    /// which order as the times): the Kaplan-Meier risk sets, walked in order.
-    counts: BTreeMap<u64, Counts>,
-    /// With a window, the held observations as recorded, oldest first (to evict them);
-    /// empty without one.
-    held: VecDeque<Sample>,
-    /// Observations held.
-    n: usize,
-    /// Completions held.
-    completed: usize,
-    /// The recorded times of the held observations summed in the order observed (without
-    /// a window; with one, summed from `held` when used).
-    sum: f64,
-    /// Observations since the PMF was last rebuilt.
-    since: usize,
-    /// The current PMF: `base` stretched by the machine's factor.
-    current: Pmf,
-    /// The blend of the prior and the estimate, on the scale of the prior.
-    base: Pmf,
-    /// Observations in the current PMF's estimate (`n` of the blend).
-    used: usize,
-    /// Whether the observations reject the prior at the last rebuild
-    /// ([`Options::prior_check`]).
-    rejected: bool,
-}
-
-impl Cell {
-    fn new(prior: &Pmf) -> Self {
-        Cell {
-            counts: BTreeMap::new(),
-            held: VecDeque::new(),
-            n: 0,
-            completed: 0,
-            sum: 0.0,
-            since: 0,
-            current: prior.clone(),
-            base: prior.clone(),
-            used: 0,
-            rejected: false,
-        }
-    }
-
-    /// The time an observation of base time `base` (non-negative) is recorded at: `base`
-    /// itself, or, when the cell already holds [`MAX_KEYS`] distinct times and `base` is
-    /// not one of them, its tick (`ceil` for a completion, `floor` for a censoring).
-    fn key(&self, base: f64, censored: bool) -> f64 {
-        if self.counts.len() < MAX_KEYS || self.counts.contains_key(&base.to_bits()) {
-            base
-        } else if censored {
-            base.floor() + 0.0
-        } else {
-            base.ceil() + 0.0
-        }
-    }
-
-    /// Records an observation at base time `base` (non-negative), evicting the oldest
-    /// beyond `window`.
-    fn record(&mut self, base: f64, censored: bool, window: Option<usize>) {
-        let time = self.key(base, censored);
-        let c = self.counts.entry(time.to_bits()).or_default();
-        if censored {
-            c.censored += 1;
-        } else {
-            c.completed += 1;
-            self.completed += 1;
-        }
-        self.n += 1;
-        match window {
-            None => self.sum += time,
-            Some(w) => {
-                self.held.push_back(Sample { time, censored });
-                while self.held.len() > w {
-                    let Some(old) = self.held.pop_front() else {
-                        break;
-                    };
-                    self.forget(old);
-                }
-            }
-        }
-    }
-
-    /// Removes one held observation from the counts.
-    fn forget(&mut self, old: Sample) {
-        let key = old.time.to_bits();
-        if let Some(c) = self.counts.get_mut(&key) {
-            if old.censored {
-                c.censored -= 1;
-            } else {
-                c.completed -= 1;
-                self.completed -= 1;
-            }
-            if c.completed == 0 && c.censored == 0 {
-                self.counts.remove(&key);
-            }
-        }
-        self.n -= 1;
-    }
-
-    /// The recorded times of the held observations summed in the order observed.
-    fn total(&self, window: Option<usize>) -> f64 {
-        match window {
-            None => self.sum,
-            Some(_) => self.held.iter().map(|s| s.time).sum(),
-        }
-    }
-
-    /// [`estimate`] of the held observations, from the counts: one walk over the distinct
-    /// times (the same operations in the same order, so the same bits).
-    /// With it, whether the cell's observations reject the prior ([`Options::prior_check`]).
-    fn estimate(
-        &self,
-        prior: &Pmf,
-        options: &Options,
-    ) -> Result<Option<(Pmf, usize, bool)>, LearnError> {
-        let ignore = options.censoring == Censoring::Ignore;
-        let n = if ignore { self.completed } else { self.n };
-        if n == 0 {
-            return Ok(None);
-        }
-        let mut pairs: Vec<(Tick, f64)> = Vec::new();
-        let mut s = 1.0;
-        let mut before = 0usize;
-        let mut last = 0.0;
-        for (&key, c) in &self.counts {
-            let here = if ignore {
-                c.completed
-            } else {
-                c.completed + c.censored
-            };
-            if here == 0 {
-                continue;
-            }
-            let w = f64::from_bits(key);
-            let d = c.completed;
-            if d > 0 {
-                let r = n - before;
-                let prev = s;
-                // r - d exactly zero when every remaining task died here: S is exactly 0.
-                s *= (r - d) as f64 / r as f64;
-                pairs.push((tick_of(w.ceil())?, prev - s));
-            }
-            before += here;
-            last = w;
-        }
-        let rejected = options.prior_check && contradicts(prior, &pairs, last, n)?;
-        if s > 0.0 {
-            let prior = (!rejected).then_some(prior);
-            push_tail(&mut pairs, s, last, prior, options, || {
-                (self.total(options.window), self.completed)
-            })?;
-        }
-        Ok(Some((Pmf::from_weighted_pairs(pairs)?, n, rejected)))
     }
 }
 
@@ -429,7 +286,25 @@ pub struct Estimator {
     class: Vec<usize>,
     /// Per machine, the machines learned together with it (itself included, in order).
     copies: Vec<Vec<usize>>,
+    /// Copies found from the evidence ([`Options::pool_by_evidence`]), when the prior tells
+    /// no machines apart.
+    evidence: Option<Evidence>,
     options: Options,
+}
+
+/// The state of finding copies from the evidence ([`Options::pool_by_evidence`]): each
+/// machine records in its own cells, and the cells of a group of copies are rebuilt from
+/// their observations together, every copy reading the same PMF.
+#[derive(Debug, Clone)]
+struct Evidence {
+    /// Observations since the copies were last found.
+    since: usize,
+    /// Per cell (type-major), the machines whose cells of its task type learn together
+    /// with it (itself included, in index order).
+    groups: Vec<Vec<usize>>,
+    /// Per machine, the first machine it was found alike with in every task type compared
+    /// (itself when none).
+    classes: Vec<usize>,
 }
 
 impl Estimator {
@@ -495,15 +370,20 @@ impl Estimator {
         }))
         .filter(|c| options.pool_copies && c.iter().enumerate().any(|(m, &f)| f == m && m > 0))
         .unwrap_or_else(|| (0..machines).collect());
-        let mut copies = vec![Vec::new(); machines];
-        for (m, &c) in class.iter().enumerate() {
-            copies[c].push(m);
-        }
-        for m in 0..machines {
-            if class[m] != m {
-                copies[m] = copies[class[m]].clone();
-            }
-        }
+        let copies = members(&class);
+        // The same prior on every machine: the copies are for the evidence to find.
+        let equal = machines > 1
+            && (0..types).all(|t| {
+                let row = &prior[t * machines..(t + 1) * machines];
+                row.iter().all(|p| p == &row[0])
+            });
+        let evidence =
+            (options.pool_copies && options.pool_by_evidence && !options.machine_scale && equal)
+                .then(|| Evidence {
+                    since: 0,
+                    groups: (0..types * machines).map(|i| vec![i % machines]).collect(),
+                    classes: (0..machines).collect(),
+                });
         Ok(Estimator {
             types,
             machines,
@@ -513,6 +393,7 @@ impl Estimator {
             factors,
             class,
             copies,
+            evidence,
             options,
         })
     }
@@ -547,16 +428,38 @@ impl Estimator {
 
     /// The machines learned together with `machine` ([`Options::pool_copies`]; itself
     /// included, in index order): an [`Update`] of an observation on `machine` changed
-    /// the PMFs of all of them. Out of the estimator's shape: none.
+    /// the PMFs of all of them. Found from the evidence ([`Options::pool_by_evidence`]),
+    /// they change as the observations do ([`Update::All`]). Out of the estimator's
+    /// shape: none.
     pub fn copies(&self, machine: usize) -> &[usize] {
         self.copies.get(machine).map_or(&[], Vec::as_slice)
+    }
+
+    /// The machines whose cells of `task_type` are learned together with `machine`'s
+    /// (itself included, in index order): its copies ([`Estimator::copies`]), or, with
+    /// copies found from the evidence ([`Options::pool_by_evidence`]), the machines whose
+    /// observations of `task_type` are alike, which change as the observations do
+    /// ([`Update::All`]). An [`Update::Cell`] of an observation of `task_type` on
+    /// `machine` changed the PMFs of all of them. Out of the estimator's shape: none.
+    pub fn cell_copies(&self, task_type: usize, machine: usize) -> &[usize] {
+        if task_type >= self.types {
+            return &[];
+        }
+        match &self.evidence {
+            Some(ev) => ev
+                .groups
+                .get(task_type * self.machines + machine)
+                .map_or(&[], Vec::as_slice),
+            None => self.copies(machine),
+        }
     }
 
     /// Records an execution of `task_type` on `machine` that ran `time` ticks: completed
     /// (`censored = false`) or ended by a drop before completing (`censored = true`: the
     /// execution time exceeds `time`). Returns what changed: the cell's PMF (rebuilt at the
     /// cadence, [`Options::cadence`]), every PMF of the machine (its factor moved,
-    /// [`Options::machine_scale`]), or nothing.
+    /// [`Options::machine_scale`]), any cell (the copies found from the evidence changed,
+    /// [`Options::pool_by_evidence`]), or nothing.
     ///
     /// Errors: a cell outside the shape or a time that is not finite and `>= 0` (nothing
     /// is recorded); a PMF that cannot be built (the observation is recorded, the PMFs are
@@ -598,31 +501,149 @@ impl Estimator {
         if let Some(e) = failed {
             return Err(e);
         }
+        if self.evidence.is_some() {
+            return self.observe_pooled(task_type, machine);
+        }
+        let cell = &mut self.cells[i];
         if cell.since >= rebuild_after(&options, cell.n) {
             cell.since = 0;
-            let (estimate, used, rejected) = match cell.estimate(&self.prior[i], &options)? {
-                Some((p, n, r)) => (Some(p), n, r),
-                None => (None, 0, false),
-            };
-            // A prior the cell's observations reject weighs nothing (`Options::prior_check`).
-            let n0 = if rejected { 0.0 } else { options.prior_weight };
-            let next = match estimate {
-                Some(e) => blend(&self.prior[i], n0, &e, used)?,
-                None => self.prior[i].clone(),
-            };
-            cell.rejected = rejected;
-            let current = read(
-                stretch(&next, factor)?,
-                optimism(options.prior_weight, cell.n, options.optimistic_below()),
-            )?;
-            if current != cell.current && update == Update::Unchanged {
+            let built = build(cell, &self.prior[i], factor, &options)?;
+            if built.current != cell.current && update == Update::Unchanged {
                 update = Update::Cell;
             }
-            cell.current = current;
-            cell.base = next;
-            cell.used = used;
+            built.install(cell);
         }
         Ok(update)
+    }
+
+    /// After an observation of `task_type` on `machine` recorded in its own cell, with
+    /// copies found from the evidence ([`Options::pool_by_evidence`]): the copies found
+    /// again when due, then the cell of the observed machine's copies rebuilt from their
+    /// observations together at the cadence (their observations and those since the last
+    /// rebuild counted together).
+    fn observe_pooled(&mut self, task_type: usize, machine: usize) -> Result<Update, LearnError> {
+        let mut update = Update::Unchanged;
+        if let Some(ev) = self.evidence.as_mut() {
+            ev.since += 1;
+            if ev.since >= POOL_EVERY.saturating_mul(self.machines) {
+                ev.since = 0;
+                if self.find_copies()? {
+                    update = Update::All;
+                }
+            }
+        }
+        let row = task_type * self.machines;
+        let group = self.cell_copies(task_type, machine);
+        let held: usize = group.iter().map(|&g| self.cells[row + g].n).sum();
+        let since: usize = group.iter().map(|&g| self.cells[row + g].since).sum();
+        if since >= rebuild_after(&self.options, held)
+            && self.rebuild_copies(task_type, machine)?
+            && update == Update::Unchanged
+        {
+            update = Update::Cell;
+        }
+        Ok(update)
+    }
+
+    /// Rebuilds the cells of `task_type` on `machine` and its copies from their
+    /// observations together ([`Options::pool_by_evidence`]): every copy reads the same
+    /// PMF. Whether a copy's PMF changed.
+    fn rebuild_copies(&mut self, task_type: usize, machine: usize) -> Result<bool, LearnError> {
+        let row = task_type * self.machines;
+        let group = self.cell_copies(task_type, machine).to_vec();
+        let first = &self.cells[row + group[0]];
+        let merged;
+        let cell = if group.len() == 1 {
+            first
+        } else {
+            merged = Cell::merged(first, group[1..].iter().map(|&g| &self.cells[row + g]));
+            &merged
+        };
+        let built = build(cell, &self.prior[row + group[0]], 1.0, &self.options)?;
+        let mut changed = false;
+        for g in group {
+            let c = &mut self.cells[row + g];
+            c.since = 0;
+            changed |= built.current != c.current;
+            built.clone().install(c);
+        }
+        Ok(changed)
+    }
+
+    /// Finds the copies again from the observations ([`Options::pool_by_evidence`],
+    /// [`evidence`]): the machines, each in index order joining the first group whose
+    /// first machine it is a copy of ([`evidence::alike_machines`]); then, type by type,
+    /// each cell joining the first group of its type whose first machine is its machine's
+    /// copy or whose cell it is alike with ([`evidence::alike`]). The cells whose copies
+    /// changed are rebuilt. Whether any changed.
+    fn find_copies(&mut self) -> Result<bool, LearnError> {
+        let ignore = self.options.censoring == Censoring::Ignore;
+        let (types, machines) = (self.types, self.machines);
+        let cdfs = self
+            .cells
+            .iter()
+            .map(|c| c.cdf(ignore))
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some(ev) = self.evidence.as_ref() else {
+            return Ok(false);
+        };
+        let join = types.min(evidence::JOIN_TYPES);
+        let mut class: Vec<usize> = Vec::with_capacity(machines);
+        let mut firsts: Vec<usize> = Vec::new();
+        for m in 0..machines {
+            let found = firsts.iter().copied().find(|&r| {
+                let together = ev.classes[m] == ev.classes[r];
+                evidence::alike_machines(&cdfs, types, machines, (r, m), together, join)
+            });
+            class.push(found.unwrap_or_else(|| {
+                firsts.push(m);
+                m
+            }));
+        }
+        // Within a task type: the machines found alike in every type compared, and the
+        // cells alike in that type.
+        let mut next: Vec<Vec<usize>> = Vec::with_capacity(types * machines);
+        for t in 0..types {
+            let row = t * machines;
+            let mut cell_class: Vec<usize> = Vec::with_capacity(machines);
+            let mut cell_firsts: Vec<usize> = Vec::new();
+            for m in 0..machines {
+                let found = cell_firsts.iter().copied().find(|&r| {
+                    class[r] == class[m]
+                        || evidence::alike(
+                            &cdfs[row + r],
+                            &cdfs[row + m],
+                            ev.groups[row + m].contains(&r),
+                        )
+                });
+                cell_class.push(found.unwrap_or_else(|| {
+                    cell_firsts.push(m);
+                    m
+                }));
+            }
+            next.extend(members(&cell_class));
+        }
+        if next == ev.groups {
+            if let Some(ev) = self.evidence.as_mut() {
+                ev.classes = class;
+            }
+            return Ok(false);
+        }
+        let moved: Vec<usize> = (0..types * machines)
+            .filter(|&i| next[i] != ev.groups[i])
+            .collect();
+        if let Some(ev) = self.evidence.as_mut() {
+            ev.groups = next;
+            ev.classes = class;
+        }
+        for &i in &moved {
+            let (t, m) = (i / machines, i % machines);
+            let first = self.cell_copies(t, m)[0];
+            if first == m || !moved.contains(&(t * machines + first)) {
+                self.rebuild_copies(t, m)?;
+            }
+        }
+        Ok(true)
     }
 
     /// Adds a ratio to `machine`'s window and re-estimates its factor; when the factor
@@ -699,22 +720,38 @@ impl Estimator {
         }
     }
 
-    /// The observations of the cell that count (within the window), censored included.
+    /// The observations of the cell that count (within the window), censored included;
+    /// with copies found from the evidence, those of the cell on every copy together.
     ///
     /// # Panics
     /// On a cell outside the estimator's shape.
     pub fn observations(&self, task_type: usize, machine: usize) -> usize {
-        match self.index(task_type, machine) {
-            Ok(i) => self.cells[i].n,
+        match self.held(task_type, machine) {
+            Ok(n) => n,
             Err(e) => panic!("{e}"),
         }
     }
 
-    /// Whether the cell is explored: it holds fewer than [`Options::explore`] observations.
-    /// Out of the estimator's shape: false.
+    /// The observations the cell's PMF learns from ([`Estimator::observations`]).
+    fn held(&self, task_type: usize, machine: usize) -> Result<usize, LearnError> {
+        let i = self.index(task_type, machine)?;
+        Ok(match self.evidence {
+            Some(_) => {
+                let row = task_type * self.machines;
+                self.cell_copies(task_type, machine)
+                    .iter()
+                    .map(|&g| self.cells[row + g].n)
+                    .sum()
+            }
+            None => self.cells[i].n,
+        })
+    }
+
+    /// Whether the cell is explored: it holds fewer than [`Options::explore`] observations
+    /// ([`Estimator::observations`]). Out of the estimator's shape: false.
     pub fn explores(&self, task_type: usize, machine: usize) -> bool {
-        self.index(task_type, machine)
-            .is_ok_and(|i| self.cells[i].n < self.options.explore)
+        self.held(task_type, machine)
+            .is_ok_and(|n| n < self.options.explore)
     }
 
     /// Whether the cell's observations reject its prior ([`Options::prior_check`]; at its
@@ -741,6 +778,63 @@ impl Estimator {
             Err(e) => panic!("{e}"),
         }
     }
+}
+
+/// Per machine, the machines of its class (`class[m]` the first of them), in index order.
+fn members(class: &[usize]) -> Vec<Vec<usize>> {
+    let mut copies = vec![Vec::new(); class.len()];
+    for (m, &c) in class.iter().enumerate() {
+        copies[c].push(m);
+    }
+    for m in 0..class.len() {
+        if class[m] != m {
+            copies[m] = copies[class[m]].clone();
+        }
+    }
+    copies
+}
+
+/// A cell's PMFs rebuilt from its observations (steps 1-3 and 5 of the crate docs).
+#[derive(Clone)]
+struct Built {
+    current: Pmf,
+    base: Pmf,
+    used: usize,
+    rejected: bool,
+}
+
+impl Built {
+    fn install(self, cell: &mut Cell) {
+        cell.current = self.current;
+        cell.base = self.base;
+        cell.used = self.used;
+        cell.rejected = self.rejected;
+    }
+}
+
+/// The cell's estimate blended with its `prior` (a prior the observations reject weighing
+/// nothing, [`Options::prior_check`]), stretched by the machine's `factor` and read
+/// optimistically while explored.
+fn build(cell: &Cell, prior: &Pmf, factor: f64, options: &Options) -> Result<Built, LearnError> {
+    let (estimate, used, rejected) = match cell.estimate(prior, options)? {
+        Some((p, n, r)) => (Some(p), n, r),
+        None => (None, 0, false),
+    };
+    let n0 = if rejected { 0.0 } else { options.prior_weight };
+    let base = match estimate {
+        Some(e) => blend(prior, n0, &e, used)?,
+        None => prior.clone(),
+    };
+    let current = read(
+        stretch(&base, factor)?,
+        optimism(options.prior_weight, cell.n, options.optimistic_below()),
+    )?;
+    Ok(Built {
+        current,
+        base,
+        used,
+        rejected,
+    })
 }
 
 #[cfg(test)]

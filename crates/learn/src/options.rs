@@ -72,6 +72,14 @@ pub struct Options {
     /// learned as one machine ([`Estimator::copies`]; the crate docs, "Copies"). On by
     /// default.
     pub pool_copies: bool,
+    /// Copies found from the evidence: when the prior is equal on every machine (a flat
+    /// prior, or a homogeneous PET: it tells no machines apart), machines whose
+    /// observations are one distribution in every task type compared (a two-sample
+    /// Kolmogorov-Smirnov test per type, [`crate::evidence`]) learn as one, and so do the
+    /// cells of a type that are alike on other machines; apart again once a type tells
+    /// them apart ([`Estimator::cell_copies`]; the crate docs, step 6). Only with
+    /// [`Options::pool_copies`] and without [`Options::machine_scale`]. On by default.
+    pub pool_by_evidence: bool,
     /// The prior check: a cell whose observations reject its prior (their Kaplan-Meier CDF
     /// departs from the prior's by more than the Dvoretzky-Kiefer-Wolfowitz band,
     /// [`prior_band`]) learns from its observations alone: the prior weighs nothing there
@@ -100,6 +108,7 @@ impl Default for Options {
             explore: DEFAULT_EXPLORE,
             optimism: false,
             pool_copies: true,
+            pool_by_evidence: true,
             prior_check: false,
         }
     }

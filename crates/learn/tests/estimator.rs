@@ -629,3 +629,185 @@ fn copies_learn_as_one_machine_and_a_prior_equal_everywhere_pools_nothing() {
         assert_eq!(est.copies(m), &[m]);
     }
 }
+
+/// A bimodal execution time (ticks) from a 64-bit linear congruential stream: 4-6 with
+/// probability 3/4, else 20-29, times `slow`.
+fn bimodal(state: &mut u64, slow: f64) -> f64 {
+    *state = state
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let u = (*state >> 33) as usize;
+    let x = if u % 4 < 3 {
+        4 + u / 4 % 3
+    } else {
+        20 + u / 4 % 10
+    };
+    (x as f64 * slow).round()
+}
+
+/// A flat prior on 1..=60 on `machines` machines and `types` types, weighing nothing.
+fn flat_estimator(types: usize, machines: usize, pool_by_evidence: bool) -> Estimator {
+    let flat = Pmf::new(1, vec![1.0 / 60.0; 60]).unwrap();
+    let options = Options {
+        prior_weight: 0.0,
+        pool_by_evidence,
+        ..Options::default()
+    };
+    Estimator::with_prior(types, machines, |_, _| flat.clone(), options).unwrap()
+}
+
+#[test]
+fn copies_are_found_from_the_evidence_when_the_prior_tells_no_machines_apart() {
+    // Machines 0 and 2 are copies; machine 1 is 3 times slower. Two task types.
+    let mut est = flat_estimator(2, 3, true);
+    assert_eq!(est.copies(0), [0]);
+    let mut rng = 7u64;
+    let mut all = false;
+    for _ in 0..200 {
+        for t in 0..2 {
+            for (m, slow) in [(0, 1.0), (1, 3.0), (2, 1.0)] {
+                let x = bimodal(&mut rng, slow);
+                all |= est.observe(t, m, x, false).unwrap() == Update::All;
+            }
+        }
+    }
+    assert!(all, "the copies changed once");
+    for t in 0..2 {
+        assert_eq!(est.cell_copies(t, 0), [0, 2]);
+        assert_eq!(est.cell_copies(t, 2), [0, 2]);
+        assert_eq!(est.cell_copies(t, 1), [1]);
+        // The prior tells no machines apart: the machines are not copies in every type.
+        assert_eq!(est.copies(2), [2]);
+        assert_eq!(est.pmf(t, 0), est.pmf(t, 2), "copies read one PMF");
+        assert_ne!(est.pmf(t, 0), est.pmf(t, 1));
+        assert_eq!(
+            est.observations(t, 0),
+            400,
+            "copies count their observations together"
+        );
+        assert_eq!(est.observations(t, 1), 200);
+    }
+    // The pooled PMF is the Kaplan-Meier estimate of both machines' observations: the
+    // same as one machine that observed them all.
+    let mut one = flat_estimator(1, 1, true);
+    let mut rng = 7u64;
+    for _ in 0..200 {
+        for t in 0..2 {
+            for (m, slow) in [(0, 1.0), (1, 3.0), (2, 1.0)] {
+                let x = bimodal(&mut rng, slow);
+                if t == 0 && m != 1 {
+                    one.observe(0, 0, x, false).unwrap();
+                }
+            }
+        }
+    }
+    assert_eq!(one.pmf(0, 0), est.pmf(0, 0));
+}
+
+#[test]
+fn a_copy_that_stops_being_one_learns_apart_again() {
+    let mut est = flat_estimator(1, 2, true);
+    let mut rng = 11u64;
+    for _ in 0..100 {
+        for m in 0..2 {
+            let x = bimodal(&mut rng, 1.0);
+            est.observe(0, m, x, false).unwrap();
+        }
+    }
+    assert_eq!(est.cell_copies(0, 1), [0, 1]);
+    // Machine 1 slows down four-fold: its observations tell it apart.
+    for _ in 0..400 {
+        let x = bimodal(&mut rng, 1.0);
+        est.observe(0, 0, x, false).unwrap();
+        let x = bimodal(&mut rng, 4.0);
+        est.observe(0, 1, x, false).unwrap();
+    }
+    assert_eq!(est.cell_copies(0, 1), [1]);
+    assert_ne!(est.pmf(0, 0), est.pmf(0, 1));
+}
+
+#[test]
+fn distinct_machines_are_never_pooled_and_learn_as_without_the_evidence() {
+    // Machines 1.5 to 2 times apart: until copies are found (never, here) every PMF is
+    // the one learned without looking for them, bit for bit.
+    let mut with = flat_estimator(3, 2, true);
+    let mut without = flat_estimator(3, 2, false);
+    let mut rng = 3u64;
+    for i in 0..600 {
+        let (t, m) = (i % 3, i / 3 % 2);
+        let x = bimodal(&mut rng, if m == 0 { 1.0 } else { 1.5 + t as f64 * 0.25 });
+        let censored = i % 7 == 0;
+        assert_eq!(
+            with.observe(t, m, x, censored).unwrap(),
+            without.observe(t, m, x, censored).unwrap()
+        );
+        assert_eq!(with.cell_copies(t, m), [m]);
+        assert_eq!(with.pmf(t, m), without.pmf(t, m));
+    }
+}
+
+#[test]
+fn priors_that_tell_machines_apart_are_not_second_guessed() {
+    // Machine 1's prior differs: the prior says which machines are copies (none here),
+    // whatever the observations.
+    let options = Options {
+        prior_weight: 0.0,
+        ..Options::default()
+    };
+    let mut est = Estimator::with_prior(
+        1,
+        2,
+        |_, m| Pmf::new(1, vec![1.0 / (30.0 + m as f64); 30 + m]).unwrap(),
+        options,
+    )
+    .unwrap();
+    let mut rng = 5u64;
+    for _ in 0..200 {
+        for m in 0..2 {
+            let x = bimodal(&mut rng, 1.0);
+            assert_ne!(est.observe(0, m, x, false).unwrap(), Update::All);
+        }
+    }
+    assert_eq!(est.cell_copies(0, 1), [1]);
+}
+
+#[test]
+fn copies_learn_their_rarely_run_types_together_and_other_machines_only_their_alike_cells() {
+    // Four task types on three machines: 0 and 1 copies in every type; 2 like them in
+    // types 0 and 1 only (three times slower in types 2 and 3). Type 3 runs rarely (5 times
+    // per machine): too few to compare.
+    let mut est = flat_estimator(4, 3, true);
+    let mut rng = 13u64;
+    for round in 0..150 {
+        for t in 0..4 {
+            if t == 3 && round >= 5 {
+                continue;
+            }
+            for m in 0..3 {
+                let slow = if m == 2 && t >= 2 { 3.0 } else { 1.0 };
+                let x = bimodal(&mut rng, slow);
+                est.observe(t, m, x, false).unwrap();
+            }
+        }
+    }
+    for t in 0..2 {
+        assert_eq!(
+            est.cell_copies(t, 2),
+            [0, 1, 2],
+            "type {t}: alike everywhere"
+        );
+    }
+    assert_eq!(
+        est.cell_copies(2, 1),
+        [0, 1],
+        "machine 2 is told apart in type 2"
+    );
+    assert_eq!(est.cell_copies(2, 2), [2]);
+    assert_eq!(
+        est.cell_copies(3, 1),
+        [0, 1],
+        "copies learn a type too rarely run to compare"
+    );
+    assert_eq!(est.cell_copies(3, 2), [2]);
+    assert_eq!(est.observations(3, 0), 10);
+}

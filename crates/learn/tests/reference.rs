@@ -171,6 +171,7 @@ proptest! {
             optimism: false,
             // The reference learns each machine alone (pooling: `estimator.rs`).
             pool_copies: false,
+            pool_by_evidence: false,
             prior_check,
         };
         let mut est = Estimator::new(2, 2, prior.clone(), o).unwrap();

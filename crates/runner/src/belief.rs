@@ -31,6 +31,8 @@
 //!                           # than 10 observations (the default; 0: never)
 //! optimism = false          # explored cells are also read optimistically
 //! pool_copies = true        # machines with equal priors (copies) learn as one
+//! pool_by_evidence = true   # a prior equal on every machine: copies found from the
+//!                           # observations (a two-sample test per task type)
 //! prior_check = true        # a cell whose observations reject its prior learns from
 //!                           # them alone (default false)
 //!
@@ -148,6 +150,10 @@ pub struct BeliefConfig {
     /// Learned: machines whose priors are equal in every task type learn as one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pool_copies: Option<bool>,
+    /// Learned: with a prior equal on every machine, machines whose observations are one
+    /// distribution learn as one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool_by_evidence: Option<bool>,
     /// Learned: a cell whose observations reject its prior learns from them alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prior_check: Option<bool>,
@@ -169,6 +175,7 @@ impl BeliefConfig {
             explore: self.explore.unwrap_or(d.explore),
             optimism: self.optimism.unwrap_or(d.optimism),
             pool_copies: self.pool_copies.unwrap_or(d.pool_copies),
+            pool_by_evidence: self.pool_by_evidence.unwrap_or(d.pool_by_evidence),
             prior_check: self.prior_check.unwrap_or(d.prior_check),
         }
     }
@@ -204,6 +211,7 @@ impl BeliefConfig {
                 set("explore", self.explore.is_some()),
                 set("optimism", self.optimism.is_some()),
                 set("pool_copies", self.pool_copies.is_some()),
+                set("pool_by_evidence", self.pool_by_evidence.is_some()),
                 set("prior_check", self.prior_check.is_some()),
             ];
             if let Some(k) = given.into_iter().flatten().next() {

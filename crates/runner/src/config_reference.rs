@@ -503,8 +503,12 @@ const BELIEF: &[Key] = &[
         .example("source = \"learned\"\nprior = \"flat\"\nprior_weight = 0\nexplore = 10"),
     key("pool_copies", "boolean", "true")
         .allowed("only with source = \"learned\"")
-        .means("copies learn as one: machines whose priors are equal in every task type (copies of a machine type) pool their observations, every copy reading the same learned cells (and sharing one machine factor); a prior equal on every machine (a flat one) tells none apart and pools nothing; false for copies that may drift apart")
+        .means("copies learn as one: machines whose priors are equal in every task type (copies of a machine type) pool their observations, every copy reading the same learned cells (and sharing one machine factor); a prior equal on every machine (a flat one) tells none apart: then the copies are found from the observations (pool_by_evidence); false for copies that may drift apart")
         .example("source = \"learned\"\npool_copies = false"),
+    key("pool_by_evidence", "boolean", "true")
+        .allowed("only with source = \"learned\"; applies when the prior is equal on every machine (a flat prior, a homogeneous PET), with pool_copies and without machine_scale")
+        .means("copies found from the evidence: every 10 observations per machine the machines are compared task type by task type (the two-sample Kolmogorov-Smirnov distance of their Kaplan-Meier CDFs at 5%, types with at least 30 observations on both); two machines alike in every type compared (at least 3) learn every type together, cells of a type alike on other machines learn that type together, and apart again once a type tells them apart; until then every cell learns as with false")
+        .example("source = \"learned\"\nprior = \"flat\"\nprior_weight = 0\npool_by_evidence = false"),
     key("optimism", "boolean", "false")
         .allowed("only with source = \"learned\"")
         .means("optimism in the face of uncertainty: an explored cell holding n observations is also read optimistically, 1 / sqrt(prior_weight + n + 1) of its mass moved from its slowest times onto its fastest tick, so every policy tries it, not only idle machines; costs tasks where the prior is right or too fast")

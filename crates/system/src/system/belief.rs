@@ -114,6 +114,7 @@ impl<'p> System<'p> {
             return;
         };
         let ty = self.tasks[t].task_type;
+        let machines = l.estimator.machines();
         let types = match l.estimator.observe(ty, m, ran, censored) {
             Ok(learn::Update::Unchanged) => 0..0,
             Ok(learn::Update::Cell) => ty..ty + 1,
@@ -122,15 +123,19 @@ impl<'p> System<'p> {
                 tracing::debug!(machine = m, scale, "machine factor moved");
                 0..l.estimator.types()
             }
+            Ok(learn::Update::All) => {
+                tracing::debug!(machine = m, "copies found from the evidence changed");
+                l.changed.fill(true);
+                0..0
+            }
             Err(e) => {
                 tracing::warn!(task_type = ty, machine = m, "observation ignored: {e}");
                 return;
             }
         };
         // On every copy of the machine (`learn::Options::pool_copies`), which reads the same.
-        let machines = l.estimator.machines();
-        for &c in l.estimator.copies(m) {
-            for t in types.clone() {
+        for t in types {
+            for &c in l.estimator.cell_copies(t, m) {
                 l.changed[t * machines + c] = true;
             }
         }
@@ -155,7 +160,7 @@ impl<'p> System<'p> {
                 continue;
             }
             let (t, m) = (i / machines, i % machines);
-            let copies = l.estimator.copies(m).to_vec();
+            let copies = l.estimator.cell_copies(t, m).to_vec();
             for &c in &copies {
                 l.changed[t * machines + c] = false;
             }
