@@ -92,7 +92,8 @@ fn a_new_policy_crate_builds_and_runs_beside_pam_and_mm_outside_the_checkout() {
 }
 
 /// The workspace's library crates a policy crate depends on, directly or not.
-const WORKSPACE_CRATES: [&str; 11] = [
+const WORKSPACE_CRATES: [&str; 12] = [
+    "runner",
     "pmf",
     "workload",
     "model",
