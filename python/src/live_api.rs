@@ -337,15 +337,9 @@ impl PyEstimator {
                 .try_into()
                 .map_err(|e| ConfigError::new_err(format!("estimator options: {e}")))?,
         };
-        let pet = &prior.0;
-        learn::Estimator::with_prior(
-            pet.n_types(),
-            pet.n_machines(),
-            |t, m| pet.pmf(t, m).clone(),
-            options,
-        )
-        .map(|e| PyEstimator(Mutex::new(e)))
-        .map_err(config_error)
+        live::system::estimator_from_prior(&prior.0, options)
+            .map(|e| PyEstimator(Mutex::new(e)))
+            .map_err(config_error)
     }
 
     /// An execution of `task_type` on `machine` took `time` ticks (`censored`: it was

@@ -3,6 +3,8 @@
 
 use model::{ImmediateHeuristic, Known, MachineId, TaskId, View};
 
+pub mod reference;
+
 /// Index of the minimum of `f` over `ms` (ties: the first).
 fn argmin(ms: impl Iterator<Item = MachineId>, mut f: impl FnMut(MachineId) -> f64) -> MachineId {
     let mut best = (0, f64::INFINITY);
@@ -172,52 +174,106 @@ impl ImmediateHeuristic for MaxRobust {
     fn name(&self) -> &str {
         "MR"
     }
-    /// The choice of computing every candidate's chance, computing fewer: a candidate whose
-    /// PCTs at the tick are not computed but whose earlier ones are kept is first bounded by
-    /// them (its chance is at most `r` times the one on the earlier tail,
-    /// [`View::append_success_known`]); such candidates are computed by decreasing bound while the bound can
-    /// reach the best chance, and afterwards only when the bound can reach `best - epsilon`
-    /// (the near-best set, whose variances are read), with a slack far above rounding.
+    /// JPDC-2016 6.1.4, step by step:
+    /// 1. the candidates: the `k` share of machines with the best expected execution time of
+    ///    the task's type (KPB's set);
+    /// 2. on each, the task's success probability appended to its queue (eq. 1), whose
+    ///    highest value `P*` maximises the system's robustness rho (eq. 2);
+    /// 3. the near-best set: the candidates whose chance is at least `P* - epsilon`;
+    /// 4. of those, the least variance of the task's completion-time PMF with dropping (eqs.
+    ///    2-5), ties to the first candidate in the order of step 1.
+    ///
+    /// Steps 2 and 3 read fewer chances than they name ([`Chances`]); the choice is
+    /// [`reference::max_robust`]'s, which reads them all.
     fn choose(&mut self, view: &View<'_>, task: TaskId) -> MachineId {
-        let spec = view.task(task);
         let cands = k_best(view, task, self.k);
-        let pet = |m: MachineId| view.pet.exec_pmf(spec.task_type, m);
-        let exact = |m: MachineId| view.tail(m).append_success(pet(m), spec.deadline);
-        // Per candidate: its chance when read, else an upper bound on it.
-        let mut succ: Vec<(f64, bool)> = cands
+        let mut chances = Chances::new(view, task, &cands);
+        let best = chances.highest();
+        let near = chances.at_least(best - self.epsilon);
+        argmin(near, |m| appended_pct(view, m, view.task(task)).variance())
+    }
+}
+
+/// The chances of one task appended to each of MaxRobust's candidates, read when they can
+/// matter. A candidate whose PCTs at the tick are computed is read at once; one whose PCTs
+/// are not computed but whose earlier ones are kept starts as an upper bound on its chance
+/// (at most `r` times the one on the earlier tail, [`View::append_success_known`]) and is
+/// read only when that bound can reach the value asked about, with a slack far above
+/// rounding ([`CHANCE_SLACK`]).
+struct Chances<'c, 'v, 'a> {
+    view: &'v View<'a>,
+    task: TaskId,
+    cands: &'c [MachineId],
+    /// Per candidate: its chance when read (`true`), else an upper bound on it.
+    chance: Vec<(f64, bool)>,
+}
+
+impl<'c, 'v, 'a> Chances<'c, 'v, 'a> {
+    fn new(view: &'v View<'a>, task: TaskId, cands: &'c [MachineId]) -> Self {
+        let chance = cands
             .iter()
             .map(|&m| match view.append_success_known(task, m) {
                 Known::AtMost(upper) => (upper, false),
                 Known::Exact(p) => (p, true),
-                _ => (exact(m), true),
+                _ => (view.append_success(task, m), true),
             })
             .collect();
-        let mut best = succ
+        Chances {
+            view,
+            task,
+            cands,
+            chance,
+        }
+    }
+
+    /// Reads candidate `i`'s chance.
+    fn read(&mut self, i: usize) -> f64 {
+        let p = self.view.append_success(self.task, self.cands[i]);
+        self.chance[i] = (p, true);
+        p
+    }
+
+    /// `P*`, the highest chance of any candidate: the best of those read, then the bounded
+    /// ones read by decreasing bound while their bound can reach the best so far.
+    fn highest(&mut self) -> f64 {
+        let mut best = self
+            .chance
             .iter()
-            .filter(|s| s.1)
-            .map(|s| s.0)
+            .filter(|c| c.1)
+            .map(|c| c.0)
             .fold(f64::NEG_INFINITY, f64::max);
-        let mut bounded: Vec<usize> = (0..cands.len()).filter(|&i| !succ[i].1).collect();
-        bounded.sort_unstable_by(|&a, &b| succ[b].0.total_cmp(&succ[a].0).then(a.cmp(&b)));
-        for &i in &bounded {
-            if succ[i].0 + CHANCE_SLACK < best {
+        let mut bounded: Vec<usize> = (0..self.cands.len())
+            .filter(|&i| !self.chance[i].1)
+            .collect();
+        bounded.sort_unstable_by(|&a, &b| {
+            self.chance[b]
+                .0
+                .total_cmp(&self.chance[a].0)
+                .then(a.cmp(&b))
+        });
+        for i in bounded {
+            if self.chance[i].0 + CHANCE_SLACK < best {
                 break;
             }
-            succ[i] = (exact(cands[i]), true);
-            best = best.max(succ[i].0);
+            best = best.max(self.read(i));
         }
-        let floor = best - self.epsilon;
-        for (s, &m) in succ.iter_mut().zip(&cands) {
-            if !s.1 && s.0 + CHANCE_SLACK >= floor {
-                *s = (exact(m), true);
+        best
+    }
+
+    /// The candidates whose chance is at least `floor`, in their order: the bounded ones
+    /// whose bound can reach it read first.
+    fn at_least(&mut self, floor: f64) -> impl Iterator<Item = MachineId> + '_ {
+        for i in 0..self.cands.len() {
+            let (p, read) = self.chance[i];
+            if !read && p + CHANCE_SLACK >= floor {
+                self.read(i);
             }
         }
-        let near = cands
+        self.cands
             .iter()
-            .zip(&succ)
-            .filter(|&(_, &(s, read))| read && s >= floor)
-            .map(|(&m, _)| m);
-        argmin(near, |m| appended_pct(view, m, spec).variance())
+            .zip(&self.chance)
+            .filter(move |&(_, &(p, read))| read && p >= floor)
+            .map(|(&m, _)| m)
     }
 }
 
@@ -286,57 +342,5 @@ mod tests {
             ..view
         };
         assert_eq!(mr.choose(&view, 0), 1);
-    }
-}
-
-/// The plain definitions of the immediate heuristics, reading only exact values: what their
-/// [`ImmediateHeuristic::choose`] must return (property tests compare them; the heuristics
-/// skip machines by bounds from earlier PMFs, which must never change the choice).
-pub mod reference {
-    use super::{MaxRobust, appended_pct, argmin, k_best};
-    use model::{MachineId, TaskId, View};
-
-    /// FCFS: the first empty machine, else the minimum expected tail (ties: lower index).
-    pub fn fcfs(view: &View<'_>) -> MachineId {
-        match view.machines.iter().position(model::Machine::is_empty) {
-            Some(m) => m,
-            None => argmin(0..view.machines.len(), |m| view.tail_mean(m)),
-        }
-    }
-
-    /// MCT: the minimum expected completion time `E[tail] + E[PET]` (ties: lower index).
-    pub fn mct(view: &View<'_>, t: TaskId) -> MachineId {
-        let ty = view.task(t).task_type;
-        argmin(0..view.machines.len(), |m| {
-            view.tail_mean(m) + view.pet.mean(ty, m)
-        })
-    }
-
-    /// KPB: MCT among the `k` share of machines with the best expected execution time.
-    pub fn kpb(view: &View<'_>, t: TaskId, k: f64) -> MachineId {
-        let ty = view.task(t).task_type;
-        argmin(k_best(view, t, k).into_iter(), |m| {
-            view.tail_mean(m) + view.pet.mean(ty, m)
-        })
-    }
-
-    /// MaxRobust: among the `k` best machines, those within `epsilon` of the highest success
-    /// probability; of those, the smallest variance of the completion time with dropping.
-    pub fn max_robust(view: &View<'_>, t: TaskId, mr: MaxRobust) -> MachineId {
-        let spec = view.task(t);
-        let cands = k_best(view, t, mr.k);
-        let chance = |m: MachineId| {
-            view.tail(m)
-                .append_success(view.pet.exec_pmf(spec.task_type, m), spec.deadline)
-        };
-        let best = cands
-            .iter()
-            .map(|&m| chance(m))
-            .fold(f64::NEG_INFINITY, f64::max);
-        let near = cands
-            .iter()
-            .copied()
-            .filter(|&m| chance(m) >= best - mr.epsilon);
-        argmin(near, |m| appended_pct(view, m, spec).variance())
     }
 }

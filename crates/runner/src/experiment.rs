@@ -648,13 +648,8 @@ impl Prepared {
         };
         let belief = match (&self.config.belief, &prior) {
             (Some(b), Some(prior)) if b.source == BeliefSource::Learned => {
-                let estimator = learn::Estimator::with_prior(
-                    prior.n_types(),
-                    prior.n_machines(),
-                    |t, m| prior.pmf(t, m).clone(),
-                    b.options(),
-                )
-                .map_err(|e| RunError::Input(format!("belief: {e}")))?;
+                let estimator = system::estimator_from_prior(prior, b.options())
+                    .map_err(|e| RunError::Input(format!("belief: {e}")))?;
                 Belief::Learned {
                     prior,
                     estimator: Box::new(estimator),

@@ -14,7 +14,8 @@
 //! whether a mapping event fires ([`System::mapping_due`]) and runs it
 //! ([`System::mapping_event`]); which executing tasks are dropped at their deadline, and at
 //! which tick, is the system's too ([`System::deadline_drop`]), and so is learning the PET
-//! online: one path, its cadence a parameter ([`System::set_estimator`]). What differs
+//! online: one path, its cadence a parameter ([`System::set_estimator`]), its estimator made
+//! from a prior PET in one place ([`estimator_from_prior`]). What differs
 //! between the drivers goes through [`Hooks`]. A simulated trial replayed through the live scheduler takes exactly the
 //! simulator's decisions (the replay test, `runner/tests/it/replay.rs`).
 //!
@@ -33,9 +34,11 @@
 
 mod action;
 mod config;
+mod learning;
 mod system;
 pub mod variants;
 
 pub use action::Action;
 pub use config::{HeuristicSpec, SchedulerConfig, SchedulerSpec};
+pub use learning::estimator_from_prior;
 pub use system::{Cause, Env, Hooks, Records, System, TaskRecord};

@@ -1,7 +1,9 @@
 //! The accelerated batch heuristics take exactly the decisions of the plain reference loop
 //! ([`heuristics::TwoPhase::map_reference`], [`heuristics::Moc::map_reference`]) on random
 //! systems: the same assignments in the same order, the same deferred, discarded and culled
-//! tasks.
+//! tasks. The immediate heuristics choose as their plain definitions
+//! ([`heuristics::immediate_reference`]), near ties included, and the pruner drops as the
+//! plain walk.
 
 use heuristics::{Moc, Phase1Scope, TwoPhase};
 use model::{BatchHeuristic, Decision};
@@ -156,32 +158,81 @@ proptest! {
     }
 }
 
+/// Every immediate heuristic (FCFS, MET, MCT, KPB, MaxRobust), which pass over machines by
+/// bounds from earlier PMFs, chooses as its plain definition
+/// ([`heuristics::immediate_reference`]) for every task of the batch, each on a copy of the
+/// system of its own (reading PMFs computes them).
+fn immediate_choices_are_the_definitions(
+    system: &System,
+    k: f64,
+    epsilon: f64,
+) -> Result<(), TestCaseError> {
+    use heuristics::immediate_reference as plain;
+    use heuristics::{Fcfs, Kpb, MaxRobust, Mct, Met};
+    use model::{ImmediateHeuristic, MachineId, TaskId, View};
+    let mr = MaxRobust { k, epsilon };
+    type Definition<'f> = &'f dyn Fn(&View<'_>, TaskId) -> MachineId;
+    let heuristics: [(Box<dyn ImmediateHeuristic>, Definition<'_>); 5] = [
+        (Box::new(Fcfs), &|v, _| plain::fcfs(v)),
+        (Box::new(Met), &plain::met),
+        (Box::new(Mct), &plain::mct),
+        (Box::new(Kpb { k }), &|v, t| plain::kpb(v, t, k)),
+        (Box::new(mr), &|v, t| plain::max_robust(v, t, mr)),
+    ];
+    for (mut fast, definition) in heuristics {
+        for &t in &system.batch {
+            let (a, b) = (system.clone(), system.clone());
+            let got = fast.choose(&a.view(), t);
+            prop_assert_eq!(got, definition(&b.view(), t), "{} task {}", fast.name(), t);
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
 
-    /// The immediate heuristics, which pass over machines by bounds from earlier PMFs, choose
-    /// as their plain definitions, for every task of the batch.
+    /// The immediate heuristics choose as their plain definitions on random systems.
     #[test]
     fn every_immediate_heuristic_chooses_as_its_definition(
         system in system_strategy(),
+        k in prop_oneof![Just(1.0), 0.1f64..1.0],
+        epsilon in prop_oneof![0.0f64..0.2, 0.2f64..1.0],
+    ) {
+        immediate_choices_are_the_definitions(&system, k, epsilon)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// ... and where machines tie: copies of machine types, exactly in one system and 1e-12
+    /// apart in its twin, or staggered about the decision slack apart (the bounds' slack),
+    /// with `k = 1` (every machine a candidate) or a share.
+    #[test]
+    fn with_near_ties_every_immediate_heuristic_chooses_as_its_definition(
+        near in near_ties_strategy(),
+        staggered in staggered_ties_strategy(),
+        k in prop_oneof![Just(1.0), 0.1f64..1.0],
+        epsilon in prop_oneof![Just(0.0), Just(ODD_EPSILON), 0.0f64..0.2],
+    ) {
+        for system in [&near.0, &near.1, &staggered.0, &staggered.1] {
+            immediate_choices_are_the_definitions(system, k, epsilon)?;
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(8))]
+
+    /// ... and on 64-320 machines, copies of a few PET columns (many exact ties).
+    #[test]
+    fn with_many_machines_every_immediate_heuristic_chooses_as_its_definition(
+        system in many_machines_strategy(),
         k in 0.1f64..1.0,
         epsilon in 0.0f64..0.2,
     ) {
-        use heuristics::immediate_reference as plain;
-        use heuristics::{Fcfs, Kpb, MaxRobust, Mct};
-        use model::ImmediateHeuristic;
-        for &t in &system.batch {
-            let (a, b) = (system.clone(), system.clone());
-            prop_assert_eq!(Fcfs.choose(&a.view(), t), plain::fcfs(&b.view()), "FCFS");
-            let (a, b) = (system.clone(), system.clone());
-            prop_assert_eq!(Mct.choose(&a.view(), t), plain::mct(&b.view(), t), "MCT");
-            let (a, b) = (system.clone(), system.clone());
-            prop_assert_eq!(Kpb { k }.choose(&a.view(), t), plain::kpb(&b.view(), t, k), "KPB");
-            let mr = MaxRobust { k, epsilon };
-            let (a, b) = (system.clone(), system.clone());
-            let mut fast = mr;
-            prop_assert_eq!(fast.choose(&a.view(), t), plain::max_robust(&b.view(), t, mr), "MR");
-        }
+        immediate_choices_are_the_definitions(&system, k, epsilon)?;
     }
 }
 

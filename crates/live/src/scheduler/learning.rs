@@ -62,7 +62,8 @@ impl Scheduler {
     }
 
     /// Learns the PET online from the executions the scheduler is told of or decides
-    /// ([`learn::Estimator`], its prior the PET decided on now): a completion is an exact
+    /// ([`learn::Estimator`], its prior the PET decided on now,
+    /// [`system::estimator_from_prior`] as the simulator's): a completion is an exact
     /// observation of the time it ran, an executing task stopped (dropped, killed at its
     /// deadline, failed) after running `e` seconds is right-censored at `e`, and a task
     /// dropped before it started is not observed. Times are the [`Sample`]s'
@@ -83,13 +84,8 @@ impl Scheduler {
         }
         let pet = self.sys.pet();
         let (types, machines) = (pet.n_types(), pet.n_machines());
-        let estimator = Estimator::with_prior(
-            types,
-            machines,
-            |t, m| pet.pmf(t, m).clone(),
-            config.options,
-        )
-        .map_err(|e| LiveError::Config(e.to_string()))?;
+        let estimator = system::estimator_from_prior(pet, config.options)
+            .map_err(|e| LiveError::Config(e.to_string()))?;
         // Explored cells may be read optimistically from the start (`learn::Options::optimism`).
         for t in 0..types {
             for m in 0..machines {
