@@ -101,6 +101,7 @@ class Estimator:
         explore: int = ...,
         optimism: bool = ...,
         pool_copies: bool = ...,
+        pool_by_evidence: bool = ...,
         prior_check: bool = ...,
     ) -> None: ...
     def observe(

@@ -327,7 +327,7 @@ impl PyEstimator {
     /// `Estimator(prior, **options)`: `prior` a `Pet`; options as the `[belief]` table's
     /// (`censoring`, `tail`, `prior_weight`, `window`, `cadence`, `cadence_share`,
     /// `machine_scale`, `machine_window`, `explore`, `optimism`, `pool_copies`,
-    /// `prior_check`).
+    /// `pool_by_evidence`, `prior_check`).
     #[new]
     #[pyo3(signature = (prior, **options))]
     fn new(prior: &PyPet, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
