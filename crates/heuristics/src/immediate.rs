@@ -183,7 +183,8 @@ impl ImmediateHeuristic for MaxRobust {
     /// 4. of those, the least variance of the task's completion-time PMF with dropping (eqs.
     ///    2-5), ties to the first candidate in the order of step 1.
     ///
-    /// Steps 2 and 3 read fewer chances than they name ([`Chances`]); the choice is
+    /// Steps 2 and 3 read fewer chances than they name (a chance is first bounded from earlier
+    /// PCTs, [`View::append_success_known`], and read when the bound can matter); the choice is
     /// [`reference::max_robust`]'s, which reads them all.
     fn choose(&mut self, view: &View<'_>, task: TaskId) -> MachineId {
         let cands = k_best(view, task, self.k);
