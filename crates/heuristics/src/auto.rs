@@ -131,10 +131,7 @@ fn fill_idle(
         return;
     }
     let floor = vec![FILL_FLOOR; view.pet.n_types()];
-    let view = View {
-        defer: Some(&floor),
-        ..*view
-    };
+    let view = view.with_defer(Some(&floor));
     // Depth 1: a machine takes a task only while it holds none.
     let mut vq = VirtualQueues::from_view(&view);
     vq.limit_depth(1);

@@ -183,7 +183,8 @@ impl ImmediateHeuristic for MaxRobust {
     /// 4. of those, the least variance of the task's completion-time PMF with dropping (eqs.
     ///    2-5), ties to the first candidate in the order of step 1.
     ///
-    /// Steps 2 and 3 read fewer chances than they name ([`Chances`]); the choice is
+    /// Steps 2 and 3 read fewer chances than they name (a chance is first bounded from earlier
+    /// PCTs, [`View::append_success_known`], and read when the bound can matter); the choice is
     /// [`reference::max_robust`]'s, which reads them all.
     fn choose(&mut self, view: &View<'_>, task: TaskId) -> MachineId {
         let cands = k_best(view, task, self.k);
@@ -320,27 +321,15 @@ mod tests {
         let machines = [Machine::new(0, None), Machine::new(1, None)];
         let mut oracle = model::Oracle::new(2);
         oracle.sync(&machines, 0);
-        let view = View {
-            now: 0,
-            pet: &pet,
-            tasks: &tasks,
-            batch: &[0],
-            machines: &machines,
-            oracle: &oracle,
-            model: DropModel::All,
-            defer: None,
-            staging: None,
-        };
+        let view = View::new(0, &pet, &tasks, &[0], &machines, &oracle, DropModel::All);
         let mut mr = MaxRobust {
             k: 1.0,
             epsilon: 0.05,
         };
         assert_eq!(mr.choose(&view, 0), 0);
         // Where nothing is dropped the completion times are the plain ones: machine 1.
-        let view = View {
-            model: DropModel::None,
-            ..view
-        };
+        let mut view = view;
+        view.model = DropModel::None;
         assert_eq!(mr.choose(&view, 0), 1);
     }
 }

@@ -26,7 +26,9 @@ pub enum Known {
 /// A snapshot of the system at a mapping event. Every answer about a machine's queue (its
 /// tasks' completion-time PMFs and chances, its tail, expected completions, bounds) comes
 /// from the [`Oracle`], computed on first use at this tick; PMFs are trimmed at
-/// [`View::pct_epsilon`] (0 = exact), which code building further PMFs applies too.
+/// [`View::pct_epsilon`] (0 = exact), which code building further PMFs applies too. The
+/// oracle itself is sealed: a policy asks the view's questions ([`View::queue`],
+/// [`View::tail`], [`View::append_success`] and their `_known` forms), never the oracle.
 #[derive(Debug, Clone, Copy)]
 pub struct View<'a> {
     /// The current tick.
@@ -39,8 +41,9 @@ pub struct View<'a> {
     pub batch: &'a [TaskId],
     /// The machines with their queues.
     pub machines: &'a [Machine],
-    /// What is derived from the queues.
-    pub oracle: &'a Oracle,
+    /// What is derived from the queues (read through the view's questions alone, and by
+    /// [`crate::VirtualQueues`]).
+    pub(crate) oracle: &'a Oracle,
     /// The dropping scenario the PMFs are computed under.
     pub model: DropModel,
     /// Defer thresholds per task type: a task whose best success probability is at or below
@@ -51,6 +54,48 @@ pub struct View<'a> {
 }
 
 impl<'a> View<'a> {
+    /// The view of `machines` (their queues of `tasks`, at `now`) with the batch queue
+    /// `batch`, its answers from `oracle` (synced to `now`) under the PET `pet` and the
+    /// dropping scenario `model`; deferring and staging off ([`View::with_defer`],
+    /// [`View::with_staging`]).
+    pub fn new(
+        now: Tick,
+        pet: &'a Pet,
+        tasks: &'a [TaskSpec],
+        batch: &'a [TaskId],
+        machines: &'a [Machine],
+        oracle: &'a Oracle,
+        model: DropModel,
+    ) -> Self {
+        View {
+            now,
+            pet,
+            tasks,
+            batch,
+            machines,
+            oracle,
+            model,
+            defer: None,
+            staging: None,
+        }
+    }
+
+    /// The same view with the defer thresholds per task type `defer` (`None`: off).
+    pub fn with_defer(self, defer: Option<&'a [f64]>) -> Self {
+        View { defer, ..self }
+    }
+
+    /// The same view with the trial's input-data staging `staging` (`None`: off).
+    pub fn with_staging(self, staging: Option<&'a Staging>) -> Self {
+        View { staging, ..self }
+    }
+
+    /// The same view answered by `oracle` instead (another oracle of the same machines at
+    /// the same tick: a copy whose reads leave the first untouched).
+    pub fn with_oracle(self, oracle: &'a Oracle) -> Self {
+        View { oracle, ..self }
+    }
+
     /// Machine `m`'s PMFs at `now`, computed on first use (for the accelerated searches that
     /// work on the oracle's own structures: [`crate::VirtualQueues`]).
     pub(crate) fn cache(&self, m: MachineId) -> &'a Cache {

@@ -734,17 +734,17 @@ impl<'p> System<'p> {
 
     /// The read-only view the policies decide on.
     pub fn view<'v>(&'v self, now: Tick, defer: Option<&'v [f64]>, env: &Env<'v>) -> View<'v> {
-        View {
+        View::new(
             now,
-            oracle: &self.oracle,
-            pet: &self.belief,
-            tasks: &self.tasks,
-            batch: &self.batch,
-            machines: &self.machines,
-            model: self.model,
-            defer,
-            staging: env.staging,
-        }
+            &self.belief,
+            &self.tasks,
+            &self.batch,
+            &self.machines,
+            &self.oracle,
+            self.model,
+        )
+        .with_defer(defer)
+        .with_staging(env.staging)
     }
 
     /// Appends `t` to machine `m`'s queue; with staging, its data go over the machine's link

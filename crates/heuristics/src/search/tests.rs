@@ -25,17 +25,9 @@ fn infer(
         .collect();
     let batch: Vec<TaskId> = (0..tasks.len()).collect();
     let thresholds = vec![threshold; pet.n_types()];
-    let view = View {
-        now: 0,
-        pet: &pet,
-        tasks: &tasks,
-        batch: &batch,
-        machines: &[],
-        oracle: &model::Oracle::new(0),
-        model: pmf::DropModel::All,
-        defer: Some(&thresholds),
-        staging: None,
-    };
+    let oracle = model::Oracle::new(0);
+    let view = View::new(0, &pet, &tasks, &batch, &[], &oracle, pmf::DropModel::All)
+        .with_defer(Some(&thresholds));
     let mut probes = 0;
     let mut deferred = Vec::new();
     let mut sc = DeferScratch::default();
@@ -140,17 +132,8 @@ proptest! {
         let cands: Vec<TaskId> = (0..tasks.len()).filter(|i| i % 3 == 0)
             .chain((0..tasks.len()).filter(|i| i % 3 != 0))
             .collect();
-        let view = View {
-            now: 0,
-            pet: &pet,
-            tasks: &tasks,
-            batch: &cands,
-            machines: &[],
-            oracle: &model::Oracle::new(0),
-            model: pmf::DropModel::All,
-            defer: None,
-            staging: None,
-        };
+        let oracle = model::Oracle::new(0);
+        let view = View::new(0, &pet, &tasks, &cands, &[], &oracle, pmf::DropModel::All);
         let mut keyed: Vec<(usize, i64, usize)> = cands
             .iter()
             .enumerate()
@@ -237,17 +220,7 @@ proptest! {
             let _ = oracle.cache(m, &machines[m], &tasks, &pet, model);
         }
         let thresholds = defer.map(|q| vec![q; pet.n_types()]);
-        let view = View {
-            now: 20,
-            pet: &pet,
-            tasks: &tasks,
-            batch: &ids,
-            machines: &machines,
-            oracle: &oracle,
-            model,
-            defer: thresholds.as_deref(),
-            staging: None,
-        };
+        let view = View::new(20, &pet, &tasks, &ids, &machines, &oracle, model).with_defer(thresholds.as_deref());
         let scope = if free_scope { Phase1Scope::FreeMachines } else { Phase1Scope::AllMachines };
         let mut vq = VirtualQueues::from_view(&view);
         let all: Vec<MachineId> = (0..machines.len()).collect();
@@ -381,18 +354,8 @@ proptest! {
         let mut oracle = model::Oracle::new(machines.len());
         oracle.sync(&machines, now);
         let oracle_b = oracle.clone();
-        let view = View {
-            now,
-            pet: &pet,
-            tasks: &tasks,
-            batch: &cands,
-            machines: &machines,
-            oracle: &oracle,
-            model,
-            defer: None,
-            staging: None,
-        };
-        let view_b = View { oracle: &oracle_b, ..view };
+        let view = View::new(now, &pet, &tasks, &cands, &machines, &oracle, model);
+        let view_b = view.with_oracle(&oracle_b);
         let plan = Plan {
             phase1: Phase1::MinCompletion,
             phase2: match key {
@@ -472,17 +435,8 @@ fn many_machines_event(
     let mut oracle = model::Oracle::new(ms.len());
     oracle.sync(&ms, 5);
     let thresholds = defer.map(|q| vec![q; pet.n_types()]);
-    let view = View {
-        now: 5,
-        pet: &pet,
-        tasks: &tasks,
-        batch: &ids,
-        machines: &ms,
-        oracle: &oracle,
-        model,
-        defer: thresholds.as_deref(),
-        staging: None,
-    };
+    let view =
+        View::new(5, &pet, &tasks, &ids, &ms, &oracle, model).with_defer(thresholds.as_deref());
     PLAIN.with(|p| p.set(plain));
     let mut decision = Decision::default();
     let mut vq = VirtualQueues::from_view(&view);

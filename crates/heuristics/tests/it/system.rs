@@ -24,17 +24,16 @@ pub struct System {
 impl System {
     /// The view of the system at its tick.
     pub fn view(&self) -> View<'_> {
-        View {
-            now: self.now,
-            pet: &self.pet,
-            tasks: &self.tasks,
-            batch: &self.batch,
-            machines: &self.machines,
-            oracle: &self.oracle,
-            model: self.model,
-            defer: self.defer.as_deref(),
-            staging: None,
-        }
+        View::new(
+            self.now,
+            &self.pet,
+            &self.tasks,
+            &self.batch,
+            &self.machines,
+            &self.oracle,
+            self.model,
+        )
+        .with_defer(self.defer.as_deref())
     }
 }
 

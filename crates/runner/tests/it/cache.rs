@@ -561,7 +561,7 @@ proptest! {
         }
         let batch = add_tasks(&mut tasks, &batch_specs);
         fn with_defer<'a>(view: model::View<'a>, th: &'a [f64]) -> model::View<'a> {
-            model::View { defer: Some(th), ..view }
+            view.with_defer(Some(th))
         }
         // The first event fills the memo with chances on the PCTs at t0.
         let mut warm = heuristics::TwoPhase::pam(heuristics::Phase1Scope::AllMachines);
@@ -797,20 +797,22 @@ fn a_chance_kept_from_an_earlier_event_is_scaled_by_the_stale_factor() {
     let mut pam = heuristics::TwoPhase::pam(heuristics::Phase1Scope::AllMachines);
     use model::BatchHeuristic;
     let fleet = Fleet::of(&machines);
-    let first = pam.map(&model::View {
-        defer: Some(&thresholds),
-        ..fleet.view(0, &pet, &tasks, &batch, model)
-    });
+    let first = pam.map(
+        &fleet
+            .view(0, &pet, &tasks, &batch, model)
+            .with_defer(Some(&thresholds)),
+    );
     assert_eq!(first.deferred, vec![2]);
     assert!(first.assign.is_empty());
     machines[0].advance(2);
     let st = machines[0].stale(&tasks, &pet, model).unwrap();
     assert!((st.upper_factor() - 2.0).abs() < 1e-9);
     let fleet = Fleet::of(&machines);
-    let second = pam.map(&model::View {
-        defer: Some(&thresholds),
-        ..fleet.view(2, &pet, &tasks, &batch, model)
-    });
+    let second = pam.map(
+        &fleet
+            .view(2, &pet, &tasks, &batch, model)
+            .with_defer(Some(&thresholds)),
+    );
     assert_eq!(second.assign, vec![(2, 0)]);
     assert!(second.deferred.is_empty());
 }

@@ -136,16 +136,6 @@ impl Fleet {
         batch: &'a [usize],
         model: DropModel,
     ) -> model::View<'a> {
-        model::View {
-            now,
-            pet,
-            tasks,
-            batch,
-            machines: &self.machines,
-            oracle: &self.oracle,
-            model,
-            defer: None,
-            staging: None,
-        }
+        model::View::new(now, pet, tasks, batch, &self.machines, &self.oracle, model)
     }
 }

@@ -77,17 +77,8 @@ fn drive(
             3 => now += b.rem_euclid(20),
             _ => {
                 oracle.sync(&ms, now);
-                let view = View {
-                    now,
-                    pet: &pet,
-                    tasks: &tasks,
-                    batch: &batch,
-                    machines: &ms,
-                    oracle: &oracle,
-                    model: pmf::DropModel::All,
-                    defer: thresholds.as_deref(),
-                    staging: None,
-                };
+                let view = View::new(now, &pet, &tasks, &batch, &ms, &oracle, pmf::DropModel::All)
+                    .with_defer(thresholds.as_deref());
                 let mut got = Decision::default();
                 run(
                     &view,
