@@ -778,9 +778,9 @@ fn copies_learn_their_rarely_run_types_together_and_other_machines_only_their_al
     // per machine): too few to compare.
     let mut est = flat_estimator(4, 3, true);
     let mut rng = 13u64;
-    for round in 0..150 {
+    for k in 0..150 {
         for t in 0..4 {
-            if t == 3 && round >= 5 {
+            if t == 3 && k >= 5 {
                 continue;
             }
             for m in 0..3 {
