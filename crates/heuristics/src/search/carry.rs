@@ -105,7 +105,14 @@ pub(super) struct Carry {
     types: Vec<Option<TypeAnswer>>,
     /// The machines of `D` in scope with their expected completions (reused).
     fresh_ect: Vec<(f64, MachineId)>,
+    /// The machines that may tie with the least expected completion, with it and their
+    /// chance ([`found_again`]; reused).
+    near: Vec<Near>,
 }
+
+/// A machine that may tie with the least expected completion ([`found_again`]): its expected
+/// completion, the machine, its chance.
+type Near = (f64, MachineId, f64);
 
 /// MinCompletion's phase-1 answer for one task type ([`Carry::type_answer`]): the machines
 /// its search evaluated, by increasing expected completion, then machine, and a lower bound
@@ -288,7 +295,7 @@ impl Carry {
                     stop: *stop,
                     reach: *reach,
                 };
-                let best = found_again(view, vq, t, q, kept, (mark, fresh), write);
+                let best = found_again(view, vq, t, q, kept, (mark, fresh, &mut self.near), write);
                 for &m in changed.iter() {
                     mark[m] = false;
                 }
@@ -539,15 +546,16 @@ struct ListedAnswer<'k> {
 }
 
 /// [`Carry::answer`] for a [`Kept1::Listed`] answer, no listed idle machine in `D`: `mark`
-/// flags the machines of `D`, `fresh` holds those in scope with their chances. With `write`, the listing is brought up
-/// to date (the machines of `D` listed with their new chances).
+/// flags the machines of `D`, `fresh` holds those in scope with their chances, `near` is
+/// scratch. With `write`, the listing is brought up to date (the machines of `D` listed with
+/// their new chances).
 fn found_again(
     view: &View<'_>,
     vq: &VirtualQueues,
     t: TaskId,
     q: f64,
     kept: ListedAnswer<'_>,
-    (mark, fresh): (&[bool], &mut [Listed]),
+    (mark, fresh, near): (&[bool], &mut [Listed], &mut Vec<Near>),
     write: bool,
 ) -> Option<Best> {
     let ListedAnswer {
@@ -584,11 +592,18 @@ fn found_again(
     }
     let best = if machine {
         // The least expected completion of the machines that tie with `p_top`: a prefix of
-        // the listing, and the fresh ones.
+        // the listing, and the fresh ones. One walk: a machine that ties with the least ties
+        // with the least of the machines visited up to it too (which lies between the two,
+        // [`times_tie`]'s interval), so `near` keeps every machine that can tie with the
+        // least, fewer as the least comes down.
         let mut least: Option<(f64, MachineId)> = None;
-        let mut consider = |e: f64, m: MachineId| {
+        near.clear();
+        let mut consider = |e: f64, m: MachineId, p: f64| {
             if least.is_none_or(|(be, bm)| e < be || (e == be && m < bm)) {
                 least = Some((e, m));
+            }
+            if least.is_some_and(|(be, _)| times_tie(e, be)) {
+                near.push((e, m, p));
             }
         };
         for e in listed.iter_mut() {
@@ -601,31 +616,18 @@ fn found_again(
             if e.ect.is_nan() {
                 e.ect = vq.expected_completion(view, e.m, t);
             }
-            consider(e.ect, e.m);
+            consider(e.ect, e.m, e.p);
         }
         for f in fresh.iter_mut().filter(|f| chance_ties(f.p, p_top)) {
             f.ect = vq.expected_completion(view, f.m, t);
-            consider(f.ect, f.m);
+            consider(f.ect, f.m, f.p);
         }
         let (e_least, m_least) = least?;
-        let mut chosen: Option<(MachineId, f64)> = None;
-        let mut pick = |m: MachineId, p: f64, e: f64| {
-            if times_tie(e, e_least) && chosen.is_none_or(|(bm, _)| m < bm) {
-                chosen = Some((m, p));
-            }
-        };
-        for e in listed.iter() {
-            if !chance_ties(e.p, p_top) {
-                break;
-            }
-            if !mark[e.m] {
-                pick(e.m, e.p, e.ect);
-            }
-        }
-        for f in fresh.iter().filter(|f| chance_ties(f.p, p_top)) {
-            pick(f.m, f.p, f.ect);
-        }
-        let (m, p) = chosen?;
+        let (m, p) = near
+            .iter()
+            .filter(|&&(e, _, _)| times_tie(e, e_least))
+            .min_by_key(|&&(_, m, _)| m)
+            .map(|&(_, m, p)| (m, p))?;
         #[cfg(test)]
         if lost_top {
             count(&CARRIED_PAST_TOP);
