@@ -97,6 +97,7 @@ class Estimator:
         cadence: int = ...,
         cadence_share: float = ...,
         machine_scale: bool = ...,
+        scale_by_evidence: bool = ...,
         machine_window: int = ...,
         explore: int = ...,
         optimism: bool = ...,

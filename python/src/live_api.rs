@@ -326,8 +326,8 @@ impl PyEstimator {
 impl PyEstimator {
     /// `Estimator(prior, **options)`: `prior` a `Pet`; options as the `[belief]` table's
     /// (`censoring`, `tail`, `prior_weight`, `window`, `cadence`, `cadence_share`,
-    /// `machine_scale`, `machine_window`, `explore`, `optimism`, `pool_copies`,
-    /// `pool_by_evidence`, `prior_check`).
+    /// `machine_scale`, `scale_by_evidence`, `machine_window`, `explore`, `optimism`,
+    /// `pool_copies`, `pool_by_evidence`, `prior_check`).
     #[new]
     #[pyo3(signature = (prior, **options))]
     fn new(prior: &PyPet, options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {

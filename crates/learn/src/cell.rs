@@ -150,7 +150,7 @@ impl Cell {
     /// `ignore`, [`Censoring::Ignore`]): the mass of each completion tick (in order; a tick
     /// repeated when base times share it), the survival `S` beyond the last observation, the
     /// last observation's time and the observations counted; `None` without any.
-    fn kaplan_meier(&self, ignore: bool) -> Result<Option<Walk>, LearnError> {
+    pub(crate) fn kaplan_meier(&self, ignore: bool) -> Result<Option<Walk>, LearnError> {
         let n = if ignore { self.completed } else { self.n };
         if n == 0 {
             return Ok(None);
@@ -242,11 +242,15 @@ impl Cell {
 }
 
 /// A Kaplan-Meier walk over a cell's counts ([`Cell::kaplan_meier`]).
-struct Walk {
-    pairs: Vec<(Tick, f64)>,
-    survival: f64,
-    last: f64,
-    n: usize,
+pub(crate) struct Walk {
+    /// The mass of each completion tick, in order.
+    pub(crate) pairs: Vec<(Tick, f64)>,
+    /// The survival beyond the last observation.
+    pub(crate) survival: f64,
+    /// The last observation's recorded time.
+    pub(crate) last: f64,
+    /// The observations counted.
+    pub(crate) n: usize,
 }
 
 /// A cell's Kaplan-Meier CDF ([`Cell::cdf`]).

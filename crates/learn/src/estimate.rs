@@ -79,7 +79,13 @@ pub fn contradicts(
     if n == 0 {
         return Ok(false);
     }
-    let band = prior_band(n);
+    Ok(departure(prior, completions, last)? > prior_band(n))
+}
+
+/// The largest distance between the Kaplan-Meier CDF whose completions are `completions`
+/// (as in [`contradicts`]) and `prior`'s CDF, at the ticks up to `floor(last)` (or the
+/// last completion tick): the Kolmogorov-Smirnov distance over the observed range.
+pub fn departure(prior: &Pmf, completions: &[(Tick, f64)], last: f64) -> Result<f64, LearnError> {
     let masses = prior.masses();
     let offset = prior.min();
     // The prior's CDF at non-decreasing ticks, by one walk over its masses.
@@ -118,7 +124,7 @@ pub fn contradicts(
     }
     let end = tick_of(last.floor())?.max(top);
     far = far.max((f - prior_cdf(end)).abs());
-    Ok(far > band)
+    Ok(far)
 }
 
 /// The half-width of the Dvoretzky-Kiefer-Wolfowitz band of the empirical CDF of `n`

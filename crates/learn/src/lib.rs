@@ -67,8 +67,31 @@
 //!    costs a scheduler the PCTs of the machine's queue. A cell then learns its base
 //!    distribution: its observations are kept divided by the factor applied when they are
 //!    made (steps 1-3 on those), and its PMF is that base stretched by the factor
-//!    applied ([`pmf::transform::scale_time`]). With the factor off (the default) every
-//!    factor is 1 and nothing is scaled.
+//!    applied ([`pmf::transform::scale_time`]).
+//!
+//!    **From the evidence** ([`Options::scale_by_evidence`], on by default; without
+//!    `machine_scale`). The factor is estimated as above but applied only while the
+//!    machine's observations say it is **slower than its prior**: the estimate above 1, and
+//!    every cell of the machine holding [`MIN_SCALE_EVIDENCE`] observations (at
+//!    least [`evidence::JOIN_TYPES`] cells, all the types when fewer, and 2) nearer its prior
+//!    stretched by the estimate than its prior itself (the Kolmogorov-Smirnov distance of
+//!    its Kaplan-Meier CDF over the observed range, [`departure`]). Otherwise the factor
+//!    is 1. Here the factor stretches only the **prior**: each cell keeps its times as
+//!    observed, and blends them with its prior stretched by the factor (which also places
+//!    the mass beyond a censored observation), so the factor weighs `n0 / (n0 + n)` of a
+//!    cell's belief: all of it in a cell never run, little in a busy one, and a factor
+//!    that moves or stops applying leaves the observations as they were. The argument:
+//!    a cell learns from its own observations, so what a factor adds is the evidence of
+//!    the machine's busy cells carried to the cells that run too few tasks to learn by
+//!    themselves. A prior too fast there makes those cells look better than they are, and a
+//!    scheduler sends them tasks that miss (the error is acted on); a prior too slow makes
+//!    them lose comparisons they would mostly lose anyway, and exploration (step 5) tries
+//!    them. So a prior too fast for a whole machine is corrected, one too slow, one right
+//!    to within noise, or one wrong cell by cell (the cells disagree) is left to each
+//!    cell. A prior equal on every machine (a flat one) has no machine to be slower than:
+//!    no factor (the copies are found from the evidence instead, step 6). The measurement
+//!    behind it is in docs/reproduction.md ("Learning from any prior"). With both options
+//!    off every factor is 1 and nothing is scaled.
 //!
 //! 5. **Exploration** ([`Options::explore`] `= N`, 10 by default; 0 = off). A scheduler
 //!    learns a cell only by running tasks on it. A cell believed slow (a pessimistic
@@ -210,7 +233,7 @@ use pmf::kaplan_meier::Sample;
 
 pub use error::LearnError;
 pub use estimate::{
-    MAX_TAIL_TICKS, PRIOR_CHECK_DELTA, blend, contradicts, estimate, estimate_checked,
+    MAX_TAIL_TICKS, PRIOR_CHECK_DELTA, blend, contradicts, departure, estimate, estimate_checked,
     median_ratio, optimism, optimistic, prior_band,
 };
 pub use options::{Censoring, DEFAULT_EXPLORE, Options, Tail};
@@ -235,6 +258,10 @@ pub const MIN_MACHINE_OBSERVATIONS: usize = 10;
 /// `|ln(estimate / applied)| > ln(1 + SCALE_STEP)`.
 pub const SCALE_STEP: f64 = 0.05;
 
+/// A cell holding this many observations is evidence for or against its machine's factor
+/// ([`Options::scale_by_evidence`]).
+pub const MIN_SCALE_EVIDENCE: usize = 10;
+
 /// The machine factor lies in `[1 / MAX_SCALE, MAX_SCALE]`.
 pub const MAX_SCALE: f64 = 16.0;
 
@@ -245,8 +272,8 @@ pub enum Update {
     Unchanged,
     /// The PMF of the observed cell (on every copy of its machine, [`Estimator::copies`]).
     Cell,
-    /// Every cell of the observed machine (its factor moved, [`Options::machine_scale`];
-    /// and of every copy of it).
+    /// Every cell of the observed machine (its factor moved, [`Options::machine_scale`] or
+    /// [`Options::scale_by_evidence`]; and of every copy of it).
     Machine,
     /// Any cell: the copies found from the evidence changed ([`Options::pool_by_evidence`],
     /// [`Estimator::copies`]), and with them what machines read.
@@ -281,6 +308,12 @@ pub struct Estimator {
     medians: Vec<f64>,
     cells: Vec<Cell>,
     factors: Vec<Factor>,
+    /// Whether the machine factors are estimated: [`Options::machine_scale`], or
+    /// [`Options::scale_by_evidence`] with a prior that tells the machines apart.
+    scaled: bool,
+    /// Per cell, its prior stretched by its machine's factor from the evidence
+    /// ([`Options::scale_by_evidence`]); `None`: the prior itself.
+    stretched: Vec<Option<Pmf>>,
     /// Per machine, the machine whose cells it learns in: the first of its copies
     /// ([`Options::pool_copies`]), else itself.
     class: Vec<usize>,
@@ -384,6 +417,7 @@ impl Estimator {
                     groups: (0..types * machines).map(|i| vec![i % machines]).collect(),
                     classes: (0..machines).collect(),
                 });
+        let scaled = options.machine_scale || (options.scale_by_evidence && !equal);
         Ok(Estimator {
             types,
             machines,
@@ -391,6 +425,8 @@ impl Estimator {
             medians,
             cells,
             factors,
+            scaled,
+            stretched: vec![None; types * machines],
             class,
             copies,
             evidence,
@@ -482,19 +518,21 @@ impl Estimator {
         let time = if censored { time.floor() } else { time.ceil() } + 0.0;
         let mut update = Update::Unchanged;
         let mut failed = None;
-        if options.machine_scale {
+        if self.scaled {
             match self.update_factor(machine, time / self.medians[i], censored) {
-                Ok(Some(pmfs)) => {
-                    for (t, p) in pmfs.into_iter().enumerate() {
-                        self.cells[t * self.machines + machine].current = p;
-                    }
-                    update = Update::Machine;
-                }
-                Ok(None) => {}
+                Ok(true) => update = Update::Machine,
+                Ok(false) => {}
                 Err(e) => failed = Some(e),
             }
         }
-        let factor = self.factors[machine].applied;
+        // With `machine_scale` a cell learns its base times (divided by the factor) and its
+        // PMF is their blend stretched by the factor; from the evidence it learns its times
+        // as observed and the factor stretches the prior it blends with.
+        let factor = if options.machine_scale {
+            self.factors[machine].applied
+        } else {
+            1.0
+        };
         let cell = &mut self.cells[i];
         cell.record(time / factor, censored, options.window);
         cell.since += 1;
@@ -507,7 +545,8 @@ impl Estimator {
         let cell = &mut self.cells[i];
         if cell.since >= rebuild_after(&options, cell.n) {
             cell.since = 0;
-            let built = build(cell, &self.prior[i], factor, &options)?;
+            let prior = self.stretched[i].as_ref().unwrap_or(&self.prior[i]);
+            let built = build(cell, prior, factor, &options)?;
             if built.current != cell.current && update == Update::Unchanged {
                 update = Update::Cell;
             }
@@ -647,14 +686,15 @@ impl Estimator {
     }
 
     /// Adds a ratio to `machine`'s window and re-estimates its factor; when the factor
-    /// applied moves, the machine's cells' PMFs at the new factor (by task type), the
-    /// factor already applied.
+    /// applied moves, the machine's cells take their PMFs at the new factor: stretched by
+    /// it ([`Options::machine_scale`]), or blended with their priors stretched by it
+    /// ([`Options::scale_by_evidence`]). Whether the factor moved.
     fn update_factor(
         &mut self,
         machine: usize,
         ratio: f64,
         censored: bool,
-    ) -> Result<Option<Vec<Pmf>>, LearnError> {
+    ) -> Result<bool, LearnError> {
         let w = self.options.machine_window;
         let f = &mut self.factors[machine];
         f.ratios.push_back(Sample {
@@ -666,28 +706,97 @@ impl Estimator {
         }
         f.since += 1;
         if f.ratios.len() < MIN_MACHINE_OBSERVATIONS.min(w) || f.since < self.options.cadence {
-            return Ok(None);
+            return Ok(false);
         }
         f.since = 0;
         let Some(est) = median_ratio(f.ratios.make_contiguous())? else {
-            return Ok(None);
+            return Ok(false);
         };
         let est = est.clamp(1.0 / MAX_SCALE, MAX_SCALE);
-        if (est / f.applied).ln().abs() <= SCALE_STEP.ln_1p() {
-            return Ok(None);
+        let applied = f.applied;
+        let moves = |est: f64| (est / applied).ln().abs() > SCALE_STEP.ln_1p();
+        if !moves(est) {
+            return Ok(false);
         }
-        let (n0, explore) = (self.options.prior_weight, self.options.optimistic_below());
-        let pmfs = (0..self.types)
-            .map(|t| {
-                let c = &self.cells[t * self.machines + machine];
-                read(stretch(&c.base, est)?, optimism(n0, c.n, explore))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let est = if self.options.machine_scale || self.slower_than_prior(machine, est)? {
+            est
+        } else {
+            1.0
+        };
+        if !moves(est) {
+            return Ok(false);
+        }
+        let cells = (0..self.types).map(|t| t * self.machines + machine);
+        if self.options.machine_scale {
+            let (n0, explore) = (self.options.prior_weight, self.options.optimistic_below());
+            let pmfs = cells
+                .clone()
+                .map(|i| {
+                    let c = &self.cells[i];
+                    read(stretch(&c.base, est)?, optimism(n0, c.n, explore))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            for (i, p) in cells.zip(pmfs) {
+                self.cells[i].current = p;
+            }
+        } else {
+            let mut rebuilt = Vec::with_capacity(self.types);
+            for i in cells {
+                let stretched = (est != 1.0)
+                    .then(|| stretch(&self.prior[i], est))
+                    .transpose()?;
+                let prior = stretched.as_ref().unwrap_or(&self.prior[i]);
+                rebuilt.push((
+                    i,
+                    build(&self.cells[i], prior, 1.0, &self.options)?,
+                    stretched,
+                ));
+            }
+            for (i, built, stretched) in rebuilt {
+                built.install(&mut self.cells[i]);
+                self.stretched[i] = stretched;
+            }
+        }
         self.factors[machine].applied = est;
-        Ok(Some(pmfs))
+        Ok(true)
     }
 
-    /// The factor applied to `machine`'s cells (1 without [`Options::machine_scale`]).
+    /// Whether the evidence supports the factor `est` on `machine` (the first of its copies)
+    /// ([`Options::scale_by_evidence`]): `est > 1`, and every cell of the machine holding
+    /// [`MIN_SCALE_EVIDENCE`] observations, at least [`evidence::JOIN_TYPES`]
+    /// of them (all the types, when fewer, and at least 2: a factor carries the evidence of
+    /// some cells to the others), lies nearer its prior stretched by `est` than its prior
+    /// itself: the Kolmogorov-Smirnov distance of its Kaplan-Meier CDF over the observed
+    /// range ([`departure`]) is smaller from the one than from the other. A distance, not a
+    /// median: the median of a cell of two modes jumps between them with the draws.
+    fn slower_than_prior(&self, machine: usize, est: f64) -> Result<bool, LearnError> {
+        if est <= 1.0 {
+            return Ok(false);
+        }
+        let ignore = self.options.censoring == Censoring::Ignore;
+        let mut compared = 0;
+        for t in 0..self.types {
+            let i = t * self.machines + machine;
+            let cell = &self.cells[i];
+            if cell.n < MIN_SCALE_EVIDENCE {
+                continue;
+            }
+            let Some(walk) = cell.kaplan_meier(ignore)? else {
+                continue;
+            };
+            let prior = &self.prior[i];
+            let scaled = departure(&stretch(prior, est)?, &walk.pairs, walk.last)?;
+            let unscaled = departure(prior, &walk.pairs, walk.last)?;
+            if scaled >= unscaled {
+                return Ok(false);
+            }
+            compared += 1;
+        }
+        Ok(compared >= self.types.clamp(2, evidence::JOIN_TYPES))
+    }
+
+    /// The factor applied to `machine`'s cells (1 without [`Options::machine_scale`] or
+    /// [`Options::scale_by_evidence`]).
     ///
     /// # Panics
     /// On a machine outside the estimator's shape.

@@ -57,6 +57,16 @@ pub struct Options {
     /// One time-scale factor per machine shared by all its cells, fitted to the ratios of
     /// the machine's observations to their cells' prior medians (the crate docs, step 4).
     pub machine_scale: bool,
+    /// The machine factor from the evidence: without [`Options::machine_scale`], a
+    /// machine's factor (estimated as with it) is applied only while its observations say
+    /// it is slower than its prior: the factor above 1 and every cell of the machine holding
+    /// [`crate::MIN_SCALE_EVIDENCE`] observations (at least
+    /// [`crate::evidence::JOIN_TYPES`] of them, and 2) nearer its prior stretched by the
+    /// factor than its prior itself (Kolmogorov-Smirnov); else the factor is 1. The factor
+    /// stretches the prior each cell blends with, not the cell's observations (the crate
+    /// docs, step 4). Not when the prior is equal on every machine (it has no machine to be
+    /// slower than). On by default.
+    pub scale_by_evidence: bool,
     /// The machine factor's window: only the last this many observations of the machine
     /// count (>= 1; its forgetting).
     pub machine_window: usize,
@@ -104,6 +114,7 @@ impl Default for Options {
             cadence: 1,
             cadence_share: 0.0,
             machine_scale: false,
+            scale_by_evidence: true,
             machine_window: 50,
             explore: DEFAULT_EXPLORE,
             optimism: false,

@@ -1,8 +1,8 @@
 //! The estimator against hand-computed examples and plain references.
 
 use learn::{
-    Censoring, Estimator, LearnError, MIN_MACHINE_OBSERVATIONS, Options, Tail, Update,
-    median_ratio, optimism, optimistic,
+    Censoring, Estimator, LearnError, MIN_MACHINE_OBSERVATIONS, MIN_SCALE_EVIDENCE, Options, Tail,
+    Update, median_ratio, optimism, optimistic,
 };
 use pmf::Pmf;
 use pmf::kaplan_meier::Sample;
@@ -360,6 +360,118 @@ fn without_the_machine_factor_nothing_is_scaled() {
     assert_eq!(est.scale(1), 1.0);
     // (1 x 10 + 50 x 40) / 51.
     assert!((est.pmf(0, 1).mass_at(40) - 50.0 / 51.0).abs() < EPS);
+}
+
+/// Four task types on two machines whose priors differ (so they tell the machines apart):
+/// 10, 20, 30 and 40 ticks on machine 0, 12, 24, 36 and 48 on machine 1; type 3 is never
+/// run.
+fn two_machines(o: Options) -> Estimator {
+    let prior = vec![
+        Pmf::point(10),
+        Pmf::point(12),
+        Pmf::point(20),
+        Pmf::point(24),
+        Pmf::point(30),
+        Pmf::point(36),
+        Pmf::point(40),
+        Pmf::point(48),
+    ];
+    Estimator::new(4, 2, prior, o).unwrap()
+}
+
+/// Runs `rounds` rounds of the three types on `machine`, type `t` taking `times[t]` ticks.
+fn run_rounds(est: &mut Estimator, machine: usize, times: [f64; 3], rounds: usize) {
+    for _ in 0..rounds {
+        for (t, &x) in times.iter().enumerate() {
+            est.observe(t, machine, x, false).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_evidence_applies_the_factor_of_a_machine_slower_than_its_prior() {
+    // Machine 0 runs every type twice as long as its prior: every ratio is 2. The factor
+    // waits for three types to hold MIN_SCALE_EVIDENCE observations (the evidence), then
+    // applies; it is re-estimated before an observation is recorded in its cell.
+    let mut est = two_machines(options(10.0));
+    run_rounds(&mut est, 0, [20.0, 40.0, 60.0], MIN_SCALE_EVIDENCE);
+    assert_eq!(
+        est.scale(0),
+        1.0,
+        "type 2 held 9 observations: no evidence yet"
+    );
+    assert_eq!(est.observe(0, 0, 20.0, false).unwrap(), Update::Machine);
+    assert_eq!(est.scale(0), 2.0);
+    assert_eq!(est.scale(1), 1.0, "machine 1 observed nothing");
+    // The factor stretches the prior each cell blends with: type 3, never run, reads its
+    // prior stretched (point 80 instead of 40); the others blend their observations (all
+    // at twice the prior) with the stretched prior: the observed times exactly.
+    assert_eq!(est.pmf(3, 0), &Pmf::point(80));
+    assert_eq!(est.pmf(1, 0), &Pmf::point(40));
+    assert_eq!(est.pmf(3, 1), &Pmf::point(48));
+    // Without it, or with the factor off altogether, nothing is scaled.
+    for o in [
+        Options {
+            scale_by_evidence: false,
+            ..options(10.0)
+        },
+        Options {
+            explore: 0,
+            scale_by_evidence: false,
+            machine_scale: false,
+            ..options(10.0)
+        },
+    ] {
+        let mut est = two_machines(o);
+        run_rounds(&mut est, 0, [20.0, 40.0, 60.0], 40);
+        assert_eq!(est.scale(0), 1.0);
+    }
+}
+
+#[test]
+fn the_evidence_leaves_a_faster_machine_and_disagreeing_cells_alone() {
+    // Machine 1 twice as fast as its prior: the factor 1/2 is not applied (a pessimistic
+    // prior is left to each cell); machine_scale = true applies it.
+    let mut est = two_machines(options(10.0));
+    run_rounds(&mut est, 1, [6.0, 12.0, 18.0], 40);
+    assert_eq!(est.scale(1), 1.0);
+    let mut est = two_machines(Options {
+        machine_scale: true,
+        ..options(10.0)
+    });
+    run_rounds(&mut est, 1, [6.0, 12.0, 18.0], 40);
+    assert_eq!(est.scale(1), 0.5);
+    // Machine 0: types 0 and 1 twice as slow, type 2 as its prior. The machine's median
+    // ratio is 2, but type 2's own is 1, not nearer 2 than 1: no factor.
+    let mut est = two_machines(options(10.0));
+    run_rounds(&mut est, 0, [20.0, 40.0, 30.0], 40);
+    assert_eq!(est.scale(0), 1.0);
+    // Type 2 at 55 and 60 in turn (prior 30): its Kaplan-Meier CDF lies within 1/2 of the
+    // prior stretched by 2 (point 60) and 1 away from the prior itself, so it supports the
+    // factor (the machine's median ratio, 2), which applies. Point masses as the only
+    // evidence would be as far from both.
+    let mut est = two_machines(options(10.0));
+    for k in 0..40 {
+        run_rounds(&mut est, 0, [20.0, 40.0, [55.0, 60.0][k % 2]], 1);
+    }
+    assert_eq!(est.scale(0), 2.0);
+}
+
+#[test]
+fn the_evidence_gives_no_factor_when_the_prior_is_equal_on_every_machine() {
+    // A prior equal on both machines has no machine to be slower than: the copies are for
+    // the evidence to find instead, and no factor is estimated.
+    let prior = vec![
+        Pmf::point(10),
+        Pmf::point(10),
+        Pmf::point(20),
+        Pmf::point(20),
+        Pmf::point(30),
+        Pmf::point(30),
+    ];
+    let mut est = Estimator::new(3, 2, prior, options(10.0)).unwrap();
+    run_rounds(&mut est, 0, [20.0, 40.0, 60.0], 40);
+    assert_eq!(est.scale(0), 1.0);
 }
 
 #[test]

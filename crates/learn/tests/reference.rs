@@ -166,6 +166,9 @@ proptest! {
             cadence,
             cadence_share: share,
             machine_scale,
+            // The reference applies the factor unconditionally (`machine_scale`); the
+            // evidence's gate is tested in `estimator.rs`.
+            scale_by_evidence: false,
             machine_window,
             explore: 0,
             optimism: false,
@@ -201,6 +204,7 @@ fn the_reference_agrees_on_a_long_sequence_with_a_geometric_tail() {
         let o = Options {
             window,
             prior_weight: 3.0,
+            scale_by_evidence: false,
             ..Options::default()
         };
         let prior = vec![Pmf::point(5)];

@@ -26,6 +26,8 @@
 //! cadence = 1               # rebuild a cell's PMF after every k-th observation
 //! cadence_share = 0.1       # and once the new ones are 10% of those the cell holds
 //! machine_scale = true      # one time-scale factor per machine, shared by its cells
+//! scale_by_evidence = true  # without it: the factor only while the observations say the
+//!                           # machine is slower than its prior (the default)
 //! machine_window = 50       # the factor from the machine's last 50 observations
 //! explore = 10              # an idle machine tries waiting tasks of its cells with fewer
 //!                           # than 10 observations (the default; 0: never)
@@ -137,6 +139,10 @@ pub struct BeliefConfig {
     /// Learned: one time-scale factor per machine, shared by its cells.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine_scale: Option<bool>,
+    /// Learned: the machine factor applied only while the observations say the machine is
+    /// slower than its prior.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scale_by_evidence: Option<bool>,
     /// Learned, with the machine factor: its window (observations per machine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine_window: Option<usize>,
@@ -171,6 +177,7 @@ impl BeliefConfig {
             cadence: self.cadence.unwrap_or(d.cadence),
             cadence_share: self.cadence_share.unwrap_or(d.cadence_share),
             machine_scale: self.machine_scale.unwrap_or(d.machine_scale),
+            scale_by_evidence: self.scale_by_evidence.unwrap_or(d.scale_by_evidence),
             machine_window: self.machine_window.unwrap_or(d.machine_window),
             explore: self.explore.unwrap_or(d.explore),
             optimism: self.optimism.unwrap_or(d.optimism),
@@ -207,6 +214,7 @@ impl BeliefConfig {
                 set("cadence", self.cadence.is_some()),
                 set("cadence_share", self.cadence_share.is_some()),
                 set("machine_scale", self.machine_scale.is_some()),
+                set("scale_by_evidence", self.scale_by_evidence.is_some()),
                 set("machine_window", self.machine_window.is_some()),
                 set("explore", self.explore.is_some()),
                 set("optimism", self.optimism.is_some()),
@@ -244,8 +252,14 @@ impl BeliefConfig {
             prior == PriorKind::Scaled,
         )?;
         only("path", "etc", self.path.is_some(), prior == PriorKind::Etc)?;
-        if self.machine_window.is_some() && self.machine_scale != Some(true) {
-            return Err("belief.machine_window applies only to machine_scale = true".into());
+        if self.machine_window.is_some()
+            && self.machine_scale != Some(true)
+            && self.scale_by_evidence == Some(false)
+        {
+            return Err(
+                "belief.machine_window applies only to the machine factor (machine_scale = true, or scale_by_evidence, on by default)"
+                    .into(),
+            );
         }
         match prior {
             PriorKind::Samples => match self.samples {
@@ -566,7 +580,11 @@ mod tests {
                 "belief.machine_scale",
             ),
             (
-                "source = \"learned\"\nmachine_window = 20",
+                "source = \"fixed\"\nscale_by_evidence = false",
+                "belief.scale_by_evidence",
+            ),
+            (
+                "source = \"learned\"\nscale_by_evidence = false\nmachine_window = 20",
                 "belief.machine_window",
             ),
             (

@@ -491,9 +491,13 @@ const BELIEF: &[Key] = &[
         .allowed("only with source = \"learned\"")
         .means("one time-scale factor per machine shared by all its cells (a machine-wide slowdown): the Kaplan-Meier median of the ratios of the machine's observed times to their cells' prior medians, censored runs as lower bounds; a cell learns its times divided by the factor and its PMF is that stretched by the factor, which moves when the estimate differs by more than 5%")
         .example("source = \"learned\"\nmachine_scale = true"),
+    key("scale_by_evidence", "boolean", "true")
+        .allowed("only with source = \"learned\"; applies without machine_scale, when the prior is not equal on every machine")
+        .means("the machine factor from the evidence: each machine's factor is estimated as with machine_scale but applied only while the observations say the machine is slower than its prior (the factor above 1, and every cell of the machine holding at least 10 observations, at least 3 of them, nearer its prior stretched by the factor than its prior itself in Kolmogorov-Smirnov distance); otherwise the factor is 1. The factor stretches the prior each cell blends with (weighing prior_weight observations), not the cell's observed times: all of a cell never run, little of a busy one. It corrects a prior too fast for a whole machine in the cells that run too few tasks to learn it themselves; a prior too slow is left to each cell (its pessimism costs little: those cells lose the comparisons they would lose anyway, and exploration corrects them)")
+        .example("source = \"learned\"\nprior = \"scaled\"\nscale = 0.5\nscale_by_evidence = false"),
     key("machine_window", "integer", "50")
         .unit("observations")
-        .allowed(">= 1; only with machine_scale = true")
+        .allowed(">= 1; only with the machine factor (machine_scale = true, or scale_by_evidence)")
         .means("the machine factor from only the last this many observations of the machine (its forgetting; estimated from 10 observations on)")
         .example("source = \"learned\"\nmachine_scale = true\nmachine_window = 30"),
     key("explore", "integer", "10")
