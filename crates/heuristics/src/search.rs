@@ -473,6 +473,10 @@ fn run_in(
     // assignment; read throughout.
     if st.classes.is_some() || plan.phase1 == Phase1::MinCompletion {
         carry.begin(vq);
+        // The indexes too, their keys brought up to date.
+        if st.indexes.is_some() {
+            st.indexes = Some(carry.indexes(view, vq, m_count >= NARROW_MIN_MACHINES));
+        }
         st.carry = Some(carry);
     } else {
         carry.clear();
@@ -707,6 +711,9 @@ fn run_in(
                 valid[k] = false;
             }
         }
+    }
+    if let (Some(c), Some(ix)) = (st.carry, st.indexes) {
+        c.keep_indexes(ix, &st.assigned);
     }
     *memo = st.succ.release(bufs);
     *bufs = Buffers {

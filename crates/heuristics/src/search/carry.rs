@@ -108,6 +108,26 @@ pub(super) struct Carry {
     /// The machines that may tie with the least expected completion, with it and their
     /// chance ([`found_again`]; reused).
     near: Vec<Near>,
+    /// The machine indexes of the last event that read them ([`Carry::indexes`]).
+    indexes: Option<KeptIndexes>,
+}
+
+/// Machine indexes kept at the end of event `event` ([`Carry::keep_indexes`]), with the
+/// machines provisionally assigned a task in it (whose keys may have been read after).
+#[derive(Default)]
+struct KeptIndexes {
+    event: u64,
+    indexes: Indexes,
+    assigned: Vec<MachineId>,
+}
+
+impl std::fmt::Debug for KeptIndexes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeptIndexes")
+            .field("event", &self.event)
+            .field("indexes", &self.indexes.built.len())
+            .finish_non_exhaustive()
+    }
 }
 
 /// A machine that may tie with the least expected completion ([`found_again`]): its expected
@@ -209,6 +229,46 @@ impl Carry {
         self.types.clear();
         self.versions.clear();
         self.log.clear();
+        self.indexes = None;
+    }
+
+    /// The machine indexes for this event (after [`Carry::begin`]): those kept at the last
+    /// event with the keys of the machines changed since (logged, or provisionally assigned
+    /// a task in it) read anew ([`Indexes::update`]), when few changed; else new ones.
+    pub(super) fn indexes(&mut self, view: &View<'_>, vq: &VirtualQueues, narrow: bool) -> Indexes {
+        if let Some(mut k) = self.indexes.take() {
+            if k.event >= self.base && k.event < self.event && k.indexes.narrow == narrow {
+                let changed = &mut self.changed;
+                if changed_since(
+                    &self.log,
+                    self.versions.len(),
+                    k.event,
+                    &k.assigned,
+                    changed,
+                ) && k.indexes.update(view, vq, changed)
+                {
+                    return k.indexes;
+                }
+            }
+            k.indexes.built.clear();
+            return Indexes {
+                narrow,
+                ..k.indexes
+            };
+        }
+        Indexes::new(narrow)
+    }
+
+    /// Keeps this event's machine indexes for the next ([`Carry::indexes`]), `assigned` the
+    /// machines provisionally assigned a task in it.
+    pub(super) fn keep_indexes(&mut self, indexes: Indexes, assigned: &[MachineId]) {
+        let mut kept = KeptIndexes {
+            event: self.event,
+            indexes,
+            assigned: Vec::new(),
+        };
+        kept.assigned.extend_from_slice(assigned);
+        self.indexes = Some(kept);
     }
 
     /// The answer for candidate `i` (task `t`) carried from an earlier event or the start of
