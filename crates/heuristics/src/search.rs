@@ -470,13 +470,9 @@ fn run_in(
     };
     // Phase-1 answers carried across events, per class (MaxSuccess) or per task type
     // (MinCompletion): kept only at the start of the event, before any provisional
-    // assignment; read throughout.
+    // assignment; read throughout. The machine indexes too, their keys brought up to date.
     if st.classes.is_some() || plan.phase1 == Phase1::MinCompletion {
-        carry.begin(vq);
-        // The indexes too, their keys brought up to date.
-        if st.indexes.is_some() {
-            st.indexes = Some(carry.indexes(view, vq, m_count >= NARROW_MIN_MACHINES));
-        }
+        carry.begin(view, vq, &mut st.indexes);
         st.carry = Some(carry);
     } else {
         carry.clear();

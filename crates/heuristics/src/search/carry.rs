@@ -306,8 +306,14 @@ fn count(c: &'static std::thread::LocalKey<std::cell::Cell<usize>>) {
 }
 
 impl Carry {
-    /// Starts an event: logs the machines whose version or free-slot flag changed.
-    pub(super) fn begin(&mut self, vq: &VirtualQueues) {
+    /// Starts an event: logs the machines whose version or free-slot flag changed, and
+    /// replaces `indexes`, when some, by those for this event ([`Carry::indexes`]).
+    pub(super) fn begin(
+        &mut self,
+        view: &View<'_>,
+        vq: &VirtualQueues,
+        indexes: &mut Option<Indexes>,
+    ) {
         let n = vq.machines().len();
         self.event += 1;
         if self.versions.len() != n || self.log.len() > 4 * n.max(16) {
@@ -333,6 +339,9 @@ impl Carry {
             let from = self.event.saturating_sub(8);
             self.answers.retain(|_, a| a.event >= from);
         }
+        if let Some(ix) = indexes.as_mut() {
+            *ix = self.indexes(view, vq, ix.narrow);
+        }
     }
 
     /// Forgets every answer (the search runs without classes).
@@ -344,7 +353,7 @@ impl Carry {
         self.indexes = None;
     }
 
-    /// The machine indexes for this event (after [`Carry::begin`]): those kept at the last
+    /// The machine indexes for this event ([`Carry::begin`]): those kept at the last
     /// event with the keys of the machines changed since (logged, or provisionally assigned
     /// a task in it) read anew ([`Indexes::update`]), when few changed; else new ones.
     pub(super) fn indexes(&mut self, view: &View<'_>, vq: &VirtualQueues, narrow: bool) -> Indexes {
