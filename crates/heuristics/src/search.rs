@@ -470,9 +470,9 @@ fn run_in(
     };
     // Phase-1 answers carried across events, per class (MaxSuccess) or per task type
     // (MinCompletion): kept only at the start of the event, before any provisional
-    // assignment; read throughout.
+    // assignment; read throughout. The machine indexes too, their keys brought up to date.
     if st.classes.is_some() || plan.phase1 == Phase1::MinCompletion {
-        carry.begin(vq);
+        carry.begin(view, vq, &mut st.indexes);
         st.carry = Some(carry);
     } else {
         carry.clear();
@@ -707,6 +707,9 @@ fn run_in(
                 valid[k] = false;
             }
         }
+    }
+    if let (Some(c), Some(ix)) = (st.carry, st.indexes) {
+        c.keep_indexes(ix, &st.assigned);
     }
     *memo = st.succ.release(bufs);
     *bufs = Buffers {

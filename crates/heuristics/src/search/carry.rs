@@ -4,7 +4,7 @@
 //! oracle's versions ([`VirtualQueues::version`]).
 
 use super::*;
-use pmf::prec::{chance_ties, times_tie};
+use pmf::prec::{DECISION_SLACK, chance_ties, times_tie};
 
 /// One machine of a kept search ([`Kept1::Listed`]).
 #[derive(Debug, Clone, Copy)]
@@ -31,6 +31,7 @@ enum Kept1 {
         top: f64,
         stop: f64,
         reach: f64,
+        ranking: Ranking,
     },
     /// Every machine in scope has a chance below the defer threshold less the slack.
     Below,
@@ -108,11 +109,142 @@ pub(super) struct Carry {
     /// The machines that may tie with the least expected completion, with it and their
     /// chance ([`found_again`]; reused).
     near: Vec<Near>,
+    /// The machine indexes of the last event that read them ([`Carry::indexes`]).
+    indexes: Option<KeptIndexes>,
 }
 
-/// A machine that may tie with the least expected completion ([`found_again`]): its expected
-/// completion, the machine, its chance.
+/// Machine indexes kept at the end of event `event` ([`Carry::keep_indexes`]), with the
+/// machines provisionally assigned a task in it (whose keys may have been read after).
+#[derive(Default)]
+struct KeptIndexes {
+    event: u64,
+    indexes: Indexes,
+    assigned: Vec<MachineId>,
+}
+
+impl std::fmt::Debug for KeptIndexes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeptIndexes")
+            .field("event", &self.event)
+            .field("indexes", &self.indexes.built.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A machine with its expected completion and chance ([`found_again`], [`Ranking`]): its
+/// expected completion, the machine, its chance.
 type Near = (f64, MachineId, f64);
+
+/// The listed machines of least expected completion among those whose chance is at least
+/// `from` ([`Kept1::Listed`]), so that the machines that tie with the highest chance choose
+/// without a walk of the listing ([`Ranking::choose`]).
+#[derive(Debug, Clone)]
+struct Ranking {
+    /// Listed machines whose chance is at least `from`, by increasing expected completion,
+    /// then machine ([`by_ranking`]).
+    head: Vec<Near>,
+    from: f64,
+    /// Every listed machine whose chance is at least `from` and not in `head` comes after it
+    /// in that order (`None`: `head` holds them all).
+    past: Option<(f64, MachineId)>,
+}
+
+/// Machines a [`Ranking`] holds when built.
+const RANKED: usize = 16;
+
+impl Ranking {
+    /// No machine ranked.
+    fn none() -> Self {
+        Ranking {
+            head: Vec::new(),
+            from: f64::INFINITY,
+            past: None,
+        }
+    }
+
+    /// Ranks the machines of `listed` (by decreasing chance) whose chance is at least `from`,
+    /// every one with its expected completion read.
+    fn rank(&mut self, listed: &[Listed], from: f64) {
+        let (head, mut past) = (&mut self.head, None);
+        head.clear();
+        for e in listed.iter().take_while(|e| e.p >= from) {
+            let n = (e.ect, e.m, e.p);
+            if head.len() == RANKED && head.last().is_some_and(|l| by_ranking(&n, l).is_gt()) {
+                past = head.last().map(|&(e, m, _)| (e, m));
+                continue;
+            }
+            let at = head.partition_point(|x| by_ranking(x, &n).is_lt());
+            head.insert(at, n);
+            if head.len() > RANKED {
+                head.pop();
+                past = head.last().map(|&(e, m, _)| (e, m));
+            }
+        }
+        self.from = from;
+        self.past = past;
+    }
+
+    /// Brings the ranking up to date with its listing's: the machines of `D` (`mark`) out,
+    /// those of `fresh` with a chance at least `from` in (their expected completions read by
+    /// `ect`), in `head` when they come before `past`.
+    fn update(
+        &mut self,
+        mark: &[bool],
+        fresh: &mut [Listed],
+        mut ect: impl FnMut(MachineId) -> f64,
+    ) {
+        self.head.retain(|&(_, m, _)| !mark[m]);
+        for f in fresh.iter_mut().filter(|f| f.p >= self.from) {
+            if f.ect.is_nan() {
+                f.ect = ect(f.m);
+            }
+            if self
+                .past
+                .is_none_or(|(pe, pm)| by_ranking(&(f.ect, f.m, f.p), &(pe, pm, 0.0)).is_lt())
+            {
+                let n = (f.ect, f.m, f.p);
+                let at = self.head.partition_point(|x| by_ranking(x, &n).is_lt());
+                self.head.insert(at, n);
+            }
+        }
+    }
+
+    /// [`found_again`]'s choice among the machines that tie with `p_top` (every listed one
+    /// has a chance at least `from`), when the ranking proves it: the first machine of
+    /// `head` out of `D` that ties with `p_top` has the least expected completion listed,
+    /// and those that tie with the least (an interval from it up, [`times_tie`]) follow it,
+    /// all in `head` when `past` does not tie with the least.
+    fn choose(&self, mark: &[bool], fresh: &[Listed], p_top: f64) -> Option<TieChoice> {
+        let counted = |&&(_, m, p): &&Near| !mark[m] && chance_ties(p, p_top);
+        let (e1, m1, _) = *self.head.iter().find(counted)?;
+        let mut least = (e1, m1);
+        let tied = || fresh.iter().filter(|f| chance_ties(f.p, p_top));
+        for f in tied() {
+            if f.ect < least.0 || (f.ect == least.0 && f.m < least.1) {
+                least = (f.ect, f.m);
+            }
+        }
+        let (e_least, m_least) = least;
+        if self.past.is_some_and(|(pe, _)| times_tie(pe, e_least)) {
+            return None;
+        }
+        let mut pick = (m_least, f64::NAN);
+        for &(e, m, p) in self.head.iter().filter(counted) {
+            if !times_tie(e, e_least) {
+                break;
+            }
+            if m <= pick.0 {
+                pick = (m, p);
+            }
+        }
+        for f in tied().filter(|f| times_tie(f.ect, e_least)) {
+            if f.m <= pick.0 {
+                pick = (f.m, f.p);
+            }
+        }
+        Some((pick.0, pick.1, m_least))
+    }
+}
 
 /// MinCompletion's phase-1 answer for one task type ([`Carry::type_answer`]): the machines
 /// its search evaluated, by increasing expected completion, then machine, and a lower bound
@@ -174,8 +306,14 @@ fn count(c: &'static std::thread::LocalKey<std::cell::Cell<usize>>) {
 }
 
 impl Carry {
-    /// Starts an event: logs the machines whose version or free-slot flag changed.
-    pub(super) fn begin(&mut self, vq: &VirtualQueues) {
+    /// Starts an event: logs the machines whose version or free-slot flag changed, and
+    /// replaces `indexes`, when some, by those for this event ([`Carry::indexes`]).
+    pub(super) fn begin(
+        &mut self,
+        view: &View<'_>,
+        vq: &VirtualQueues,
+        indexes: &mut Option<Indexes>,
+    ) {
         let n = vq.machines().len();
         self.event += 1;
         if self.versions.len() != n || self.log.len() > 4 * n.max(16) {
@@ -201,6 +339,9 @@ impl Carry {
             let from = self.event.saturating_sub(8);
             self.answers.retain(|_, a| a.event >= from);
         }
+        if let Some(ix) = indexes.as_mut() {
+            *ix = self.indexes(view, vq, ix.narrow);
+        }
     }
 
     /// Forgets every answer (the search runs without classes).
@@ -209,6 +350,46 @@ impl Carry {
         self.types.clear();
         self.versions.clear();
         self.log.clear();
+        self.indexes = None;
+    }
+
+    /// The machine indexes for this event ([`Carry::begin`]): those kept at the last
+    /// event with the keys of the machines changed since (logged, or provisionally assigned
+    /// a task in it) read anew ([`Indexes::update`]), when few changed; else new ones.
+    pub(super) fn indexes(&mut self, view: &View<'_>, vq: &VirtualQueues, narrow: bool) -> Indexes {
+        if let Some(mut k) = self.indexes.take() {
+            if k.event >= self.base && k.event < self.event && k.indexes.narrow == narrow {
+                let changed = &mut self.changed;
+                if changed_since(
+                    &self.log,
+                    self.versions.len(),
+                    k.event,
+                    &k.assigned,
+                    changed,
+                ) && k.indexes.update(view, vq, changed)
+                {
+                    return k.indexes;
+                }
+            }
+            k.indexes.built.clear();
+            return Indexes {
+                narrow,
+                ..k.indexes
+            };
+        }
+        Indexes::new(narrow)
+    }
+
+    /// Keeps this event's machine indexes for the next ([`Carry::indexes`]), `assigned` the
+    /// machines provisionally assigned a task in it.
+    pub(super) fn keep_indexes(&mut self, indexes: Indexes, assigned: &[MachineId]) {
+        let mut kept = KeptIndexes {
+            event: self.event,
+            indexes,
+            assigned: Vec::new(),
+        };
+        kept.assigned.extend_from_slice(assigned);
+        self.indexes = Some(kept);
     }
 
     /// The answer for candidate `i` (task `t`) carried from an earlier event or the start of
@@ -263,6 +444,7 @@ impl Carry {
                 top,
                 stop,
                 reach,
+                ranking,
             } => {
                 if !(scope == Phase1Scope::AllMachines || vq.any_free()) {
                     return None;
@@ -294,6 +476,7 @@ impl Carry {
                     top,
                     stop: *stop,
                     reach: *reach,
+                    ranking,
                 };
                 let best = found_again(view, vq, t, q, kept, (mark, fresh, &mut self.near), write);
                 for &m in changed.iter() {
@@ -331,13 +514,20 @@ impl Carry {
         let q = threshold(view, t);
         let kept = match best {
             Best::Machine { top, .. } if top >= q - BOUND_SLACK => {
-                let mut listed = match self.answers.remove(&(spec.task_type, spec.deadline)) {
-                    Some(Answer {
-                        kept: Kept1::Listed { listed, .. },
-                        ..
-                    }) => listed,
-                    _ => Vec::new(),
-                };
+                let (mut listed, mut ranking) =
+                    match self.answers.remove(&(spec.task_type, spec.deadline)) {
+                        Some(Answer {
+                            kept:
+                                Kept1::Listed {
+                                    listed, ranking, ..
+                                },
+                            ..
+                        }) => (listed, ranking),
+                        _ => (Vec::new(), Ranking::none()),
+                    };
+                ranking.head.clear();
+                ranking.from = f64::INFINITY;
+                ranking.past = None;
                 // The expected completions the search's choice read.
                 let ects = &mut self.ects;
                 ects.resize(view.machines.len(), f64::NAN);
@@ -355,11 +545,18 @@ impl Carry {
                     ects[m] = f64::NAN;
                 }
                 listed.sort_unstable_by(by_chance);
+                // Ranked when the choice read every machine that ties with `top`.
+                let from = top - DECISION_SLACK;
+                let tied = || listed.iter().take_while(|e| e.p >= from);
+                if tied().all(|e| !e.ect.is_nan()) {
+                    ranking.rank(&listed, from);
+                }
                 Kept1::Listed {
                     listed,
                     top,
                     stop: scored.stop,
                     reach: if reach.is_nan() { f64::INFINITY } else { reach },
+                    ranking,
                 }
             }
             Best::Machine { .. } | Best::BelowDefer => Kept1::Below,
@@ -543,12 +740,15 @@ struct ListedAnswer<'k> {
     top: &'k mut f64,
     stop: f64,
     reach: f64,
+    ranking: &'k mut Ranking,
 }
 
 /// [`Carry::answer`] for a [`Kept1::Listed`] answer, no listed idle machine in `D`: `mark`
 /// flags the machines of `D`, `fresh` holds those in scope with their chances, `near` is
 /// scratch. With `write`, the listing is brought up to date (the machines of `D` listed with
-/// their new chances).
+/// their new chances) and so is its ranking; when the ranking did not prove the choice of a
+/// machine, the listing is ranked anew from the highest chance less the slack (every machine
+/// that ties with it read).
 fn found_again(
     view: &View<'_>,
     vq: &VirtualQueues,
@@ -563,6 +763,7 @@ fn found_again(
         top,
         stop,
         reach,
+        ranking,
     } = kept;
     // The highest chance listed out of `D` (listed by decreasing chance), with its machine.
     let mut base: Option<(f64, MachineId)> = None;
@@ -590,44 +791,20 @@ fn found_again(
     if !(machine || below) {
         return None;
     }
+    let mut by_rank = false;
     let best = if machine {
-        // The least expected completion of the machines that tie with `p_top`: a prefix of
-        // the listing, and the fresh ones. One walk: a machine that ties with the least ties
-        // with the least of the machines visited up to it too (which lies between the two,
-        // [`times_tie`]'s interval), so `near` keeps every machine that can tie with the
-        // least, fewer as the least comes down.
-        let mut least: Option<(f64, MachineId)> = None;
-        near.clear();
-        let mut consider = |e: f64, m: MachineId, p: f64| {
-            if least.is_none_or(|(be, bm)| e < be || (e == be && m < bm)) {
-                least = Some((e, m));
-            }
-            if least.is_some_and(|(be, _)| times_tie(e, be)) {
-                near.push((e, m, p));
-            }
-        };
-        for e in listed.iter_mut() {
-            if !chance_ties(e.p, p_top) {
-                break;
-            }
-            if mark[e.m] {
-                continue;
-            }
-            if e.ect.is_nan() {
-                e.ect = vq.expected_completion(view, e.m, t);
-            }
-            consider(e.ect, e.m, e.p);
-        }
         for f in fresh.iter_mut().filter(|f| chance_ties(f.p, p_top)) {
             f.ect = vq.expected_completion(view, f.m, t);
-            consider(f.ect, f.m, f.p);
         }
-        let (e_least, m_least) = least?;
-        let (m, p) = near
-            .iter()
-            .filter(|&&(e, _, _)| times_tie(e, e_least))
-            .min_by_key(|&&(_, m, _)| m)
-            .map(|&(_, m, p)| (m, p))?;
+        // Every listed machine that ties with `p_top` has a chance at least `from`.
+        let ranked = (p_top - DECISION_SLACK >= ranking.from)
+            .then(|| ranking.choose(mark, fresh, p_top))
+            .flatten();
+        by_rank = ranked.is_some();
+        let (m, p, m_least) = match ranked {
+            Some(c) => c,
+            None => least_walked(view, vq, t, listed, (mark, fresh, near), p_top)?,
+        };
         #[cfg(test)]
         if lost_top {
             count(&CARRIED_PAST_TOP);
@@ -650,11 +827,75 @@ fn found_again(
             let at = listed.partition_point(|e| by_chance(e, f).is_lt());
             listed.insert(at, *f);
         }
+        if machine && !by_rank {
+            // Every listed machine that ties with `p_top` has its expected completion read.
+            ranking.rank(listed, p_top - DECISION_SLACK);
+        } else {
+            ranking.update(mark, fresh, |m| vq.expected_completion(view, m, t));
+        }
         if machine {
             *top = p_top;
         }
     }
     Some(best)
+}
+
+/// The order of [`Ranking::head`]: increasing expected completion, then machine.
+fn by_ranking(a: &Near, b: &Near) -> std::cmp::Ordering {
+    a.0.total_cmp(&b.0).then(a.1.cmp(&b.1))
+}
+
+/// [`found_again`]'s choice among the machines that tie with `p_top` (their expected
+/// completions read): the lowest machine among those whose expected completion ties with the
+/// least, its chance, and the machine of the least.
+type TieChoice = (MachineId, f64, MachineId);
+
+/// [`found_again`]'s choice by a walk of the listing: the least expected completion of the
+/// machines that tie with `p_top` (a prefix of the listing, and the fresh ones, their expected
+/// completions read), and the lowest machine that ties with it. One walk: a machine that ties
+/// with the least ties with the least of the machines visited up to it too (which lies
+/// between the two, [`times_tie`]'s interval), so `near` keeps every machine that can tie
+/// with the least, fewer as the least comes down.
+fn least_walked(
+    view: &View<'_>,
+    vq: &VirtualQueues,
+    t: TaskId,
+    listed: &mut [Listed],
+    (mark, fresh, near): (&[bool], &[Listed], &mut Vec<Near>),
+    p_top: f64,
+) -> Option<TieChoice> {
+    let mut least: Option<(f64, MachineId)> = None;
+    near.clear();
+    let mut consider = |e: f64, m: MachineId, p: f64| {
+        if least.is_none_or(|(be, bm)| e < be || (e == be && m < bm)) {
+            least = Some((e, m));
+        }
+        if least.is_some_and(|(be, _)| times_tie(e, be)) {
+            near.push((e, m, p));
+        }
+    };
+    for e in listed.iter_mut() {
+        if !chance_ties(e.p, p_top) {
+            break;
+        }
+        if mark[e.m] {
+            continue;
+        }
+        if e.ect.is_nan() {
+            e.ect = vq.expected_completion(view, e.m, t);
+        }
+        consider(e.ect, e.m, e.p);
+    }
+    for f in fresh.iter().filter(|f| chance_ties(f.p, p_top)) {
+        consider(f.ect, f.m, f.p);
+    }
+    let (e_least, m_least) = least?;
+    let (m, p) = near
+        .iter()
+        .filter(|&&(e, _, _)| times_tie(e, e_least))
+        .min_by_key(|&&(_, m, _)| m)
+        .map(|&(_, m, p)| (m, p))?;
+    Some((m, p, m_least))
 }
 
 /// Task `t`'s defer threshold, `-inf` when deferring is off.

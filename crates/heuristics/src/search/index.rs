@@ -1,6 +1,6 @@
-//! Indexes of the machines of one mapping event that narrow a MaxSuccess search with many
-//! machines: machines grouped by PET column and sorted by the first tick their tail reaches a
-//! level ([`MachineIndex`], [`max_success_indexed`]).
+//! Indexes of the machines that narrow a MaxSuccess search with many machines: machines
+//! grouped by PET column and sorted by the first tick their tail reaches a level
+//! ([`MachineIndex`], [`max_success_indexed`]), kept across events ([`Indexes::update`]).
 
 use super::*;
 
@@ -32,9 +32,12 @@ pub(super) const INDEX_MIN_MACHINES: usize = 64;
 ///
 /// Within a group `min E_km` is one number, so the machines that pass are a prefix. The keys
 /// stay valid through the event: a provisional assignment only delays a tail, which raises
-/// its key, and a key too low only lets a machine through.
+/// its key, and a key too low only lets a machine through. They stay valid at a later event
+/// for the machines whose PCTs are the same ([`Indexes::update`] reads the others anew).
 pub(super) struct MachineIndex {
     pub(super) level: f64,
+    /// Events since it was last read ([`Indexes::get`], [`Indexes::update`]).
+    idle: u32,
     pub(super) groups: Vec<(MachineId, Vec<(Tick, MachineId)>)>,
     /// Each machine's key, `Tick::MAX` for a machine left out at every deadline.
     pub(super) keys: Vec<Tick>,
@@ -43,19 +46,23 @@ pub(super) struct MachineIndex {
 }
 
 impl MachineIndex {
+    /// Machine `m`'s key at `level`; `None` when it is below the level whatever the deadline.
+    fn key(view: &View<'_>, vq: &VirtualQueues, level: f64, m: MachineId) -> Option<Tick> {
+        if level <= 0.0 {
+            Some(vq.tail_min_lower(m))
+        } else {
+            let (tail, f) = vq.bound_tail(view, m);
+            tail.first_reaching((level - 3.0 * BOUND_SLACK) / f)
+        }
+    }
+
     pub(super) fn build(view: &View<'_>, vq: &VirtualQueues, level: f64) -> Self {
         let mut slot: Vec<usize> = vec![usize::MAX; view.machines.len()];
         let mut groups: Vec<(MachineId, Vec<(Tick, MachineId)>)> = Vec::new();
         let mut keys = vec![Tick::MAX; view.machines.len()];
         for m in 0..view.machines.len() {
-            let key = if level <= 0.0 {
-                vq.tail_min_lower(m)
-            } else {
-                let (tail, f) = vq.bound_tail(view, m);
-                match tail.first_reaching((level - 3.0 * BOUND_SLACK) / f) {
-                    Some(x) => x,
-                    None => continue, // below the level whatever the deadline
-                }
+            let Some(key) = Self::key(view, vq, level, m) else {
+                continue;
             };
             keys[m] = key;
             let c = view.pet.canonical(m);
@@ -70,10 +77,40 @@ impl MachineIndex {
         }
         MachineIndex {
             level,
+            idle: 0,
             groups,
             keys,
             slot,
         }
+    }
+
+    /// Reads machine `m`'s key anew and moves it in its group; false when its group does
+    /// not hold it (its PET column changed: the index must be built anew).
+    fn update(&mut self, view: &View<'_>, vq: &VirtualQueues, m: MachineId) -> bool {
+        let c = view.pet.canonical(m);
+        if self.keys[m] != Tick::MAX {
+            let Some((_, g)) = self.groups.get_mut(self.slot[c]) else {
+                return false;
+            };
+            match g.binary_search(&(self.keys[m], m)) {
+                Ok(at) => {
+                    g.remove(at);
+                }
+                Err(_) => return false,
+            }
+        }
+        self.keys[m] = Tick::MAX;
+        if let Some(key) = Self::key(view, vq, self.level, m) {
+            self.keys[m] = key;
+            if self.slot[c] == usize::MAX {
+                self.slot[c] = self.groups.len();
+                self.groups.push((c, Vec::new()));
+            }
+            let g = &mut self.groups[self.slot[c]].1;
+            let at = g.partition_point(|&e| e < (key, m));
+            g.insert(at, (key, m));
+        }
+        true
     }
 }
 
@@ -180,7 +217,8 @@ pub(super) fn first_bin_reaching(pet: &pmf::ExecPmf, p: f64) -> Option<usize> {
     Some(lo)
 }
 
-/// The indexes of one event, one per level, built on first use.
+/// The indexes of an event, one per level, built on first use; those of the event before,
+/// brought up to date ([`Indexes::update`]), when the search carries its answers.
 #[derive(Default)]
 pub(super) struct Indexes {
     /// Narrow further ([`NARROW_MIN_MACHINES`]): the indexes at `q (1 - s)` cut at the PET's
@@ -201,12 +239,39 @@ impl Indexes {
 
     pub(super) fn get(&mut self, view: &View<'_>, vq: &VirtualQueues, level: f64) -> usize {
         match self.built.iter().position(|ix| ix.level == level) {
-            Some(k) => k,
+            Some(k) => {
+                self.built[k].idle = 0;
+                k
+            }
             None => {
                 self.built.push(MachineIndex::build(view, vq, level));
                 self.built.len() - 1
             }
         }
+    }
+
+    /// Brings the indexes of an earlier event up to date: the keys of the machines `changed`
+    /// (every machine whose PCTs or PET column may differ from when its key was read) read
+    /// anew. An index not read for [`INDEX_IDLE_EVENTS`] events is dropped. False when an
+    /// index must be built anew (the machine count or a PET column changed): then every index
+    /// is dropped.
+    pub(super) fn update(
+        &mut self,
+        view: &View<'_>,
+        vq: &VirtualQueues,
+        changed: &[MachineId],
+    ) -> bool {
+        self.built.retain(|ix| ix.idle < INDEX_IDLE_EVENTS);
+        for ix in &mut self.built {
+            ix.idle += 1;
+            if ix.keys.len() != view.machines.len()
+                || !changed.iter().all(|&m| ix.update(view, vq, m))
+            {
+                self.built.clear();
+                return false;
+            }
+        }
+        true
     }
 
     /// A floor for task `t`: the exact chance of a machine in scope, the best of a few
@@ -251,6 +316,9 @@ impl Indexes {
 pub(super) const LEVEL_SHIFTS: [f64; 3] = [0.25, 0.5, 0.75];
 /// Most level indexes per task.
 pub(super) const MAX_LEVELS: usize = LEVEL_SHIFTS.len();
+
+/// Events an index is kept unread from one event to the next ([`Indexes::update`]).
+pub(super) const INDEX_IDLE_EVENTS: u32 = 8;
 
 /// Machines of a group's level-0 order looked at for a head in scope.
 pub(super) const HEAD_WALK: usize = 8;
