@@ -224,18 +224,19 @@ mod cell;
 mod error;
 mod estimate;
 pub mod evidence;
+mod factor;
 mod options;
 
 use std::collections::VecDeque;
 
 use pmf::Pmf;
-use pmf::kaplan_meier::Sample;
 
 pub use error::LearnError;
 pub use estimate::{
     MAX_TAIL_TICKS, PRIOR_CHECK_DELTA, blend, contradicts, departure, estimate, estimate_checked,
     median_ratio, optimism, optimistic, prior_band,
 };
+pub use factor::{MAX_SCALE, MIN_MACHINE_OBSERVATIONS, MIN_SCALE_EVIDENCE, SCALE_STEP};
 pub use options::{Censoring, DEFAULT_EXPLORE, Options, Tail};
 
 use cell::Cell;
@@ -244,26 +245,12 @@ pub use evidence::{
     JOIN_DELTA, JOIN_TYPES, LEAVE_DELTA, MIN_POOL_OBSERVATIONS, POOL_EVERY, copies_band,
     two_sample_distance,
 };
+use factor::Factor;
 use options::rebuild_after;
 
 /// The most distinct times a cell records exactly; beyond them a new time is recorded on
 /// its tick (the crate docs, "Cost and memory").
 pub const MAX_KEYS: usize = 4096;
-
-/// The machine factor is estimated once a machine has this many observations in its window
-/// (or its whole window, when [`Options::machine_window`] is smaller); until then it is 1.
-pub const MIN_MACHINE_OBSERVATIONS: usize = 10;
-
-/// The factor applied to a machine's cells moves to the estimate only when
-/// `|ln(estimate / applied)| > ln(1 + SCALE_STEP)`.
-pub const SCALE_STEP: f64 = 0.05;
-
-/// A cell holding this many observations is evidence for or against its machine's factor
-/// ([`Options::scale_by_evidence`]).
-pub const MIN_SCALE_EVIDENCE: usize = 10;
-
-/// The machine factor lies in `[1 / MAX_SCALE, MAX_SCALE]`.
-pub const MAX_SCALE: f64 = 16.0;
 
 /// What an observation changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -285,17 +272,6 @@ impl Update {
     pub fn changed(self) -> bool {
         self != Update::Unchanged
     }
-}
-
-/// A machine's factor ([`Options::machine_scale`]).
-#[derive(Debug, Clone)]
-struct Factor {
-    /// The last observations' ratios to their cells' prior medians.
-    ratios: VecDeque<Sample>,
-    /// The factor applied to the machine's cells.
-    applied: f64,
-    /// Observations of the machine since the factor was last estimated.
-    since: usize,
 }
 
 /// Per (task type, machine), the execution-time PMF learned so far (see the crate docs).
@@ -683,116 +659,6 @@ impl Estimator {
             }
         }
         Ok(true)
-    }
-
-    /// Adds a ratio to `machine`'s window and re-estimates its factor; when the factor
-    /// applied moves, the machine's cells take their PMFs at the new factor: stretched by
-    /// it ([`Options::machine_scale`]), or blended with their priors stretched by it
-    /// ([`Options::scale_by_evidence`]). Whether the factor moved.
-    fn update_factor(
-        &mut self,
-        machine: usize,
-        ratio: f64,
-        censored: bool,
-    ) -> Result<bool, LearnError> {
-        let w = self.options.machine_window;
-        let f = &mut self.factors[machine];
-        f.ratios.push_back(Sample {
-            time: ratio,
-            censored,
-        });
-        while f.ratios.len() > w {
-            f.ratios.pop_front();
-        }
-        f.since += 1;
-        if f.ratios.len() < MIN_MACHINE_OBSERVATIONS.min(w) || f.since < self.options.cadence {
-            return Ok(false);
-        }
-        f.since = 0;
-        let Some(est) = median_ratio(f.ratios.make_contiguous())? else {
-            return Ok(false);
-        };
-        let est = est.clamp(1.0 / MAX_SCALE, MAX_SCALE);
-        let applied = f.applied;
-        let moves = |est: f64| (est / applied).ln().abs() > SCALE_STEP.ln_1p();
-        if !moves(est) {
-            return Ok(false);
-        }
-        let est = if self.options.machine_scale || self.slower_than_prior(machine, est)? {
-            est
-        } else {
-            1.0
-        };
-        if !moves(est) {
-            return Ok(false);
-        }
-        let cells = (0..self.types).map(|t| t * self.machines + machine);
-        if self.options.machine_scale {
-            let (n0, explore) = (self.options.prior_weight, self.options.optimistic_below());
-            let pmfs = cells
-                .clone()
-                .map(|i| {
-                    let c = &self.cells[i];
-                    read(stretch(&c.base, est)?, optimism(n0, c.n, explore))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
-            for (i, p) in cells.zip(pmfs) {
-                self.cells[i].current = p;
-            }
-        } else {
-            let mut rebuilt = Vec::with_capacity(self.types);
-            for i in cells {
-                let stretched = (est != 1.0)
-                    .then(|| stretch(&self.prior[i], est))
-                    .transpose()?;
-                let prior = stretched.as_ref().unwrap_or(&self.prior[i]);
-                rebuilt.push((
-                    i,
-                    build(&self.cells[i], prior, 1.0, &self.options)?,
-                    stretched,
-                ));
-            }
-            for (i, built, stretched) in rebuilt {
-                built.install(&mut self.cells[i]);
-                self.stretched[i] = stretched;
-            }
-        }
-        self.factors[machine].applied = est;
-        Ok(true)
-    }
-
-    /// Whether the evidence supports the factor `est` on `machine` (the first of its copies)
-    /// ([`Options::scale_by_evidence`]): `est > 1`, and every cell of the machine holding
-    /// [`MIN_SCALE_EVIDENCE`] observations, at least [`evidence::JOIN_TYPES`]
-    /// of them (all the types, when fewer, and at least 2: a factor carries the evidence of
-    /// some cells to the others), lies nearer its prior stretched by `est` than its prior
-    /// itself: the Kolmogorov-Smirnov distance of its Kaplan-Meier CDF over the observed
-    /// range ([`departure`]) is smaller from the one than from the other. A distance, not a
-    /// median: the median of a cell of two modes jumps between them with the draws.
-    fn slower_than_prior(&self, machine: usize, est: f64) -> Result<bool, LearnError> {
-        if est <= 1.0 {
-            return Ok(false);
-        }
-        let ignore = self.options.censoring == Censoring::Ignore;
-        let mut compared = 0;
-        for t in 0..self.types {
-            let i = t * self.machines + machine;
-            let cell = &self.cells[i];
-            if cell.n < MIN_SCALE_EVIDENCE {
-                continue;
-            }
-            let Some(walk) = cell.kaplan_meier(ignore)? else {
-                continue;
-            };
-            let prior = &self.prior[i];
-            let scaled = departure(&stretch(prior, est)?, &walk.pairs, walk.last)?;
-            let unscaled = departure(prior, &walk.pairs, walk.last)?;
-            if scaled >= unscaled {
-                return Ok(false);
-            }
-            compared += 1;
-        }
-        Ok(compared >= self.types.clamp(2, evidence::JOIN_TYPES))
     }
 
     /// The factor applied to `machine`'s cells (1 without [`Options::machine_scale`] or
