@@ -46,8 +46,8 @@ const NEVER: [(&str, &str, &str); 8] = [
     ),
 ];
 
-/// Every member's dependencies of any kind, from `cargo metadata`.
-fn dependencies() -> BTreeMap<String, Vec<String>> {
+/// The workspace's members as `cargo metadata` gives them.
+fn metadata() -> serde_json::Value {
     let out = Command::new(env!("CARGO"))
         .args([
             "metadata",
@@ -64,9 +64,12 @@ fn dependencies() -> BTreeMap<String, Vec<String>> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let meta: serde_json::Value =
-        serde_json::from_slice(&out.stdout).expect("cargo metadata's JSON");
-    meta["packages"]
+    serde_json::from_slice(&out.stdout).expect("cargo metadata's JSON")
+}
+
+/// Every member's dependencies of any kind.
+fn dependencies() -> BTreeMap<String, Vec<String>> {
+    metadata()["packages"]
         .as_array()
         .expect("packages")
         .iter()
@@ -98,6 +101,35 @@ fn no_arrow_that_must_never_exist() {
         "arrows that must never exist:\n{}",
         found.join("\n")
     );
+}
+
+/// The oracle's internals (`model`'s feature `internals`: its caches, their identities, the
+/// bounds of earlier ticks) are enabled by tests alone: no crate's normal or build dependency
+/// on `model` asks for them, so no policy or driver can read them.
+#[test]
+fn the_oracles_internals_are_for_tests_alone() {
+    let meta = metadata();
+    let mut found = Vec::new();
+    let mut dev = 0;
+    for p in meta["packages"].as_array().expect("packages") {
+        for d in p["dependencies"].as_array().expect("dependencies") {
+            let internals = d["name"] == "model"
+                && d["features"]
+                    .as_array()
+                    .is_some_and(|f| f.iter().any(|f| f == "internals"));
+            match (internals, d["kind"].as_str()) {
+                (true, Some("dev")) => dev += 1,
+                (true, _) => found.push(p["name"].as_str().unwrap_or("?").to_owned()),
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the oracle's internals asked for outside tests by: {}",
+        found.join(", ")
+    );
+    assert!(dev > 0, "the check sees the tests that ask for them");
 }
 
 /// The check sees arrows that exist (the runner depends on the bound and on the scheduler's

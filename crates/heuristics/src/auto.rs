@@ -86,7 +86,7 @@ impl Auto {
     pub fn depth(&self, view: &View<'_>) -> Option<usize> {
         match self.depth {
             Some(d) => Some(d),
-            None if view.staging.is_some() => None,
+            None if view.staging().is_some() => None,
             None => Some(DEFAULT_DEPTH),
         }
     }
@@ -109,7 +109,7 @@ impl Auto {
     pub fn map_reference(&self, view: &View<'_>) -> Decision {
         let mut decision = Decision::default();
         let mut vq = self.queues(view, false);
-        crate::reference::run(view, self.plan, &mut vq, view.batch, &mut decision);
+        crate::reference::run(view, self.plan, &mut vq, view.batch(), &mut decision);
         fill_idle(view, self.plan, &mut decision, crate::reference::run);
         decision
     }
@@ -130,7 +130,7 @@ fn fill_idle(
     if decision.deferred.is_empty() {
         return;
     }
-    let floor = vec![FILL_FLOOR; view.pet.n_types()];
+    let floor = vec![FILL_FLOOR; view.pet().n_types()];
     let view = view.with_defer(Some(&floor));
     // Depth 1: a machine takes a task only while it holds none.
     let mut vq = VirtualQueues::from_view(&view);
@@ -169,7 +169,7 @@ impl BatchHeuristic for Auto {
             view,
             self.plan,
             &mut vq,
-            view.batch,
+            view.batch(),
             &mut decision,
             &mut self.kept,
         );

@@ -66,12 +66,12 @@ const CHANCE_SLACK: f64 = pmf::prec::DECISION_SLACK;
 /// machines, at least one (JPDC-2016: 50% = 4 of 8, 62% = 5 of 8). Ties by machine index.
 fn k_best(view: &View<'_>, t: TaskId, k: f64) -> Vec<MachineId> {
     let ty = view.task(t).task_type;
-    let m_count = view.machines.len();
+    let m_count = view.machines().len();
     let mut ms: Vec<MachineId> = (0..m_count).collect();
     ms.sort_by(|&a, &b| {
-        view.pet
+        view.pet()
             .mean(ty, a)
-            .total_cmp(&view.pet.mean(ty, b))
+            .total_cmp(&view.pet().mean(ty, b))
             .then(a.cmp(&b))
     });
     let keep = ((k * m_count as f64).round() as usize).clamp(1, m_count.max(1));
@@ -90,10 +90,10 @@ impl ImmediateHeuristic for Fcfs {
         "FCFS"
     }
     fn choose(&mut self, view: &View<'_>, _task: TaskId) -> MachineId {
-        if let Some(m) = view.machines.iter().position(|m| m.is_empty()) {
+        if let Some(m) = view.machines().iter().position(|m| m.is_empty()) {
             return m;
         }
-        let all: Vec<MachineId> = (0..view.machines.len()).collect();
+        let all: Vec<MachineId> = (0..view.machines().len()).collect();
         min_expected(view, &all, |_| 0.0)
     }
 }
@@ -108,7 +108,7 @@ impl ImmediateHeuristic for Met {
     }
     fn choose(&mut self, view: &View<'_>, task: TaskId) -> MachineId {
         let ty = view.task(task).task_type;
-        argmin(0..view.machines.len(), |m| view.pet.mean(ty, m))
+        argmin(0..view.machines().len(), |m| view.pet().mean(ty, m))
     }
 }
 
@@ -122,8 +122,8 @@ impl ImmediateHeuristic for Mct {
     }
     fn choose(&mut self, view: &View<'_>, task: TaskId) -> MachineId {
         let ty = view.task(task).task_type;
-        let all: Vec<MachineId> = (0..view.machines.len()).collect();
-        min_expected(view, &all, |m| view.pet.mean(ty, m))
+        let all: Vec<MachineId> = (0..view.machines().len()).collect();
+        min_expected(view, &all, |m| view.pet().mean(ty, m))
     }
 }
 
@@ -141,17 +141,24 @@ impl ImmediateHeuristic for Kpb {
     }
     fn choose(&mut self, view: &View<'_>, task: TaskId) -> MachineId {
         let ty = view.task(task).task_type;
-        min_expected(view, &k_best(view, task, self.k), |m| view.pet.mean(ty, m))
+        min_expected(view, &k_best(view, task, self.k), |m| {
+            view.pet().mean(ty, m)
+        })
     }
 }
 
 /// The completion-time PMF of `spec` appended to machine `m`'s queue, with dropping taken into
 /// account (paper eqs. 2-5 under the view's drop model).
 fn appended_pct(view: &View<'_>, m: MachineId, spec: &model::TaskSpec) -> pmf::Pmf {
-    let pet = view.pet.exec_pmf(spec.task_type, m);
+    let pet = view.pet().exec_pmf(spec.task_type, m);
     match view.tail_pct(m) {
-        Some(tail) => pmf::next_pct(tail, pet, spec.deadline, view.model),
-        None => pmf::next_pct(&pmf::Pmf::point(view.now), pet, spec.deadline, view.model),
+        Some(tail) => pmf::next_pct(tail, pet, spec.deadline, view.model()),
+        None => pmf::next_pct(
+            &pmf::Pmf::point(view.now()),
+            pet,
+            spec.deadline,
+            view.model(),
+        ),
     }
     .unwrap_or_else(|e| panic!("a completion-time PMF too wide to hold: {e}"))
 }
@@ -328,8 +335,7 @@ mod tests {
         };
         assert_eq!(mr.choose(&view, 0), 0);
         // Where nothing is dropped the completion times are the plain ones: machine 1.
-        let mut view = view;
-        view.model = DropModel::None;
+        let view = View::new(0, &pet, &tasks, &[0], &machines, &oracle, DropModel::None);
         assert_eq!(mr.choose(&view, 0), 1);
     }
 }

@@ -90,7 +90,7 @@ impl TwoPhase {
     pub fn map_reference(&self, view: &View<'_>) -> Decision {
         let mut decision = Decision::default();
         let mut vq = VirtualQueues::from_view(view);
-        crate::reference::run(view, self.plan, &mut vq, view.batch, &mut decision);
+        crate::reference::run(view, self.plan, &mut vq, view.batch(), &mut decision);
         decision
     }
 }
@@ -111,7 +111,7 @@ impl BatchHeuristic for TwoPhase {
             view,
             self.plan,
             &mut vq,
-            view.batch,
+            view.batch(),
             &mut decision,
             &mut self.kept,
         );
@@ -200,15 +200,15 @@ impl BatchHeuristic for Moc {
 /// machine, even idle and with the minimum time to stage their input data, are discarded;
 /// returns the others, in batch order.
 pub(crate) fn discard_impossible(view: &View<'_>, decision: &mut Decision) -> Vec<TaskId> {
-    let mut cands: Vec<TaskId> = Vec::with_capacity(view.batch.len());
-    for &t in view.batch {
+    let mut cands: Vec<TaskId> = Vec::with_capacity(view.batch().len());
+    for &t in view.batch() {
         let spec = view.task(t);
-        let fastest = (0..view.machines.len())
-            .map(|m| view.pet.pmf(spec.task_type, m).min())
+        let fastest = (0..view.machines().len())
+            .map(|m| view.pet().pmf(spec.task_type, m).min())
             .min()
             .unwrap_or(0);
-        let staging = view.staging.map_or(0, |st| st.min_ticks(t));
-        if view.now + staging + fastest >= spec.deadline {
+        let staging = view.staging().map_or(0, |st| st.min_ticks(t));
+        if view.now() + staging + fastest >= spec.deadline {
             decision.discard.push(t);
         } else {
             cands.push(t);

@@ -91,7 +91,7 @@ pub fn phase2_key(
     match phase2 {
         Phase2::MinCompletion { tie_by_execution } => {
             let tie = if tie_by_execution {
-                view.pet.mean(view.task(t).task_type, m)
+                view.pet().mean(view.task(t).task_type, m)
             } else {
                 0.0
             };

@@ -45,7 +45,7 @@ use crate::plan::{
 /// Phase 1 for one task, exactly: its machine, or `None` when no machine is in scope. Every
 /// machine in scope is scored, then the rule of [`crate::plan`] ("Ties") picks.
 fn phase1(view: &View<'_>, plan: Plan, vq: &VirtualQueues, t: TaskId) -> Option<MachineId> {
-    let in_scope = (0..view.machines.len())
+    let in_scope = (0..view.machines().len())
         .filter(|&m| plan.scope == Phase1Scope::AllMachines || vq.free(m) > 0);
     let choice = match plan.phase1 {
         Phase1::MinCompletion => {
@@ -131,7 +131,7 @@ pub(crate) fn moc_cull_and_discard(
     vq: &mut VirtualQueues,
     decision: &mut Decision,
 ) -> Vec<TaskId> {
-    for (m, machine) in view.machines.iter().enumerate() {
+    for (m, machine) in view.machines().iter().enumerate() {
         let first_pending = usize::from(machine.running().is_some());
         let slots = view.queue(m);
         let mut prev: Option<pmf::Pmf> = slots
@@ -142,17 +142,17 @@ pub(crate) fn moc_cull_and_discard(
         let mut culled = false;
         for (slot, &ready) in slots[first_pending..].iter().zip(machine.pending_ready()) {
             let spec = view.task(slot.task);
-            let start = prev.clone().unwrap_or_else(|| pmf::Pmf::point(view.now));
-            let start = if ready > view.now {
+            let start = prev.clone().unwrap_or_else(|| pmf::Pmf::point(view.now()));
+            let start = if ready > view.now() {
                 start.at_least(ready)
             } else {
                 start
             };
             let mut pct = pmf::next_pct(
                 &start,
-                view.pet.exec_pmf(spec.task_type, m),
+                view.pet().exec_pmf(spec.task_type, m),
                 spec.deadline,
-                view.model,
+                view.model(),
             )
             .unwrap_or_else(|e| panic!("a completion-time PMF too wide to hold: {e}"));
             pct.trim_tv(view.pct_epsilon());

@@ -23,7 +23,7 @@
 //! machine indexes ([`index`]) and kept searches ([`memo`]), deferral inference ([`defer`]),
 //! and MOC's culling ([`cull`]).
 
-use model::{Decision, MachineId, TaskId, View, VirtualQueues};
+use model::{ChanceMemo, Decision, MachineId, TaskId, View, VirtualQueues};
 use pmf::Tick;
 use pmf::{Pmf, next_pct};
 use rustc_hash::FxHashMap;
@@ -42,7 +42,6 @@ pub(crate) use cull::cull_below;
 use defer::*;
 use index::*;
 use memo::*;
-pub use scores::ScoreMemo;
 use scores::*;
 
 use crate::plan::{
@@ -119,7 +118,7 @@ impl Scored {
 /// ([`VirtualQueues::bound_tail`]) bounds it without computing them.
 fn tail_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: MachineId) -> f64 {
     let spec = view.task(t);
-    let pet = view.pet.exec_pmf(spec.task_type, m);
+    let pet = view.pet().exec_pmf(spec.task_type, m);
     let (tail, f) = vq.bound_tail(view, m);
     f * tail.at(spec.deadline - 1 - pet.min())
 }
@@ -129,7 +128,7 @@ fn tail_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: MachineId) -> f
 /// starts no later than the current one's, so its `min T` keeps the second term a bound.
 fn success_upper_bound(view: &View<'_>, vq: &VirtualQueues, t: TaskId, m: MachineId) -> f64 {
     let spec = view.task(t);
-    let pet = view.pet.exec_pmf(spec.task_type, m);
+    let pet = view.pet().exec_pmf(spec.task_type, m);
     let (tail, f) = vq.bound_tail(view, m);
     let a = f * tail.at(spec.deadline - 1 - pet.min());
     a.min(exec_bound(pet, tail, spec.deadline))
@@ -170,12 +169,12 @@ struct Buffers {
 
 /// What the search keeps from one mapping event to the next, owned by the heuristic that
 /// runs it (never shared between threads): the chances computed at earlier events
-/// ([`ScoreMemo`]) and the working arrays of the two-phase loop ([`Buffers`]: only their
+/// ([`ChanceMemo`]) and the working arrays of the two-phase loop ([`Buffers`]: only their
 /// memory is reused, every event resets their contents). A clone keeps the chances and
 /// starts with empty arrays.
 #[derive(Default)]
 pub struct Kept {
-    memo: ScoreMemo,
+    memo: ChanceMemo,
     bufs: Buffers,
     /// Phase-1 class answers carried across events ([`Carry`]).
     carry: Carry,
@@ -194,7 +193,7 @@ impl Clone for Kept {
 impl std::fmt::Debug for Kept {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Kept")
-            .field("kept_chances", &self.memo.map.len())
+            .field("kept_chances", &self.memo.len())
             .finish_non_exhaustive()
     }
 }
@@ -219,7 +218,7 @@ pub(crate) fn run(
     if by_type_applies(view, plan) {
         run_by_type(bufs, view, plan, vq, cands, decision);
     } else {
-        memo.prune(cands, view.machines.len());
+        memo.prune(cands, view.machines().len());
         run_in(bufs, view, plan, vq, cands, decision, (memo, carry));
     }
 }
@@ -231,7 +230,7 @@ pub(crate) fn run(
 /// MSD, MMU and their dropping variants). [`run_by_type`] then replaces [`run_in`].
 fn by_type_applies(view: &View<'_>, plan: Plan) -> bool {
     plan.phase1 == Phase1::MinCompletion
-        && view.defer.is_none()
+        && view.defer().is_none()
         && !matches!(plan.phase2, Phase2::Shortlist { .. })
 }
 
@@ -270,7 +269,7 @@ fn run_by_type(
     cands: &[TaskId],
     decision: &mut Decision,
 ) {
-    let types = view.pet.n_types();
+    let types = view.pet().n_types();
     let deadline = |i: usize| view.task(cands[i]).deadline;
     let lists = &mut bufs.type_lists;
     lists.resize_with(types.max(lists.len()), Vec::new);
@@ -403,9 +402,9 @@ fn run_in(
     vq: &mut VirtualQueues,
     cands: &[TaskId],
     decision: &mut Decision,
-    (memo, carry): (&mut ScoreMemo, &mut Carry),
+    (memo, carry): (&mut ChanceMemo, &mut Carry),
 ) {
-    let m_count = view.machines.len();
+    let m_count = view.machines().len();
     let n = cands.len();
     if n == 0 || m_count == 0 {
         return;
@@ -431,9 +430,9 @@ fn run_in(
     // assignment only makes the assigned machine worse, so no other task's choice can change
     // ([`Choice::rests_on`]).
     reset(&mut valid, n, false);
-    let needs_p = view.defer.is_some() || matches!(plan.phase2, Phase2::Shortlist { .. });
+    let needs_p = view.defer().is_some() || matches!(plan.phase2, Phase2::Shortlist { .. });
     // Oversubscribed, most candidates are deferred: room for all at once.
-    if view.defer.is_some() {
+    if view.defer().is_some() {
         decision.deferred.reserve(n);
     }
     all_machines.clear();
@@ -445,7 +444,7 @@ fn run_in(
         // and the machines' tails), so it is found once per type and kept until its machine
         // changes.
         by_type: match plan.phase1 {
-            Phase1::MinCompletion => vec![None; view.pet.n_types()],
+            Phase1::MinCompletion => vec![None; view.pet().n_types()],
             Phase1::MaxSuccess => Vec::new(),
         },
         // With many machines, MaxSuccess scans only those that can finish the task in time.
@@ -601,7 +600,7 @@ fn run_in(
         } else {
             0.0
         };
-        if view.defer.is_some() && view.should_defer(t, p) {
+        if view.defer().is_some() && view.should_defer(t, p) {
             Verdict::Deferred { p }
         } else {
             Verdict::Chosen {
@@ -611,7 +610,7 @@ fn run_in(
             }
         }
     };
-    if view.defer.is_some() && vq.any_free() {
+    if view.defer().is_some() && vq.any_free() {
         infer_deferrals(view, cands, &mut defer_scratch, |i| {
             let v = phase1(i, vq, &mut st);
             valid[i] = true;
@@ -857,7 +856,7 @@ fn min_completion_in(
         *best = best.min(ect);
         scored.push((m, ect));
     };
-    let n = view.machines.len();
+    let n = view.machines().len();
     // Plain loops (iterator adapters here did not inline): the computed machines first,
     // then the others, free before full.
     for m in 0..n {
@@ -873,7 +872,7 @@ fn min_completion_in(
             if let (true, Some((lower, upper))) =
                 (best < f64::INFINITY, vq.tail_mean_bounds(view, m))
             {
-                let pet_mean = view.pet.mean(spec.task_type, m);
+                let pet_mean = view.pet().mean(spec.task_type, m);
                 let margin = 3.0 * MEAN_SLACK * best.abs().max(1.0);
                 if lower + pet_mean > best + margin {
                     low = low.min(lower + pet_mean);

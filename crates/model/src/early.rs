@@ -15,7 +15,7 @@ use crate::oracle::Oracle;
 use crate::task::TaskSpec;
 
 /// `e_j` of eq. (4) from the executing task's PCT at the machine's tick (the rest of the
-/// queue is not computed, [`Oracle::executing_mean`]): the minimum
+/// queue is not computed, `Oracle::executing_mean`): the minimum
 /// of E[C(executing)] and the deadlines of the queued tasks that may be dropped. `None` for
 /// an empty machine (no slot will appear: they are all free).
 pub fn earliest_free_slot(

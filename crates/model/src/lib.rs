@@ -10,6 +10,7 @@
 
 mod early;
 mod machine;
+mod memo;
 mod oracle;
 mod policy;
 mod task;
@@ -18,7 +19,12 @@ mod virtual_queue;
 
 pub use early::{earliest_free_slot, next_mapping_time};
 pub use machine::{Machine, Running};
-pub use oracle::{Cache, Oracle, Slot, Stale};
+pub use memo::ChanceMemo;
+/// A queue's PCTs at one tick and an earlier tick's as bounds: the oracle's internals
+/// (feature `internals`, for the tests of other crates).
+#[cfg(feature = "internals")]
+pub use oracle::{Cache, Stale};
+pub use oracle::{Oracle, Slot};
 pub use policy::{BatchHeuristic, Decision, ImmediateHeuristic, NoPruner, Pruner};
 pub use task::{MachineId, Outcome, TaskId, TaskSpec};
 pub use view::{Known, View};

@@ -211,9 +211,9 @@ impl Oracle {
     /// Moves every machine's derived values to tick `now` and forgets those of changed
     /// queues (the engine calls this before anything reads the oracle at a tick, and again
     /// after it changed queues). Nothing is computed here: the PCTs are computed when first
-    /// read ([`Oracle::cache`]). PCTs whose executing PCT has no mass at or before `now` stay
+    /// read (`Oracle::cache`). PCTs whose executing PCT has no mass at or before `now` stay
     /// as they are (conditioning on the task not having ended changes nothing); any other
-    /// ones are kept aside, for bounds, until the queue changes ([`Oracle::stale`]). With a
+    /// ones are kept aside, for bounds, until the queue changes (`Oracle::stale`). With a
     /// PCT epsilon, an executing PCT whose trimmed lower tail covered `now` is kept too: it
     /// is still within total variation `eps` of the exact conditioned PCT at `now` (the
     /// conditioning removes only mass that the trimming had moved up), so the `k * eps`
@@ -266,7 +266,7 @@ impl Oracle {
     }
 
     /// Moves machine `m` to tick `now` and computes its PCTs at once (the eager form of
-    /// [`Oracle::sync`] followed by [`Oracle::cache`], for one machine).
+    /// [`Oracle::sync`] followed by `Oracle::cache`, for one machine).
     pub fn refresh(
         &mut self,
         m: MachineId,
@@ -289,7 +289,7 @@ impl Oracle {
     /// (a belief learned online, a drift of the truth an oracle belief follows). Exactly
     /// what depends on that cell is forgotten: machine `m`'s PCTs, kept means and earlier
     /// PCTs when a task of `task_type` is in its queue (executing or pending); otherwise
-    /// they still hold, and only their contents get new ids ([`Cache::id`]), so that a
+    /// they still hold, and only their contents get new ids (`Cache::id`), so that a
     /// chance of a `task_type` task appended to them, kept by id, is not reused; and the
     /// PCTs handed over for `task_type` tasks on `m` at this tick. No other machine reads
     /// the cell.
@@ -320,14 +320,15 @@ impl Oracle {
     }
 
     /// The tick machine `m`'s derived values are at.
-    pub fn now(&self, m: MachineId) -> Tick {
+    pub(crate) fn now(&self, m: MachineId) -> Tick {
         self.derived[m].now
     }
 
     /// The PCTs of every task queued on machine `m` at its tick, computed on first use and
     /// kept until the tick or the queue changes. The values are the same whenever they are
     /// computed: every input is fixed for the tick.
-    pub fn cache(
+    #[cfg_attr(feature = "internals", visibility::make(pub))]
+    pub(crate) fn cache(
         &self,
         m: MachineId,
         machine: &Machine,
@@ -349,7 +350,7 @@ impl Oracle {
     /// it on the machine's own PCTs at this tick ([`crate::VirtualQueues::assign`]): when the
     /// engine appends the task, [`Oracle::appended`] takes it instead of computing the same
     /// convolution. Forgotten at the next [`Oracle::sync`].
-    pub fn hand_over(&self, m: MachineId, task: TaskId, pct: Pmf) {
+    pub(crate) fn hand_over(&self, m: MachineId, task: TaskId, pct: Pmf) {
         self.handover.borrow_mut().push(Handover {
             machine: m,
             task,
@@ -372,7 +373,9 @@ impl Oracle {
     }
 
     /// True when a PMF of `task` on machine `m` was handed over at this tick and not taken yet.
-    pub fn handed_over(&self, m: MachineId, task: TaskId) -> bool {
+    #[cfg(any(test, feature = "internals"))]
+    #[cfg_attr(feature = "internals", visibility::make(pub))]
+    pub(crate) fn handed_over(&self, m: MachineId, task: TaskId) -> bool {
         self.handover
             .borrow()
             .iter()
@@ -384,7 +387,7 @@ impl Oracle {
     /// since, they are extended by the new slot instead of being dropped (the same
     /// computation, in the same order, that computing the whole queue would do, so the same
     /// values, for one convolution instead of a chain), with the PCT a policy handed over for
-    /// it when there is one ([`Oracle::hand_over`]; checked in debug builds).
+    /// it when there is one (`Oracle::hand_over`; checked in debug builds).
     pub fn appended(
         &mut self,
         m: MachineId,
@@ -458,7 +461,8 @@ impl Oracle {
     /// [`Oracle::cache`], the same value), without computing the rest of the queue when the
     /// PCTs are not computed yet: one conditioning of the executing task's PMF instead of a
     /// chain. `None` when the machine is idle.
-    pub fn executing_mean(
+    #[cfg_attr(feature = "internals", visibility::make(pub))]
+    pub(crate) fn executing_mean(
         &self,
         m: MachineId,
         machine: &Machine,
@@ -510,7 +514,8 @@ impl Oracle {
     /// wait after `now` later, so `E[C1] <= E[tail] <= E[C1] + sum_k (E[E_k] + max(0,
     /// ready_k - now))`. Widened by `1e-11` relative against rounding (the PCTs' own
     /// rounding is far below it).
-    pub fn chain_mean_bounds(
+    #[cfg_attr(feature = "internals", visibility::make(pub))]
+    pub(crate) fn chain_mean_bounds(
         &self,
         m: MachineId,
         machine: &Machine,
@@ -568,17 +573,19 @@ impl Oracle {
     /// the same. A new version for every change (a queue change, a tick whose conditioning
     /// may move the PCTs, a PET change), unique over every oracle: a value computed on a
     /// version holds while the version is the same.
-    pub fn content_version(&self, m: MachineId) -> u64 {
+    pub(crate) fn content_version(&self, m: MachineId) -> u64 {
         self.derived[m].content
     }
 
     /// [`Cache::id`] of machine `m`'s PCTs at its tick, when they are computed.
-    pub fn cache_id(&self, m: MachineId) -> Option<u64> {
+    #[cfg_attr(feature = "internals", visibility::make(pub))]
+    pub(crate) fn cache_id(&self, m: MachineId) -> Option<u64> {
         self.derived[m].current.get().map(|c| c.id)
     }
 
     /// True when machine `m`'s PCTs at its tick are computed.
-    pub fn is_computed(&self, m: MachineId) -> bool {
+    #[cfg_attr(feature = "internals", visibility::make(pub))]
+    pub(crate) fn is_computed(&self, m: MachineId) -> bool {
         self.derived[m].current.get().is_some()
     }
 
@@ -604,7 +611,8 @@ impl Oracle {
     /// for expected values): decisions taken on bounds are those of success probabilities
     /// within about `2 k eps` of the exact ones, not necessarily those of computing the
     /// trimmed PCTs.
-    pub fn stale(
+    #[cfg_attr(feature = "internals", visibility::make(pub))]
+    pub(crate) fn stale(
         &self,
         m: MachineId,
         machine: &Machine,

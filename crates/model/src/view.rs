@@ -28,29 +28,30 @@ pub enum Known {
 /// from the [`Oracle`], computed on first use at this tick; PMFs are trimmed at
 /// [`View::pct_epsilon`] (0 = exact), which code building further PMFs applies too. The
 /// oracle itself is sealed: a policy asks the view's questions ([`View::queue`],
-/// [`View::tail`], [`View::append_success`] and their `_known` forms), never the oracle.
+/// [`View::tail`], [`View::append_success`] and their `_known` forms), never the oracle, and
+/// reads the rest of the snapshot through accessors ([`View::now`], [`View::batch`], ...).
 #[derive(Debug, Clone, Copy)]
 pub struct View<'a> {
     /// The current tick.
-    pub now: Tick,
+    pub(crate) now: Tick,
     /// The PET matrix (execution-time PMFs per task type and machine).
-    pub pet: &'a Pet,
+    pub(crate) pet: &'a Pet,
     /// Every task of the trial, indexed by id.
-    pub tasks: &'a [TaskSpec],
+    pub(crate) tasks: &'a [TaskSpec],
     /// The batch queue: unmapped tasks in arrival order.
-    pub batch: &'a [TaskId],
+    pub(crate) batch: &'a [TaskId],
     /// The machines with their queues.
-    pub machines: &'a [Machine],
+    pub(crate) machines: &'a [Machine],
     /// What is derived from the queues (read through the view's questions alone, and by
     /// [`crate::VirtualQueues`]).
     pub(crate) oracle: &'a Oracle,
     /// The dropping scenario the PMFs are computed under.
-    pub model: DropModel,
+    pub(crate) model: DropModel,
     /// Defer thresholds per task type: a task whose best success probability is at or below
     /// its type's threshold is not mapped (`None`: deferring is off).
-    pub defer: Option<&'a [f64]>,
+    pub(crate) defer: Option<&'a [f64]>,
     /// Input-data staging of the trial (JPDC-2016), `None` when staging is off.
-    pub staging: Option<&'a Staging>,
+    pub(crate) staging: Option<&'a Staging>,
 }
 
 impl<'a> View<'a> {
@@ -78,6 +79,47 @@ impl<'a> View<'a> {
             defer: None,
             staging: None,
         }
+    }
+
+    /// The current tick.
+    pub fn now(&self) -> Tick {
+        self.now
+    }
+
+    /// The PET matrix the policies read (execution-time PMFs per task type and machine).
+    pub fn pet(&self) -> &'a Pet {
+        self.pet
+    }
+
+    /// Every task of the trial, indexed by id ([`View::task`] reads one).
+    pub fn tasks(&self) -> &'a [TaskSpec] {
+        self.tasks
+    }
+
+    /// The batch queue: unmapped tasks in arrival order.
+    pub fn batch(&self) -> &'a [TaskId] {
+        self.batch
+    }
+
+    /// The machines with their queues.
+    pub fn machines(&self) -> &'a [Machine] {
+        self.machines
+    }
+
+    /// The dropping scenario the PMFs are computed under.
+    pub fn model(&self) -> DropModel {
+        self.model
+    }
+
+    /// Defer thresholds per task type (`None`: deferring is off; [`View::should_defer`]
+    /// applies them).
+    pub fn defer(&self) -> Option<&'a [f64]> {
+        self.defer
+    }
+
+    /// Input-data staging of the trial (JPDC-2016), `None` when staging is off.
+    pub fn staging(&self) -> Option<&'a Staging> {
+        self.staging
     }
 
     /// The same view with the defer thresholds per task type `defer` (`None`: off).
@@ -148,7 +190,7 @@ impl<'a> View<'a> {
 
     /// What is known of the expected tail of machine `m` without computing: exact when
     /// computed at this tick; a lower bound from earlier PMFs of its unchanged queue
-    /// ([`Oracle::stale`]); else nothing.
+    /// (`Oracle::stale`); else nothing.
     pub fn tail_mean_known(&self, m: MachineId) -> Known {
         if self.oracle.is_computed(m) {
             return Known::Exact(self.tail_mean(m));

@@ -7,6 +7,7 @@ use std::cell::OnceCell;
 use pmf::{Pmf, TailCdf, Tick, next_pct_in};
 
 use crate::machine::Machine;
+use crate::memo::ChanceMemo;
 use crate::oracle::{Cache, Oracle, Stale};
 use crate::task::{MachineId, TaskId};
 use crate::view::View;
@@ -246,7 +247,7 @@ impl<'a> VirtualQueues<'a> {
     /// A tail CDF and a factor `f` such that every success probability or CDF value at `now`
     /// is at most `f` times the one read from that CDF: the exact tail with `f = 1` when it
     /// was computed at the start of the event or changed since, else an earlier one of the
-    /// same queue ([`Oracle::stale`]), which costs nothing to read (kept even once the
+    /// same queue (`Oracle::stale`), which costs nothing to read (kept even once the
     /// exact one is computed: still a bound, and one branch less on this hot path). Computes
     /// the tail when neither exists.
     #[inline]
@@ -265,7 +266,7 @@ impl<'a> VirtualQueues<'a> {
     }
 
     /// A lower bound on machine `m`'s expected tail: exact when computed, else the earlier
-    /// tail's when that bounds it ([`Oracle::stale`]); computes the tail otherwise.
+    /// tail's when that bounds it (`Oracle::stale`); computes the tail otherwise.
     pub fn tail_mean_lower(&self, view: &View<'_>, m: MachineId) -> f64 {
         match self.usable_stale(m).map(|st| st.tail_mean_lower()) {
             Some(mean) => mean,
@@ -274,8 +275,8 @@ impl<'a> VirtualQueues<'a> {
     }
 
     /// Bounds `(lower, upper)` on machine `m`'s expected tail while its current PCTs are
-    /// neither computed nor changed here: from its earlier PCTs ([`Oracle::stale`]), else
-    /// from its executing task's PCT and first pending task ([`Oracle::chain_mean_bounds`],
+    /// neither computed nor changed here: from its earlier PCTs (`Oracle::stale`), else
+    /// from its executing task's PCT and first pending task (`Oracle::chain_mean_bounds`,
     /// no convolution); `None` when there are none (the tail is then known exactly or must
     /// be computed).
     pub fn tail_mean_bounds(&self, view: &View<'_>, m: MachineId) -> Option<(f64, f64)> {
@@ -331,7 +332,7 @@ impl<'a> VirtualQueues<'a> {
     /// factor `f`, while its tail is unchanged here: any success probability computed from
     /// that earlier tail before (in an earlier event, kept by its id), times `f`, bounds the
     /// current one from above, as [`VirtualQueues::bound_tail`]'s CDF values do.
-    pub fn stale_id(&self, m: MachineId) -> Option<(u64, f64)> {
+    fn stale_id(&self, m: MachineId) -> Option<(u64, f64)> {
         let vm = &self.machines[m];
         if vm.own.is_some() {
             return None;
@@ -344,7 +345,7 @@ impl<'a> VirtualQueues<'a> {
     /// [`crate::Cache::id`] of the machine's own PCTs while machine `m`'s tail is theirs (no
     /// provisional assignment or culling here) and they are computed: a value computed from
     /// that tail before, in any event, holds while the id is the same.
-    pub fn own_cache_id(&self, m: MachineId) -> Option<u64> {
+    fn own_cache_id(&self, m: MachineId) -> Option<u64> {
         let vm = &self.machines[m];
         if vm.own.is_some() {
             return None;
@@ -352,7 +353,34 @@ impl<'a> VirtualQueues<'a> {
         self.oracle.cache_id(m)
     }
 
-    /// The oracle's version of machine `m`'s PCTs ([`Oracle::content_version`]) while its
+    /// Task `t`'s chance on machine `m` kept in `memo`, when it was computed on the PCTs
+    /// machine `m`'s tail is now (its own, computed; no provisional assignment here): then
+    /// it is [`VirtualQueues::success`]'s value, bit for bit.
+    #[inline]
+    pub fn kept_success(&self, memo: &ChanceMemo, t: TaskId, m: MachineId) -> Option<f64> {
+        memo.get(t, m, self.own_cache_id(m)?)
+    }
+
+    /// Keeps task `t`'s chance `p` on machine `m` ([`VirtualQueues::success`]'s value) in
+    /// `memo` with the identity of the PCTs it was computed on, while machine `m`'s tail is
+    /// its own computed PCTs (else nothing is kept).
+    #[inline]
+    pub fn keep_success(&self, memo: &mut ChanceMemo, t: TaskId, m: MachineId, p: f64) {
+        if let Some(id) = self.own_cache_id(m) {
+            memo.put(t, m, id, p);
+        }
+    }
+
+    /// An upper bound on task `t`'s current chance on machine `m` from `memo`: its chance
+    /// on the machine's earlier PCTs of the unchanged queue (`Oracle::stale`), when kept
+    /// from an earlier event, times their factor (as [`VirtualQueues::bound_tail`]'s values).
+    #[inline]
+    pub fn kept_success_bound(&self, memo: &ChanceMemo, t: TaskId, m: MachineId) -> Option<f64> {
+        let (id, f) = self.stale_id(m)?;
+        memo.get(t, m, id).map(|p| f * p)
+    }
+
+    /// The oracle's version of machine `m`'s PCTs (`Oracle::content_version`) while its
     /// tail is theirs (no provisional assignment or culling here), computed or not: every
     /// chance and expected completion read here for a task on machine `m` is the same
     /// whenever the version is.

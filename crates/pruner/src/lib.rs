@@ -163,12 +163,12 @@ impl ProbabilisticPruner {
     pub fn select_drops_reference(&self, view: &View<'_>) -> Vec<TaskId> {
         let mut out = Vec::new();
         let mut queue = Vec::new();
-        for m in 0..view.machines.len() {
+        for m in 0..view.machines().len() {
             let ids = queue_of(view, m, &mut queue);
             let drops = walk_queue_cached(
-                view.now,
+                view.now(),
                 &queue,
-                view.model,
+                view.model(),
                 self.drop_rule(),
                 None,
                 view.pct_epsilon(),
@@ -229,7 +229,7 @@ impl ProbabilisticPruner {
 /// `queue`, which is cleared first; the tasks' ids in the same order.
 fn queue_of<'v>(view: &View<'v>, m: usize, queue: &mut Vec<QueuedTask<'v>>) -> Vec<TaskId> {
     queue.clear();
-    let machine = &view.machines[m];
+    let machine = &view.machines()[m];
     let ids: Vec<TaskId> = machine.tasks().collect();
     for (i, &t) in ids.iter().enumerate() {
         let spec = view.task(t);
@@ -240,7 +240,7 @@ fn queue_of<'v>(view: &View<'v>, m: usize, queue: &mut Vec<QueuedTask<'v>>) -> V
         };
         queue.push(QueuedTask {
             task_type: spec.task_type,
-            pet: view.pet.exec_pmf(spec.task_type, m),
+            pet: view.pet().exec_pmf(spec.task_type, m),
             deadline: spec.deadline,
             start,
         });
@@ -264,7 +264,7 @@ impl model::Pruner for ProbabilisticPruner {
     fn select_drops(&mut self, view: &View<'_>) -> Vec<TaskId> {
         let mut out = Vec::new();
         let mut queue = Vec::new();
-        for m in 0..view.machines.len() {
+        for m in 0..view.machines().len() {
             if self.clear_by_bounds(view, m) {
                 continue;
             }
@@ -273,9 +273,9 @@ impl model::Pruner for ProbabilisticPruner {
             let slots = view.queue(m);
             let cached = (slots.len() == queue.len()).then_some(slots);
             let drops = walk_queue_cached(
-                view.now,
+                view.now(),
                 &queue,
-                view.model,
+                view.model(),
                 self.drop_rule(),
                 cached,
                 view.pct_epsilon(),

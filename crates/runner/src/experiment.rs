@@ -353,11 +353,11 @@ pub enum TrialSource {
 ///     fn map(&mut self, view: &View<'_>) -> Decision {
 ///         let mut decision = Decision::default();
 ///         let mut queues = VirtualQueues::from_view(view);
-///         let mut batch = view.batch.to_vec();
+///         let mut batch = view.batch().to_vec();
 ///         batch.sort_by_key(|&t| (view.task(t).deadline, t));
 ///         for t in batch {
 ///             let chance = |m| queues.success(view, m, t);
-///             let best = (0..view.machines.len()).filter(|&m| queues.free(m) > 0)
+///             let best = (0..view.machines().len()).filter(|&m| queues.free(m) > 0)
 ///                 .reduce(|a, b| if chance(b) > chance(a) { b } else { a });
 ///             if let Some(m) = best {
 ///                 queues.assign(view, m, t);

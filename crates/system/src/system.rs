@@ -669,7 +669,7 @@ impl<'p> System<'p> {
                         let deferred = defer.is_some() && {
                             let spec = view.task(t);
                             let chance = view.tail(m).append_success(
-                                view.pet.exec_pmf(spec.task_type, m),
+                                view.pet().exec_pmf(spec.task_type, m),
                                 spec.deadline,
                             );
                             view.should_defer(t, chance)
@@ -777,13 +777,24 @@ impl<'p> System<'p> {
     fn mapped(&mut self, m: MachineId, t: TaskId, now: Tick, hooks: &mut dyn Hooks) {
         hooks.assigned(t, m, now);
         if hooks.traced() {
-            let machine = &self.machines[m];
-            self.oracle
-                .refresh(m, machine, now, &self.tasks, &self.belief, self.model);
-            let cache = self
-                .oracle
-                .cache(m, machine, &self.tasks, &self.belief, self.model);
-            let slot = cache.slots().last();
+            self.oracle.refresh(
+                m,
+                &self.machines[m],
+                now,
+                &self.tasks,
+                &self.belief,
+                self.model,
+            );
+            let view = View::new(
+                now,
+                &self.belief,
+                &self.tasks,
+                &self.batch,
+                &self.machines,
+                &self.oracle,
+                self.model,
+            );
+            let slot = view.queue(m).last();
             debug_assert_eq!(slot.map(|s| s.task), Some(t), "the appended slot is last");
             hooks.mapped(t, now, slot.map_or(f64::NAN, model::Slot::success));
         }

@@ -17,12 +17,12 @@ impl BatchHeuristic for MaxChanceEarliestDeadline {
     fn map(&mut self, view: &View<'_>) -> Decision {
         let mut decision = Decision::default();
         let mut queues = VirtualQueues::from_view(view);
-        let mut waiting: Vec<TaskId> = view.batch.to_vec();
+        let mut waiting: Vec<TaskId> = view.batch().to_vec();
         while queues.any_free() {
             let mut pick: Option<(i64, TaskId, MachineId)> = None;
             waiting.retain(|&t| {
                 let chance = |m: MachineId| queues.success(view, m, t);
-                let Some(m) = (0..view.machines.len())
+                let Some(m) = (0..view.machines().len())
                     .reduce(|a, b| if chance(b) > chance(a) { b } else { a })
                 else {
                     return false;

@@ -18,9 +18,9 @@ impl Pruner for BelowFloor {
         let pending = |m: MachineId| {
             view.queue(m)
                 .iter()
-                .skip(view.machines[m].running().is_some().into())
+                .skip(view.machines()[m].running().is_some().into())
         };
-        (0..view.machines.len())
+        (0..view.machines().len())
             .flat_map(|m| {
                 pending(m)
                     .filter(|s| s.success() < self.0)

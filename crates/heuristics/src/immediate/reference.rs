@@ -32,12 +32,12 @@ fn first_least(scored: impl IntoIterator<Item = (MachineId, f64)>) -> MachineId 
 /// (JPDC-2016 6.1.3: 50% = 4 of 8).
 fn k_percent_best(view: &View<'_>, t: TaskId, k: f64) -> Vec<MachineId> {
     let ty = view.task(t).task_type;
-    let count = view.machines.len();
+    let count = view.machines().len();
     let mut ms: Vec<MachineId> = (0..count).collect();
     ms.sort_by(|&a, &b| {
-        view.pet
+        view.pet()
             .mean(ty, a)
-            .total_cmp(&view.pet.mean(ty, b))
+            .total_cmp(&view.pet().mean(ty, b))
             .then(a.cmp(&b))
     });
     ms.truncate(((k * count as f64).round() as usize).clamp(1, count.max(1)));
@@ -47,26 +47,26 @@ fn k_percent_best(view: &View<'_>, t: TaskId, k: f64) -> Vec<MachineId> {
 /// FCFS (thesis 3.3.2.1): the first machine with an empty queue (idle, nothing pending);
 /// when none is, the least expected completion of the queue's last task, `E[tail]`.
 pub fn fcfs(view: &View<'_>) -> MachineId {
-    for m in 0..view.machines.len() {
-        if view.machines[m].is_empty() {
+    for m in 0..view.machines().len() {
+        if view.machines()[m].is_empty() {
             return m;
         }
     }
-    first_least((0..view.machines.len()).map(|m| (m, view.tail_mean(m))))
+    first_least((0..view.machines().len()).map(|m| (m, view.tail_mean(m))))
 }
 
 /// MET (thesis 3.3.2.2, JPDC-2016 eq. 6): the least expected execution time `E[PET(i, m)]`
 /// of the task's type `i`.
 pub fn met(view: &View<'_>, t: TaskId) -> MachineId {
     let ty = view.task(t).task_type;
-    first_least((0..view.machines.len()).map(|m| (m, view.pet.mean(ty, m))))
+    first_least((0..view.machines().len()).map(|m| (m, view.pet().mean(ty, m))))
 }
 
 /// MCT (thesis 3.3.2.3, JPDC-2016 6.1.1): the least expected completion time
 /// `E[tail] + E[PET(i, m)]`.
 pub fn mct(view: &View<'_>, t: TaskId) -> MachineId {
     let ty = view.task(t).task_type;
-    first_least((0..view.machines.len()).map(|m| (m, view.tail_mean(m) + view.pet.mean(ty, m))))
+    first_least((0..view.machines().len()).map(|m| (m, view.tail_mean(m) + view.pet().mean(ty, m))))
 }
 
 /// KPB (thesis 3.3.2.4, JPDC-2016 6.1.3): MCT among the `k` share of machines with the least
@@ -76,7 +76,7 @@ pub fn kpb(view: &View<'_>, t: TaskId, k: f64) -> MachineId {
     first_least(
         k_percent_best(view, t, k)
             .into_iter()
-            .map(|m| (m, view.tail_mean(m) + view.pet.mean(ty, m))),
+            .map(|m| (m, view.tail_mean(m) + view.pet().mean(ty, m))),
     )
 }
 
@@ -95,13 +95,13 @@ pub fn max_robust(view: &View<'_>, t: TaskId, mr: MaxRobust) -> MachineId {
         .filter(|&(_, &p)| p >= best - mr.epsilon)
         .map(|(&m, _)| m);
     first_least(near.map(|m| {
-        let start = Pmf::point(view.now);
+        let start = Pmf::point(view.now());
         let tail = view.tail_pct(m).unwrap_or(&start);
         let pct = pmf::next_pct(
             tail,
-            view.pet.exec_pmf(spec.task_type, m),
+            view.pet().exec_pmf(spec.task_type, m),
             spec.deadline,
-            view.model,
+            view.model(),
         )
         .unwrap_or_else(|e| panic!("a completion-time PMF too wide to hold: {e}"));
         (m, pct.variance())

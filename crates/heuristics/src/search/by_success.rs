@@ -43,7 +43,7 @@ pub(super) fn max_success(
 ) -> Best {
     *kept_out = (0, f64::NAN);
     let defer_floor = view
-        .defer
+        .defer()
         .map_or(f64::NEG_INFINITY, |th| th[view.task(t).task_type]);
     // Pass 1: the tail-side bound `P(T < d - min E)` of every machine (one read of the
     // machine's cached tail CDF).
@@ -171,7 +171,7 @@ pub(super) fn staged_bound(
     a: f64,
     floor: f64,
 ) -> f64 {
-    let pet = view.pet.exec_pmf(ty, m);
+    let pet = view.pet().exec_pmf(ty, m);
     let (tail, f) = vq.bound_tail(view, m);
     let b = a.min(exec_bound(pet, tail, d));
     if b + BOUND_SLACK < floor {
@@ -192,7 +192,7 @@ pub(super) fn full_bound(
     a: f64,
 ) -> f64 {
     let spec = view.task(t);
-    let pet = view.pet.exec_pmf(spec.task_type, m);
+    let pet = view.pet().exec_pmf(spec.task_type, m);
     let (tail, f) = vq.bound_tail(view, m);
     let seg = f * tail.append_success_bound(pet, spec.deadline);
     a.min(exec_bound(pet, tail, spec.deadline)).min(seg)
@@ -211,7 +211,7 @@ pub(super) fn best_of(
     scored: &mut Scored,
 ) {
     // With few machines there are few copies, and looking for them costs more than it saves.
-    if view.machines.len() >= NARROW_MIN_MACHINES && !plain() {
+    if view.machines().len() >= NARROW_MIN_MACHINES && !plain() {
         return best_of_copies(view, scope, vq, succ, order, (i, t), scored);
     }
     for (ub, m) in order {
@@ -255,7 +255,7 @@ pub(super) fn best_of_copies(
             continue;
         }
         if let Some(k) = vq.idle_at(m) {
-            let column = view.pet.canonical(m);
+            let column = view.pet().canonical(m);
             if seen.iter().any(|&(c, s, e)| c == column && s == k && e < m) {
                 continue;
             }

@@ -450,7 +450,7 @@ impl Carry {
                     return None;
                 }
                 let mark = &mut self.mark;
-                mark.resize(view.machines.len(), false);
+                mark.resize(view.machines().len(), false);
                 for &m in changed.iter() {
                     mark[m] = true;
                 }
@@ -530,7 +530,7 @@ impl Carry {
                 ranking.past = None;
                 // The expected completions the search's choice read.
                 let ects = &mut self.ects;
-                ects.resize(view.machines.len(), f64::NAN);
+                ects.resize(view.machines().len(), f64::NAN);
                 for &(m, _, e) in &scored.items {
                     ects[m] = e;
                 }
@@ -610,7 +610,7 @@ impl Carry {
         let write = assigned.is_empty();
         let in_scope = |m: MachineId| scope == Phase1Scope::AllMachines || vq.free(m) > 0;
         let mark = &mut self.mark;
-        mark.resize(view.machines.len(), false);
+        mark.resize(view.machines().len(), false);
         for &m in changed {
             mark[m] = true;
         }
@@ -900,7 +900,7 @@ fn least_walked(
 
 /// Task `t`'s defer threshold, `-inf` when deferring is off.
 fn threshold(view: &View<'_>, t: TaskId) -> f64 {
-    view.defer
+    view.defer()
         .map_or(f64::NEG_INFINITY, |th| th[view.task(t).task_type])
 }
 

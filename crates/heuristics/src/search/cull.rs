@@ -14,7 +14,7 @@ pub(crate) fn cull_below(
     vq: &mut VirtualQueues,
     decision: &mut Decision,
 ) {
-    for (m, machine) in view.machines.iter().enumerate() {
+    for (m, machine) in view.machines().iter().enumerate() {
         let first_pending = usize::from(machine.running().is_some());
         if machine.len() <= first_pending {
             continue;
@@ -31,7 +31,7 @@ pub(crate) fn cull_below(
             continue;
         };
         let mut prev: Pmf = match first {
-            0 => Pmf::point(view.now),
+            0 => Pmf::point(view.now()),
             k => slots[k - 1].pct.clone(),
         };
         let mut kept = first;
@@ -41,16 +41,16 @@ pub(crate) fn cull_below(
             let spec = view.task(slot.task);
             let pct = if culled {
                 // With staging, the task starts no earlier than its data-ready tick.
-                let start = if ready > view.now {
+                let start = if ready > view.now() {
                     prev.at_least(ready)
                 } else {
                     prev.clone()
                 };
                 let mut pct = next_pct(
                     &start,
-                    view.pet.exec_pmf(spec.task_type, m),
+                    view.pet().exec_pmf(spec.task_type, m),
                     spec.deadline,
-                    view.model,
+                    view.model(),
                 )
                 .unwrap_or_else(|e| panic!("a completion-time PMF too wide to hold: {e}"));
                 pct.trim_tv(view.pct_epsilon());

@@ -43,7 +43,7 @@ pub(super) fn infer_deferrals<'s>(
         if group.is_empty() {
             continue;
         }
-        let threshold = view.defer.map_or(f64::NEG_INFINITY, |th| th[k]);
+        let threshold = view.defer().map_or(f64::NEG_INFINITY, |th| th[k]);
         // Invariant: group[..lo] are deferred with a margin (by inference or probe);
         // group[hi..] are not known to be. Oversubscribed, most tasks are deferred and the
         // boundary lies near the latest deadlines: gallop down from there, then bisect.

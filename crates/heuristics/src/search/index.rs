@@ -57,15 +57,15 @@ impl MachineIndex {
     }
 
     pub(super) fn build(view: &View<'_>, vq: &VirtualQueues, level: f64) -> Self {
-        let mut slot: Vec<usize> = vec![usize::MAX; view.machines.len()];
+        let mut slot: Vec<usize> = vec![usize::MAX; view.machines().len()];
         let mut groups: Vec<(MachineId, Vec<(Tick, MachineId)>)> = Vec::new();
-        let mut keys = vec![Tick::MAX; view.machines.len()];
-        for m in 0..view.machines.len() {
+        let mut keys = vec![Tick::MAX; view.machines().len()];
+        for m in 0..view.machines().len() {
             let Some(key) = Self::key(view, vq, level, m) else {
                 continue;
             };
             keys[m] = key;
-            let c = view.pet.canonical(m);
+            let c = view.pet().canonical(m);
             if slot[c] == usize::MAX {
                 slot[c] = groups.len();
                 groups.push((c, Vec::new()));
@@ -87,7 +87,7 @@ impl MachineIndex {
     /// Reads machine `m`'s key anew and moves it in its group; false when its group does
     /// not hold it (its PET column changed: the index must be built anew).
     fn update(&mut self, view: &View<'_>, vq: &VirtualQueues, m: MachineId) -> bool {
-        let c = view.pet.canonical(m);
+        let c = view.pet().canonical(m);
         if self.keys[m] != Tick::MAX {
             let Some((_, g)) = self.groups.get_mut(self.slot[c]) else {
                 return false;
@@ -137,7 +137,7 @@ pub(super) fn narrow_group(
     out: &mut Vec<MachineId>,
 ) {
     let (c, starts) = &by_start.groups[group];
-    let pet = view.pet.exec_pmf(k, *c);
+    let pet = view.pet().exec_pmf(k, *c);
     let y = deadline - 1 - pet.min();
     let x = match first_bin_reaching(pet, floor - TIE_MARGIN) {
         Some(bin) => (deadline - pet.offset() - bin as Tick).min(y),
@@ -264,7 +264,7 @@ impl Indexes {
         self.built.retain(|ix| ix.idle < INDEX_IDLE_EVENTS);
         for ix in &mut self.built {
             ix.idle += 1;
-            if ix.keys.len() != view.machines.len()
+            if ix.keys.len() != view.machines().len()
                 || !changed.iter().all(|&m| ix.update(view, vq, m))
             {
                 self.built.clear();
@@ -359,7 +359,7 @@ pub(super) fn max_success_indexed(
         return max_success(view, scope, vq, succ, order, all, (i, t), kept_out);
     };
     let spec = view.task(t);
-    let q = view.defer.map_or(0.0, |th| th[spec.task_type]);
+    let q = view.defer().map_or(0.0, |th| th[spec.task_type]);
     let level = if q > LEVEL_MIN { q } else { 0.0 };
     // Level q is reached through indexes at `q - s`, each cut at the PET's `s`-quantile
     // ([`narrow_group`]): far fewer machines pass than at `q` cut at `min E`.

@@ -118,7 +118,7 @@ impl Memo {
         // or a bound below the highest chance found less the margin), and those left out are
         // below `cap - TIE_MARGIN`, `cap` at most `q` ([`max_success_indexed`]).
         let q = view
-            .defer
+            .defer()
             .map_or(f64::NEG_INFINITY, |th| th[view.task(t).task_type]);
         (cap <= q && top < q - BOUND_SLACK).then_some(Best::BelowDefer)
     }

@@ -1,54 +1,18 @@
-//! Chances of (task, machine) pairs: kept across mapping events by the id of the machine PCTs
-//! they were computed on ([`ScoreMemo`]), and within one event until the machine's tail changes
+//! Chances of (task, machine) pairs: kept across mapping events by the oracle's memo
+//! ([`model::ChanceMemo`]), and within one event until the machine's tail changes
 //! ([`SuccessCache`]).
 
 use super::*;
-
-/// Success probabilities of (task, machine) pairs kept across mapping events (thesis 7.2.7):
-/// each with the id of the machine PCTs it was computed on ([`model::Cache::id`]), so it is
-/// reused while neither the task nor the machine's PCTs changed (a machine whose executing
-/// task's PCT lies after the tick keeps its PCTs from one event to the next, so many of
-/// PAM's exact success queries repeat a value: docs/performance.md says how many). One per
-/// heuristic instance, never shared between threads.
-#[derive(Debug, Clone, Default)]
-pub struct ScoreMemo {
-    pub(super) map: FxHashMap<(u32, u32), (u64, f64)>,
-}
-
-impl ScoreMemo {
-    /// The kept chance of task `t` on machine `m` if it was computed on PCTs `id`.
-    pub(super) fn get(&self, t: TaskId, m: MachineId, id: u64) -> Option<f64> {
-        match self.map.get(&(t as u32, m as u32)) {
-            Some(&(kept, p)) if kept == id => Some(p),
-            _ => None,
-        }
-    }
-
-    pub(super) fn put(&mut self, t: TaskId, m: MachineId, id: u64, p: f64) {
-        self.map.insert((t as u32, m as u32), (id, p));
-    }
-
-    /// Forgets the tasks that left the batch once the table has grown well beyond what the
-    /// batch can use (amortised O(1) per entry).
-    pub(super) fn prune(&mut self, batch: &[TaskId], machines: usize) {
-        let room = batch.len().saturating_mul(machines.min(64)).max(1 << 12);
-        if self.map.len() <= 4 * room {
-            return;
-        }
-        let keep: rustc_hash::FxHashSet<u32> = batch.iter().map(|&t| t as u32).collect();
-        self.map.retain(|&(t, _), _| keep.contains(&t));
-    }
-}
 
 /// Success probabilities of (candidate, machine) pairs, computed on demand and cached until
 /// the machine's tail changes (an assignment bumps that machine's epoch). Dense while the
 /// table is small (8 machines); sparse beyond, where a mapping event evaluates few of its
 /// pairs (1,024 machines x 10^4 candidates would not fit densely). A pair not cached in the
-/// event is looked up in the [`ScoreMemo`] of earlier events first.
+/// event is looked up in the [`ChanceMemo`] of earlier events first.
 pub(super) struct SuccessCache {
     pub(super) epoch: Vec<u32>,
     pub(super) table: Table,
-    pub(super) memo: ScoreMemo,
+    pub(super) memo: ChanceMemo,
     /// Whether the memo is read and written: below [`NARROW_MIN_MACHINES`] machines (with
     /// more, few chances repeat and hashing costs more than it saves: docs/performance.md,
     /// "Constants chosen by measurement").
@@ -96,7 +60,7 @@ pub(super) const fn plain() -> bool {
 
 impl SuccessCache {
     /// An empty cache for `n` candidates on `machines` machines, in the memory of `bufs`.
-    pub(super) fn new_in(n: usize, machines: usize, bufs: &mut Buffers, memo: ScoreMemo) -> Self {
+    pub(super) fn new_in(n: usize, machines: usize, bufs: &mut Buffers, memo: ChanceMemo) -> Self {
         let table = match n.checked_mul(machines) {
             Some(size) if size <= DENSE_LIMIT => {
                 let mut values = std::mem::take(&mut bufs.succ_values);
@@ -126,11 +90,11 @@ impl SuccessCache {
     /// An empty cache in new memory.
     #[cfg(test)]
     pub(super) fn new(n: usize, machines: usize) -> Self {
-        Self::new_in(n, machines, &mut Buffers::default(), ScoreMemo::default())
+        Self::new_in(n, machines, &mut Buffers::default(), ChanceMemo::default())
     }
 
     /// Gives the cache's memory back to `bufs`, and the memo of kept chances back.
-    pub(super) fn release(self, bufs: &mut Buffers) -> ScoreMemo {
+    pub(super) fn release(self, bufs: &mut Buffers) -> ChanceMemo {
         bufs.succ_epoch = self.epoch;
         match self.table {
             Table::Dense { values, .. } => bufs.succ_values = values,
@@ -166,14 +130,14 @@ impl SuccessCache {
         if entry.0 != epoch {
             let kept = self
                 .use_memo
-                .then(|| vq.own_cache_id(m).and_then(|id| self.memo.get(t, m, id)))
+                .then(|| vq.kept_success(&self.memo, t, m))
                 .flatten();
             let p = match kept {
                 Some(p) => p,
                 None => {
                     let p = vq.success(view, m, t);
-                    if let Some(id) = vq.own_cache_id(m).filter(|_| self.use_memo) {
-                        self.memo.put(t, m, id, p);
+                    if self.use_memo {
+                        vq.keep_success(&mut self.memo, t, m, p);
                     }
                     p
                 }
@@ -183,16 +147,15 @@ impl SuccessCache {
         entry.1
     }
 
-    /// An upper bound on task `t`'s current chance on machine `m` from the [`ScoreMemo`]: its
+    /// An upper bound on task `t`'s current chance on machine `m` from the [`ChanceMemo`]: its
     /// chance on the machine's earlier PCTs, when computed in an earlier event, times their
-    /// factor ([`VirtualQueues::stale_id`]).
+    /// factor ([`VirtualQueues::kept_success_bound`]).
     #[inline]
     pub(super) fn stale_bound(&self, vq: &VirtualQueues, t: TaskId, m: MachineId) -> Option<f64> {
         if !self.use_memo {
             return None;
         }
-        let (id, f) = vq.stale_id(m)?;
-        self.memo.get(t, m, id).map(|p| f * p)
+        vq.kept_success_bound(&self.memo, t, m)
     }
 
     pub(super) fn invalidate_machine(&mut self, m: MachineId) {

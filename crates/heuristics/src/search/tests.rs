@@ -212,12 +212,14 @@ proptest! {
         machines.extend(plan);
         let mut oracle = model::Oracle::new(machines.len());
         oracle.sync(&machines, 0);
+        let at_0 = View::new(0, &pet, &tasks, &[], &machines, &oracle, model);
         for m in (0..machines.len()).step_by(2) {
-            let _ = oracle.cache(m, &machines[m], &tasks, &pet, model);
+            let _ = at_0.queue(m);
         }
         oracle.sync(&machines, 20);
+        let at_20 = View::new(20, &pet, &tasks, &[], &machines, &oracle, model);
         for m in (1..machines.len()).step_by(2) {
-            let _ = oracle.cache(m, &machines[m], &tasks, &pet, model);
+            let _ = at_20.queue(m);
         }
         let thresholds = defer.map(|q| vec![q; pet.n_types()]);
         let view = View::new(20, &pet, &tasks, &ids, &machines, &oracle, model).with_defer(thresholds.as_deref());
@@ -376,7 +378,7 @@ proptest! {
             &mut vq_a,
             &cands,
             &mut a,
-            (&mut ScoreMemo::default(), &mut Carry::default()),
+            (&mut ChanceMemo::default(), &mut Carry::default()),
         );
         let mut vq_b = VirtualQueues::from_view_lazy(&view_b);
         run_by_type(&mut Buffers::default(), &view_b, plan, &mut vq_b, &cands, &mut b);

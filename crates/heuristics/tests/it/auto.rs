@@ -9,7 +9,7 @@ use crate::system::{System, large_batch_strategy, many_machines_strategy, system
 
 /// Tasks on each machine after the decision: those queued plus those assigned.
 fn depths_after(view: &View<'_>, assign: &[(usize, usize)]) -> Vec<usize> {
-    let mut d: Vec<usize> = view.machines.iter().map(model::Machine::len).collect();
+    let mut d: Vec<usize> = view.machines().iter().map(model::Machine::len).collect();
     for &(_, m) in assign {
         d[m] += 1;
     }
@@ -38,7 +38,7 @@ fn check(system: &System, free_only: bool, depth: Option<usize>) -> Result<(), T
     let cap = depth.unwrap_or(heuristics::auto::DEFAULT_DEPTH);
     for (m, (&after, machine)) in depths_after(&view, &got.assign)
         .iter()
-        .zip(view.machines)
+        .zip(view.machines())
         .enumerate()
     {
         let assigned = got.assign.iter().filter(|&&(_, x)| x == m).count();

@@ -35,7 +35,7 @@ fn queues<'a>(view: &View<'_>, rows: &'a [Vec<ExecPmf>]) -> Vec<Queue<'a>> {
             pet: &rows[spec.task_type],
         }
     };
-    view.machines
+    view.machines()
         .iter()
         .map(|machine| Queue {
             executing: machine.running().map(|r| (task(r.task), r.start)),
@@ -65,9 +65,9 @@ proptest! {
         let rows = rows(&system);
         let view = system.view();
         let queues = queues(&view, &rows);
-        let drops = standalone.drops(view.now, &queues).unwrap();
+        let drops = standalone.drops(view.now(), &queues).unwrap();
         let mut got = Vec::new();
-        for (machine, d) in view.machines.iter().zip(&drops) {
+        for (machine, d) in view.machines().iter().zip(&drops) {
             let ids: Vec<usize> = machine.tasks().collect();
             let flags = machine.running().map(|_| d.executing).into_iter().chain(d.pending.iter().copied());
             got.extend(ids.iter().zip(flags).filter(|(_, f)| *f).map(|(&t, _)| t));
@@ -95,7 +95,7 @@ proptest! {
             let view = one.view();
             let spec = view.task(t);
             let task = Task { task_type: spec.task_type, deadline: spec.deadline, pet: &rows[spec.task_type] };
-            let verdict = standalone.verdict(view.now, &task, &queues(&view, &rows)).unwrap();
+            let verdict = standalone.verdict(view.now(), &task, &queues(&view, &rows)).unwrap();
             let decision = pam.map_reference(&view);
             match verdict {
                 Verdict::Map { machine, .. } => {

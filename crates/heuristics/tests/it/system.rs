@@ -300,15 +300,17 @@ fn build(
     // PMFs computed at the earlier tick are kept aside as bounds when the machines move on.
     let mut oracle = Oracle::new(ms.len());
     oracle.sync(&ms, before);
+    let at_before = View::new(before, &pet, &tasks, &[], &ms, &oracle, model);
     for (m, plan) in plans.iter().enumerate() {
         if plan.computed_before {
-            let _ = oracle.cache(m, &ms[m], &tasks, &pet, model);
+            let _ = at_before.queue(m);
         }
     }
     oracle.sync(&ms, now);
+    let at_now = View::new(now, &pet, &tasks, &[], &ms, &oracle, model);
     for (m, plan) in plans.iter().enumerate() {
         if plan.computed_now {
-            let _ = oracle.cache(m, &ms[m], &tasks, &pet, model);
+            let _ = at_now.queue(m);
         }
     }
     System {

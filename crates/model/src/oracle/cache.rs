@@ -75,7 +75,8 @@ impl Cache {
     /// anything computed from one holds for the other (a cache carried over to a later tick
     /// by [`super::Oracle::sync`] keeps its id; computing or appending gives a new one). Ids
     /// are unique in the process.
-    pub fn id(&self) -> u64 {
+    #[cfg_attr(feature = "internals", visibility::make(pub))]
+    pub(crate) fn id(&self) -> u64 {
         self.id
     }
 
@@ -130,6 +131,7 @@ impl Cache {
     }
 
     /// The tick the PCTs were computed at.
+    #[cfg(any(test, feature = "internals"))]
     pub fn at(&self) -> Tick {
         self.at
     }

@@ -52,7 +52,7 @@ impl BatchHeuristic for FixedSchedule {
         let mut decision = Decision::default();
         for (m, seq) in self.sequences.iter().enumerate() {
             while let Some(&t) = seq.get(self.next[m]) {
-                if !view.batch.contains(&t) {
+                if !view.batch().contains(&t) {
                     break;
                 }
                 decision.assign.push((t, m));
