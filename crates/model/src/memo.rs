@@ -22,6 +22,7 @@ pub struct ChanceMemo {
 
 impl ChanceMemo {
     /// The kept chance of task `t` on machine `m` if it was computed on the PCTs `id`.
+    #[inline]
     pub(crate) fn get(&self, t: TaskId, m: MachineId, id: u64) -> Option<f64> {
         match self.map.get(&(t as u32, m as u32)) {
             Some(&(kept, p)) if kept == id => Some(p),
@@ -30,6 +31,7 @@ impl ChanceMemo {
     }
 
     /// Keeps the chance `p` of task `t` on machine `m`, computed on the PCTs `id`.
+    #[inline]
     pub(crate) fn put(&mut self, t: TaskId, m: MachineId, id: u64, p: f64) {
         self.map.insert((t as u32, m as u32), (id, p));
     }

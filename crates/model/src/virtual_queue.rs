@@ -332,6 +332,7 @@ impl<'a> VirtualQueues<'a> {
     /// factor `f`, while its tail is unchanged here: any success probability computed from
     /// that earlier tail before (in an earlier event, kept by its id), times `f`, bounds the
     /// current one from above, as [`VirtualQueues::bound_tail`]'s CDF values do.
+    #[inline]
     fn stale_id(&self, m: MachineId) -> Option<(u64, f64)> {
         let vm = &self.machines[m];
         if vm.own.is_some() {
@@ -345,6 +346,7 @@ impl<'a> VirtualQueues<'a> {
     /// [`crate::Cache::id`] of the machine's own PCTs while machine `m`'s tail is theirs (no
     /// provisional assignment or culling here) and they are computed: a value computed from
     /// that tail before, in any event, holds while the id is the same.
+    #[inline]
     fn own_cache_id(&self, m: MachineId) -> Option<u64> {
         let vm = &self.machines[m];
         if vm.own.is_some() {
