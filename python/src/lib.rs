@@ -330,20 +330,7 @@ fn run_sweeps(
     fresh: bool,
 ) -> PyResult<Vec<(String, String)>> {
     let tables = py.detach(move || {
-        let mut sweeps = Vec::new();
-        let mut seen = std::collections::HashMap::new();
-        for p in &paths {
-            let s = runner::SweepFile::load(p)?;
-            if let Some(other) = seen.insert(s.id().to_owned(), p.clone()) {
-                return Err(RunError::Input(format!(
-                    "{} and {} are both sweep '{}': their outputs would overwrite each other",
-                    other.display(),
-                    p.display(),
-                    s.id()
-                )));
-            }
-            sweeps.push(s);
-        }
+        let sweeps = runner::SweepFile::load_all(&paths)?;
         let options = runner::sweep::Options {
             out,
             jobs,

@@ -139,22 +139,7 @@ impl Caller {
 
 /// Loads sweep files; two files of the same id are an error (their outputs would collide).
 pub fn load(files: &[PathBuf]) -> Result<Vec<SweepFile>> {
-    let sweeps = files
-        .iter()
-        .map(|f| SweepFile::load(f).with_context(|| format!("reading sweep file {}", f.display())))
-        .collect::<Result<Vec<_>>>()?;
-    let mut seen = HashMap::new();
-    for (s, f) in sweeps.iter().zip(files) {
-        if let Some(other) = seen.insert(s.id(), f) {
-            bail!(
-                "{} and {} are both sweep '{}': their outputs would overwrite each other",
-                other.display(),
-                f.display(),
-                s.id()
-            );
-        }
-    }
-    Ok(sweeps)
+    SweepFile::load_all(files).context("reading the sweep files")
 }
 
 /// Runs `files` (already loaded as `sweeps`) as `options` say: computes and renders them, one

@@ -25,7 +25,8 @@
 //! seed = 2
 //! ```
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -169,6 +170,26 @@ impl SweepFile {
         Self::from_toml_str(&text, &path.display().to_string())
     }
 
+    /// Loads the sweep files `paths`, in their order; two files of the same id are an error
+    /// (their outputs would overwrite each other), naming both.
+    pub fn load_all(paths: &[PathBuf]) -> Result<Vec<Self>, RunError> {
+        let mut seen: HashMap<String, &PathBuf> = HashMap::new();
+        let mut sweeps = Vec::with_capacity(paths.len());
+        for p in paths {
+            let s = Self::load(p)?;
+            if let Some(other) = seen.insert(s.id().to_owned(), p) {
+                return Err(RunError::Input(format!(
+                    "{} and {} are both sweep '{}': their outputs would overwrite each other",
+                    other.display(),
+                    p.display(),
+                    s.id()
+                )));
+            }
+            sweeps.push(s);
+        }
+        Ok(sweeps)
+    }
+
     /// The sweep's id (the outputs' stem).
     pub fn id(&self) -> &str {
         match self {
@@ -237,5 +258,36 @@ mod tests {
                 .to_string();
             assert!(e.starts_with("f.toml") && e.contains(want), "{e}");
         }
+    }
+
+    /// Two sweep files of one id are refused, naming both; distinct ids load in order.
+    #[test]
+    fn two_files_of_one_id_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, id: &str| {
+            let p = dir.path().join(name);
+            std::fs::write(
+                &p,
+                format!("kind = \"cutting\"\nid = \"{id}\"\ntitle = \"T\"\ntable = \"table5\"\ntrials = 3\nseed = 1\n"),
+            )
+            .unwrap();
+            p
+        };
+        let (a, b, c) = (
+            write("a.toml", "x"),
+            write("b.toml", "y"),
+            write("c.toml", "x"),
+        );
+        let ids: Vec<String> = SweepFile::load_all(&[a.clone(), b])
+            .unwrap()
+            .iter()
+            .map(|s| s.id().to_owned())
+            .collect();
+        assert_eq!(ids, ["x", "y"]);
+        let e = SweepFile::load_all(&[a, c]).unwrap_err().to_string();
+        assert!(
+            e.contains("a.toml") && e.contains("c.toml") && e.contains("both sweep 'x'"),
+            "{e}"
+        );
     }
 }
