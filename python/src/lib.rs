@@ -242,8 +242,15 @@ fn run_experiment<'py>(
     let stop = Arc::new(AtomicBool::new(false));
     let stopped = Arc::clone(&stop);
     let ran = interruptible(py, stop, move || {
-        let prepared = Prepared::generated(config, trials, jobs, bound, budget)
-            .map_err(|e| prefixed(&what, e))?;
+        let prep = runner::Preparation {
+            trials,
+            jobs,
+            with_bound: bound,
+            report: false,
+            budget,
+            given: None,
+        };
+        let prepared = Prepared::generated(config, &prep).map_err(|e| prefixed(&what, e))?;
         let tracing = if trace { Tracing::Memory } else { Tracing::Off };
         let runs = prepared.run(
             RunOptions::default()

@@ -15,8 +15,8 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use runner::{
-    ExperimentConfig, Prepared, RunError, RunManifest, RunOptions, Summary, TaskRange, Tracing,
-    TrialMetrics, TrialSource, resources,
+    ExperimentConfig, GivenTrials, Preparation, Prepared, RunError, RunManifest, RunOptions,
+    Summary, TaskRange, Tracing, TrialMetrics, TrialSource, resources,
 };
 use workload::PetSource;
 
@@ -553,43 +553,36 @@ fn run(args: &RunArgs) -> Result<()> {
     let files = args.workload.as_deref().map(expand_files).transpose()?;
     // The memory a run needs, checked before the machines are drawn and the trials read.
     let threads = threads(args.jobs);
-    let trials = args.trials.unwrap_or(match &files {
-        Some(f) => f.len() as u64,
-        None => config.workload.trials,
-    });
-    let tasks_hint = files.as_ref().map(|f| {
+    let given = files.as_ref().map(|f| GivenTrials {
+        trials: f.len() as u64,
         // A task line of a trial file holds at least 6 bytes ("1 0 3;").
-        f.iter()
+        most_tasks: f
+            .iter()
             .filter_map(|p| std::fs::metadata(p).ok())
             .map(|m| m.len() / 6)
             .max()
-            .unwrap_or(0)
+            .unwrap_or(0),
     });
-    let footprint = resources::estimate(&resources::RunShape {
-        config: &config,
-        source_pet: &source_pet,
-        tasks: tasks_hint,
-        trials,
-        threads,
+    let prep = Preparation {
+        trials: args.trials,
+        jobs: args.jobs,
         with_bound: !args.no_bound,
         report: args.report,
-    });
-    tracing::info!(%footprint, estimate_bytes = footprint.total, "memory estimate");
-    let budget = args
-        .max_memory
-        .map_or_else(resources::default_budget, |b| b.as_u64());
-    resources::check(&footprint, budget)?;
-    let pet = config
-        .workload
-        .pet_from(source_pet)
-        .with_context(pet_context)?;
-    let mut repairs = Repairs::default();
-    let source = match &files {
-        Some(f) => TrialSource::Given(read_trials(f, &pet, config.workload.tick, &mut repairs)?),
-        None => TrialSource::Generated,
+        budget: args
+            .max_memory
+            .map_or_else(resources::default_budget, |b| b.as_u64()),
+        given,
     };
-    let mut prepared = Prepared::new(config, Some(pet), source, args.trials, None)?;
-    prepared.with_bound = !args.no_bound;
+    let mut repairs = Repairs::default();
+    let tick = config.workload.tick;
+    let prepared = Prepared::checked(config, source_pet, &prep, |pet| {
+        read_trials(
+            files.as_deref().unwrap_or_default(),
+            pet,
+            tick,
+            &mut repairs,
+        )
+    })?;
     let manifest = RunManifest::new(&prepared, files.as_deref())?;
     execute(
         &prepared,

@@ -337,6 +337,33 @@ pub enum TrialSource {
     Given(Vec<Trial>),
 }
 
+/// How a run is prepared and checked before its machines are drawn ([`Prepared::checked`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Preparation {
+    /// The trials to run (`None`: the experiment's `workload.trials`, or every given trial).
+    pub trials: Option<u64>,
+    /// Worker threads the run will use (0 = all cores).
+    pub jobs: usize,
+    /// Whether the clairvoyant bracket is computed.
+    pub with_bound: bool,
+    /// Whether the run's HTML report is drawn (its traces kept in memory).
+    pub report: bool,
+    /// The memory the run may need, in bytes ([`crate::resources::default_budget`]: half of
+    /// this machine's).
+    pub budget: u64,
+    /// The given trials before they are read (`None`: generated trials).
+    pub given: Option<GivenTrials>,
+}
+
+/// Given trials as the memory check sees them before they are read.
+#[derive(Debug, Clone, Copy)]
+pub struct GivenTrials {
+    /// How many there are.
+    pub trials: u64,
+    /// The most tasks one of them may hold (from the size of its file).
+    pub most_tasks: u64,
+}
+
 /// Policies of your own to run instead of the configured ones ([`crate::RunOptions::policies`]):
 /// each is built afresh for every trial (a policy keeps state within a trial).
 ///
@@ -519,33 +546,46 @@ impl Prepared {
         })
     }
 
-    /// [`Prepared::new`] for an experiment of generated trials, as `prunesim run` prepares
-    /// one: the PET read or generated, the run's memory estimated for `jobs` threads and
-    /// checked against `budget` bytes ([`crate::resources::check`]) before the machines are
-    /// drawn, and the clairvoyant bracket computed when `with_bound`. What the Python package
-    /// runs.
-    pub fn generated(
+    /// [`Prepared::new`] as `prunesim run` and the Python package prepare a run: the run's
+    /// memory estimated from `config`, its PET `source_pet` (as read or generated, before
+    /// `workload.machines` picks its machines) and `prep`, and checked against
+    /// `prep.budget` ([`crate::resources::check`]) before the machines are drawn and any
+    /// given trial is read (`read_given`, called with the run's PET when `prep.given` says
+    /// the trials are given); the clairvoyant bracket computed when `prep.with_bound`.
+    pub fn checked(
         config: ExperimentConfig,
-        trials: Option<u64>,
-        jobs: usize,
-        with_bound: bool,
-        budget: u64,
+        source_pet: Pet,
+        prep: &Preparation,
+        read_given: impl FnOnce(&Pet) -> Result<Vec<Trial>, RunError>,
     ) -> Result<Self, RunError> {
-        let source_pet = config.workload.source_pet()?;
         let footprint = crate::resources::estimate(&crate::resources::RunShape {
             config: &config,
             source_pet: &source_pet,
-            tasks: None,
-            trials: trials.unwrap_or(config.workload.trials),
-            threads: crate::resources::worker_threads(jobs).0,
-            with_bound,
-            report: false,
+            tasks: prep.given.map(|g| g.most_tasks),
+            trials: prep
+                .trials
+                .unwrap_or(prep.given.map_or(config.workload.trials, |g| g.trials)),
+            threads: crate::resources::worker_threads(prep.jobs).0,
+            with_bound: prep.with_bound,
+            report: prep.report,
         });
-        crate::resources::check(&footprint, budget)?;
+        tracing::info!(%footprint, estimate_bytes = footprint.total, "memory estimate");
+        crate::resources::check(&footprint, prep.budget)?;
         let pet = config.workload.pet_from(source_pet)?;
-        let mut prepared = Prepared::new(config, Some(pet), TrialSource::Generated, trials, None)?;
-        prepared.with_bound = with_bound;
+        let source = match prep.given {
+            Some(_) => TrialSource::Given(read_given(&pet)?),
+            None => TrialSource::Generated,
+        };
+        let mut prepared = Prepared::new(config, Some(pet), source, prep.trials, None)?;
+        prepared.with_bound = prep.with_bound;
         Ok(prepared)
+    }
+
+    /// [`Prepared::checked`] for an experiment of generated trials, its PET read or generated
+    /// from `config`. What the Python package runs.
+    pub fn generated(config: ExperimentConfig, prep: &Preparation) -> Result<Self, RunError> {
+        let source_pet = config.workload.source_pet()?;
+        Self::checked(config, source_pet, prep, |_| Ok(Vec::new()))
     }
 
     /// The tasks of trial `k` on the tick grid.

@@ -42,8 +42,8 @@ pub use engine::{
 };
 pub use error::RunError;
 pub use experiment::{
-    ExperimentConfig, PetSummary, Policies, Prepared, Summary, SystemConfig, TaskRange,
-    TrialSource, summarise,
+    ExperimentConfig, GivenTrials, PetSummary, Policies, Preparation, Prepared, Summary,
+    SystemConfig, TaskRange, TrialSource, summarise,
 };
 /// The `[mapper]` table's type (a base heuristic with its parameters).
 pub use heuristics::HeuristicConfig;

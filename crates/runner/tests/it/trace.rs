@@ -276,12 +276,50 @@ fn a_run_in_memory_keeps_each_trials_trace_and_the_measures_of_a_plain_run() {
 fn a_generated_run_is_prepared_as_the_command_line_prepares_it() {
     let config = experiment("PAM", "all");
     let direct = prepared("PAM", "all");
-    let p = Prepared::generated(config.clone(), Some(1), 1, true, u64::MAX).unwrap();
+    let prep = runner::Preparation {
+        trials: Some(1),
+        jobs: 1,
+        with_bound: true,
+        report: false,
+        budget: u64::MAX,
+        given: None,
+    };
+    let p = Prepared::generated(config.clone(), &prep).unwrap();
     assert_eq!(p.trials, 1);
     assert!(p.with_bound);
     assert_eq!(p.pet, direct.pet);
     assert_eq!(p.trial_tasks(0), direct.trial_tasks(0));
     // A budget below the estimate refuses the run before anything is drawn.
-    let e = Prepared::generated(config, None, 1, true, 1).unwrap_err();
+    let small = runner::Preparation {
+        trials: None,
+        budget: 1,
+        ..prep
+    };
+    let e = Prepared::generated(config.clone(), &small).unwrap_err();
+    assert!(e.to_string().contains("memory budget"), "{e}");
+    // Given trials are read after the check, with the run's PET, and only when given.
+    let given = runner::Preparation {
+        given: Some(runner::GivenTrials {
+            trials: 1,
+            most_tasks: 10,
+        }),
+        ..prep
+    };
+    let trial = direct.trial_tasks(0);
+    let source_pet = config.workload.source_pet().unwrap();
+    let mut read = 0;
+    let p = Prepared::checked(config.clone(), source_pet.clone(), &given, |pet| {
+        read += 1;
+        assert_eq!(pet, &direct.pet);
+        Ok(vec![config.workload.trial(pet, 0)])
+    })
+    .unwrap();
+    assert_eq!((read, p.trials), (1, 1));
+    assert_eq!(p.trial_tasks(0), trial);
+    let refused = runner::Preparation { budget: 1, ..given };
+    let e = Prepared::checked(config, source_pet, &refused, |_| {
+        panic!("read after the memory check only")
+    })
+    .unwrap_err();
     assert!(e.to_string().contains("memory budget"), "{e}");
 }
