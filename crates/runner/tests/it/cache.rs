@@ -337,7 +337,7 @@ proptest! {
 
     /// The means read without building a tail CDF are the CDF's, bit for bit: a machine
     /// cache's `tail_mean` (and `tail_min`), the executing task's mean of early mapping
-    /// (`Machine::executing_mean`, also when kept from an earlier tick), and the virtual
+    /// (`Oracle::executing_mean`, also when kept from an earlier tick), and the virtual
     /// queues' `tail_mean` after provisional assignments.
     #[test]
     fn means_read_without_the_cdf_are_the_cdfs(
