@@ -98,6 +98,8 @@ pub(super) struct DeferScratch {
     pub(super) inferred: Vec<usize>,
     /// Per candidate: inferred deferred (to list them in index order).
     pub(super) marked: Vec<bool>,
+    /// The verdicts of the classes in the current round ([`SharedVerdicts`]).
+    pub(super) shared: SharedVerdicts,
 }
 
 /// The indices of `cands` ordered by (task type, deadline, index) into `sc.by_type`, type `k`'s
