@@ -35,6 +35,8 @@ enum Kept1 {
         stop: f64,
         reach: f64,
         ranking: Ranking,
+        /// The idle machines listed.
+        idle: usize,
     },
     /// Every machine in scope has a chance below the defer threshold less the slack.
     Below,
@@ -438,6 +440,7 @@ impl Carry {
                 stop,
                 reach,
                 ranking,
+                idle,
             } => {
                 if !(scope == Phase1Scope::AllMachines || vq.any_free()) {
                     return None;
@@ -448,7 +451,7 @@ impl Carry {
                     mark[m] = true;
                 }
                 // A listed idle machine in `D`: its idle copies, not listed, may now matter.
-                if listed.iter().any(|e| e.idle && mark[e.m]) {
+                if *idle > 0 && listed.iter().any(|e| e.idle && mark[e.m]) {
                     for &m in changed.iter() {
                         mark[m] = false;
                     }
@@ -472,6 +475,10 @@ impl Carry {
                     ranking,
                 };
                 let best = found_again(view, vq, t, q, kept, (mark, fresh, &mut self.near), write);
+                // Written, the listing lost no idle machine and gained the fresh idle ones.
+                if write && best.is_some() {
+                    *idle += fresh.iter().filter(|f| f.idle).count();
+                }
                 for &m in changed.iter() {
                     mark[m] = false;
                 }
@@ -545,6 +552,7 @@ impl Carry {
                     ranking.rank(&listed, from);
                 }
                 Kept1::Listed {
+                    idle: listed.iter().filter(|e| e.idle).count(),
                     listed,
                     top,
                     stop: scored.stop,
