@@ -425,9 +425,10 @@ fn run_in(
     let mut all_machines = std::mem::take(&mut bufs.all_machines);
     let mut defer_scratch = std::mem::take(&mut bufs.defer);
     reset(&mut alive, n, true);
-    reset(&mut best_m, n, 0);
-    reset(&mut best_p, n, 0.0);
-    reset(&mut rests, n, [0; 3]);
+    // Written by a candidate's verdict before any read: only their length is set.
+    best_m.resize(n, 0);
+    best_p.resize(n, 0.0);
+    rests.resize(n, [0; 3]);
     reset(&mut shortlist_best, m_count, f64::NEG_INFINITY);
     // A task's phase-1 choice stays valid until the tail of a machine it rests on changes: an
     // assignment only makes the assigned machine worse, so no other task's choice can change
@@ -638,10 +639,11 @@ fn run_in(
             let DeferScratch {
                 keys,
                 by_type,
+                starts,
                 shared,
                 ..
             } = &mut defer_scratch;
-            shared.on(keys, by_type);
+            shared.on(keys, by_type, starts);
         }
     }
     // The candidates still in play, in batch order (ties in phase 2 go to the first).

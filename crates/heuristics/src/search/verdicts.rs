@@ -68,19 +68,21 @@ impl SharedVerdicts {
     }
 
     /// Shares the verdicts of this event's classes: `keys` the (type, deadline) of each
-    /// candidate, `order` the candidates by (type, deadline) ([`DeferScratch`], filled by
-    /// [`by_type_and_deadline`] in this event).
-    pub(super) fn on(&mut self, keys: &[(usize, Tick)], order: &[usize]) {
+    /// candidate, type `k`'s candidates by deadline `order[starts[k]..starts[k + 1]]`
+    /// ([`DeferScratch`], filled by [`by_type_and_deadline`] in this event).
+    pub(super) fn on(&mut self, keys: &[(usize, Tick)], order: &[usize], starts: &[usize]) {
         reset(&mut self.class_of, keys.len(), u32::MAX);
         let mut classes = 0u32;
-        let mut last: Option<(usize, Tick)> = None;
-        for &i in order {
-            let key = keys[i];
-            if last != Some(key) {
-                classes += 1;
-                last = Some(key);
+        for w in starts.windows(2) {
+            let mut last = None;
+            for &i in &order[w[0]..w[1]] {
+                let d = keys[i].1;
+                if last != Some(d) {
+                    classes += 1;
+                    last = Some(d);
+                }
+                self.class_of[i] = classes - 1;
             }
-            self.class_of[i] = classes - 1;
         }
         self.round = 1;
         reset(&mut self.kept, classes as usize, (0, Verdict::NoMachine));
