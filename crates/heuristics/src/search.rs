@@ -691,7 +691,8 @@ fn run_in(
                     continue;
                 }
             }
-            keyed.push(phase2_key(view, plan.phase2, vq, t, m));
+            let key = || phase2_key(view, plan.phase2, vq, t, m);
+            keyed.push(defer_scratch.shared.key(i, m, key));
             keyed_at.push(i);
         }
         let Some(at) = phase2_pick(plan.phase2, &keyed) else {

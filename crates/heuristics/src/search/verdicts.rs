@@ -1,5 +1,5 @@
 //! Phase-1 verdicts ([`Verdict`]), and those shared by the candidates of one class within a
-//! round of the two-phase loop ([`SharedVerdicts`]).
+//! round of the two-phase loop, with their phase-2 keys ([`SharedVerdicts`]).
 
 use super::*;
 
@@ -46,8 +46,8 @@ pub(super) fn record(
 /// candidates of a class share one search and one chance ([`Phase1State::classes`],
 /// [`Phase1State::reps`]): a candidate's verdict is then its class's (the same machine, the
 /// same chance, and a defer threshold per type), so the first candidate of a class evaluated
-/// in a round answers for the others. A round ends at each provisional assignment, which
-/// forgets every verdict.
+/// in a round answers for the others, and so does its phase-2 key on that machine. A round
+/// ends at each provisional assignment, which forgets every verdict and key.
 ///
 /// The classes are the runs of (type, deadline) in [`by_type_and_deadline`]'s order, read
 /// once per event after [`infer_deferrals`].
@@ -57,6 +57,9 @@ pub(super) struct SharedVerdicts {
     class_of: Vec<u32>,
     /// Per class, the round of its verdict and the verdict.
     kept: Vec<(u32, Verdict)>,
+    /// Per class, the round of its phase-2 key, the machine it is read on, and the key (a
+    /// function of the task's type and deadline and of the machine: [`phase2_key`]).
+    keys: Vec<(u32, MachineId, (f64, f64))>,
     round: u32,
 }
 
@@ -65,6 +68,7 @@ impl SharedVerdicts {
     pub(super) fn off(&mut self) {
         self.class_of.clear();
         self.kept.clear();
+        self.keys.clear();
     }
 
     /// Shares the verdicts of this event's classes: `keys` the (type, deadline) of each
@@ -86,6 +90,7 @@ impl SharedVerdicts {
         }
         self.round = 1;
         reset(&mut self.kept, classes as usize, (0, Verdict::NoMachine));
+        reset(&mut self.keys, classes as usize, (0, 0, (0.0, 0.0)));
     }
 
     /// Candidate `i`'s verdict: its class's in this round, else `evaluate`'s, then kept for
@@ -103,11 +108,34 @@ impl SharedVerdicts {
         *v
     }
 
-    /// A provisional assignment: every verdict kept is forgotten.
+    /// Candidate `i`'s phase-2 key on machine `m`: its class's in this round on `m`, else
+    /// `compute`'s, then kept for its class.
+    #[inline]
+    pub(super) fn key(
+        &mut self,
+        i: usize,
+        m: MachineId,
+        compute: impl FnOnce() -> (f64, f64),
+    ) -> (f64, f64) {
+        let Some(&c) = self.class_of.get(i).filter(|&&c| c != u32::MAX) else {
+            return compute();
+        };
+        let (round, on, key) = &mut self.keys[c as usize];
+        if *round != self.round || *on != m {
+            *key = compute();
+            (*round, *on) = (self.round, m);
+        }
+        *key
+    }
+
+    /// A provisional assignment: every verdict and key kept is forgotten.
     pub(super) fn next_round(&mut self) {
         self.round = self.round.wrapping_add(1);
         if self.round == 0 {
             for k in &mut self.kept {
+                k.0 = u32::MAX;
+            }
+            for k in &mut self.keys {
                 k.0 = u32::MAX;
             }
             self.round = 1;
