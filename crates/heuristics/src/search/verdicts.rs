@@ -20,6 +20,7 @@ pub(super) enum Verdict {
 
 /// Applies candidate `i`'s (task `t`'s) phase-1 verdict: out of play (no machine, or deferred)
 /// or its machine and chance recorded.
+#[inline]
 pub(super) fn record(
     v: Verdict,
     i: usize,
