@@ -21,7 +21,7 @@
 //! The loop and MinCompletion's phase 1 are here; the rest by concept: the chances kept
 //! within and across events ([`scores`]), MaxSuccess's phase 1 ([`by_success`]) with its
 //! machine indexes ([`index`]) and kept searches ([`memo`]), deferral inference ([`defer`]),
-//! and MOC's culling ([`cull`]).
+//! the verdicts the candidates of a class share ([`verdicts`]), and MOC's culling ([`cull`]).
 
 use model::{ChanceMemo, Decision, MachineId, TaskId, View, VirtualQueues};
 use pmf::Tick;
@@ -35,6 +35,7 @@ mod defer;
 mod index;
 mod memo;
 mod scores;
+mod verdicts;
 
 use by_success::*;
 use carry::Carry;
@@ -43,6 +44,7 @@ use defer::*;
 use index::*;
 use memo::*;
 use scores::*;
+use verdicts::*;
 
 use crate::plan::{
     Choice, Phase1, Phase1Scope, Phase2, Plan, max_success_choice, min_completion_choice,
@@ -422,9 +424,10 @@ fn run_in(
     let mut all_machines = std::mem::take(&mut bufs.all_machines);
     let mut defer_scratch = std::mem::take(&mut bufs.defer);
     reset(&mut alive, n, true);
-    reset(&mut best_m, n, 0);
-    reset(&mut best_p, n, 0.0);
-    reset(&mut rests, n, [0; 3]);
+    // Written by a candidate's verdict before any read: only their length is set.
+    best_m.resize(n, 0);
+    best_p.resize(n, 0.0);
+    rests.resize(n, [0; 3]);
     reset(&mut shortlist_best, m_count, f64::NEG_INFINITY);
     // A task's phase-1 choice stays valid until the tail of a machine it rests on changes: an
     // assignment only makes the assigned machine worse, so no other task's choice can change
@@ -610,6 +613,7 @@ fn run_in(
             }
         }
     };
+    defer_scratch.shared.off();
     if view.defer().is_some() && vq.any_free() {
         infer_deferrals(view, cands, &mut defer_scratch, |i| {
             let v = phase1(i, vq, &mut st);
@@ -630,6 +634,16 @@ fn run_in(
             alive[i] = false;
             decision.deferred.push(cands[i]);
         });
+        if st.classes.is_some() || st.reps.is_some() {
+            let DeferScratch {
+                keys,
+                by_type,
+                starts,
+                shared,
+                ..
+            } = &mut defer_scratch;
+            shared.on(keys, by_type, starts);
+        }
     }
     // The candidates still in play, in batch order (ties in phase 2 go to the first).
     live.clear();
@@ -644,7 +658,7 @@ fn run_in(
                 continue;
             }
             valid[i] = true;
-            let v = phase1(i, vq, &mut st);
+            let v = defer_scratch.shared.verdict(i, || phase1(i, vq, &mut st));
             record(
                 v,
                 i,
@@ -676,7 +690,8 @@ fn run_in(
                     continue;
                 }
             }
-            keyed.push(phase2_key(view, plan.phase2, vq, t, m));
+            let key = || phase2_key(view, plan.phase2, vq, t, m);
+            keyed.push(defer_scratch.shared.key(i, m, key));
             keyed_at.push(i);
         }
         let Some(at) = phase2_pick(plan.phase2, &keyed) else {
@@ -689,6 +704,7 @@ fn run_in(
         alive[i] = false;
         st.assigned.push(m);
         st.succ.invalidate_machine(m);
+        defer_scratch.shared.next_round();
         for choice in &mut st.by_type {
             if choice.is_some_and(|c| c.is_some_and(|c| c.rests_on(m))) {
                 *choice = None;
@@ -763,45 +779,6 @@ struct Phase1State<'c> {
     assigned: Vec<MachineId>,
     /// MinCompletion's machines evaluated by one search (reused).
     type_scored: Vec<(MachineId, f64)>,
-}
-
-/// The outcome of phase 1 for one task.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Verdict {
-    /// No machine in scope.
-    NoMachine,
-    /// Its chance on its phase-1 machine, `p`, is at or below its defer threshold.
-    Deferred { p: f64 },
-    /// Its phase-1 machine, its chance there, and the machines the choice rests on.
-    Chosen {
-        m: MachineId,
-        p: f64,
-        rests_on: [MachineId; 3],
-    },
-}
-
-/// Applies candidate `i`'s (task `t`'s) phase-1 verdict: out of play (no machine, or deferred)
-/// or its machine and chance recorded.
-fn record(
-    v: Verdict,
-    i: usize,
-    t: TaskId,
-    alive: &mut [bool],
-    (best_m, best_p, rests): (&mut [MachineId], &mut [f64], &mut [[MachineId; 3]]),
-    decision: &mut Decision,
-) {
-    match v {
-        Verdict::NoMachine => alive[i] = false,
-        Verdict::Deferred { .. } => {
-            alive[i] = false;
-            decision.deferred.push(t);
-        }
-        Verdict::Chosen { m, p, rests_on } => {
-            best_m[i] = m;
-            best_p[i] = p;
-            rests[i] = rests_on;
-        }
-    }
 }
 
 /// Phase 1 by minimum expected completion time: of the machines whose expected completion

@@ -98,18 +98,25 @@ pub(super) struct DeferScratch {
     pub(super) inferred: Vec<usize>,
     /// Per candidate: inferred deferred (to list them in index order).
     pub(super) marked: Vec<bool>,
+    /// [`merge_runs`]'s buffer and the bounds of its runs.
+    pub(super) merge: Vec<usize>,
+    pub(super) runs: Vec<usize>,
+    /// The verdicts of the classes in the current round ([`SharedVerdicts`]).
+    pub(super) shared: SharedVerdicts,
 }
 
 /// The indices of `cands` ordered by (task type, deadline, index) into `sc.by_type`, type `k`'s
-/// from `sc.starts[k]`: bucketed by type in index order (O(n)), then a bucket is sorted by
-/// (deadline, index) only when its deadlines are not already in order. They usually are: a
-/// type's deadlines grow with its arrivals.
+/// from `sc.starts[k]`: bucketed by type in index order (O(n)), then each bucket sorted by
+/// (deadline, index) by merging its runs of deadlines in order ([`merge_runs`]). A type's
+/// deadlines usually grow with its arrivals: a bucket is one run, or a few.
 pub(super) fn by_type_and_deadline(view: &View<'_>, cands: &[TaskId], sc: &mut DeferScratch) {
     let DeferScratch {
         keys,
         starts,
         next,
         by_type,
+        merge,
+        runs,
         ..
     } = sc;
     // Keys read once, in index order.
@@ -135,10 +142,49 @@ pub(super) fn by_type_and_deadline(view: &View<'_>, cands: &[TaskId], sc: &mut D
     }
     for k in 0..n_types {
         let bucket = &mut by_type[starts[k]..starts[k + 1]];
-        if !bucket.is_sorted_by_key(|&i| keys[i].1) {
-            // Stable, on a bucket in index order: (deadline, index). A few runs of
-            // deadlines (a few classes of tasks, each in arrival order) merge in linear time.
-            bucket.sort_by_key(|&i| keys[i].1);
+        merge_runs(bucket, keys, merge, runs);
+    }
+}
+
+/// Sorts `bucket` (candidates in index order) by deadline, stably: the order (deadline,
+/// index). Its runs of deadlines in order are merged pairwise through `buf` until one is
+/// left: a few runs (a few classes of tasks, each in arrival order) in a pass or two.
+fn merge_runs(
+    bucket: &mut [usize],
+    keys: &[(usize, Tick)],
+    buf: &mut Vec<usize>,
+    runs: &mut Vec<usize>,
+) {
+    let d = |i: usize| keys[i].1;
+    runs.clear();
+    runs.push(0);
+    runs.extend((1..bucket.len()).filter(|&j| d(bucket[j]) < d(bucket[j - 1])));
+    runs.push(bucket.len());
+    while runs.len() > 2 {
+        buf.clear();
+        let mut r = 0;
+        let mut kept = 0;
+        while r + 1 < runs.len() {
+            runs[kept] = runs[r];
+            kept += 1;
+            let (a, b) = (runs[r], runs[r + 1]);
+            let c = runs.get(r + 2).copied().unwrap_or(b);
+            let (mut x, mut y) = (a, b);
+            while x < b && y < c {
+                if d(bucket[y]) < d(bucket[x]) {
+                    buf.push(bucket[y]);
+                    y += 1;
+                } else {
+                    buf.push(bucket[x]);
+                    x += 1;
+                }
+            }
+            buf.extend_from_slice(&bucket[x..b]);
+            buf.extend_from_slice(&bucket[y..c]);
+            r += 2;
         }
+        runs[kept] = bucket.len();
+        runs.truncate(kept + 1);
+        bucket.copy_from_slice(buf);
     }
 }
