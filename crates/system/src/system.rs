@@ -734,6 +734,13 @@ impl<'p> System<'p> {
 
     /// The read-only view the policies decide on.
     pub fn view<'v>(&'v self, now: Tick, defer: Option<&'v [f64]>, env: &Env<'v>) -> View<'v> {
+        self.plain_view(now)
+            .with_defer(defer)
+            .with_staging(env.staging)
+    }
+
+    /// The view at `now` with deferring and staging off.
+    fn plain_view(&self, now: Tick) -> View<'_> {
         View::new(
             now,
             &self.belief,
@@ -743,8 +750,6 @@ impl<'p> System<'p> {
             &self.oracle,
             self.model,
         )
-        .with_defer(defer)
-        .with_staging(env.staging)
     }
 
     /// Appends `t` to machine `m`'s queue; with staging, its data go over the machine's link
@@ -785,16 +790,7 @@ impl<'p> System<'p> {
                 &self.belief,
                 self.model,
             );
-            let view = View::new(
-                now,
-                &self.belief,
-                &self.tasks,
-                &self.batch,
-                &self.machines,
-                &self.oracle,
-                self.model,
-            );
-            let slot = view.queue(m).last();
+            let slot = self.plain_view(now).queue(m).last();
             debug_assert_eq!(slot.map(|s| s.task), Some(t), "the appended slot is last");
             hooks.mapped(t, now, slot.map_or(f64::NAN, model::Slot::success));
         }

@@ -61,7 +61,8 @@ pub(super) struct SharedVerdicts {
     /// Per class, the round of its phase-2 key, the machine it is read on, and the key (a
     /// function of the task's type and deadline and of the machine: [`phase2_key`]).
     keys: Vec<(u32, MachineId, (f64, f64))>,
-    round: u32,
+    /// The stamp of the current round (never 0: 0 and `u32::MAX` mark nothing kept).
+    stamp: u32,
 }
 
 impl SharedVerdicts {
@@ -89,7 +90,7 @@ impl SharedVerdicts {
                 self.class_of[i] = classes - 1;
             }
         }
-        self.round = 1;
+        self.stamp = 1;
         reset(&mut self.kept, classes as usize, (0, Verdict::NoMachine));
         reset(&mut self.keys, classes as usize, (0, 0, (0.0, 0.0)));
     }
@@ -101,10 +102,10 @@ impl SharedVerdicts {
         let Some(&c) = self.class_of.get(i).filter(|&&c| c != u32::MAX) else {
             return evaluate();
         };
-        let (round, v) = &mut self.kept[c as usize];
-        if *round != self.round {
+        let (stamp, v) = &mut self.kept[c as usize];
+        if *stamp != self.stamp {
             *v = evaluate();
-            *round = self.round;
+            *stamp = self.stamp;
         }
         *v
     }
@@ -121,25 +122,25 @@ impl SharedVerdicts {
         let Some(&c) = self.class_of.get(i).filter(|&&c| c != u32::MAX) else {
             return compute();
         };
-        let (round, on, key) = &mut self.keys[c as usize];
-        if *round != self.round || *on != m {
+        let (stamp, on, key) = &mut self.keys[c as usize];
+        if *stamp != self.stamp || *on != m {
             *key = compute();
-            (*round, *on) = (self.round, m);
+            (*stamp, *on) = (self.stamp, m);
         }
         *key
     }
 
     /// A provisional assignment: every verdict and key kept is forgotten.
     pub(super) fn next_round(&mut self) {
-        self.round = self.round.wrapping_add(1);
-        if self.round == 0 {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
             for k in &mut self.kept {
                 k.0 = u32::MAX;
             }
             for k in &mut self.keys {
                 k.0 = u32::MAX;
             }
-            self.round = 1;
+            self.stamp = 1;
         }
     }
 }
