@@ -21,7 +21,8 @@
 //! The loop and MinCompletion's phase 1 are here; the rest by concept: the chances kept
 //! within and across events ([`scores`]), MaxSuccess's phase 1 ([`by_success`]) with its
 //! machine indexes ([`index`]) and kept searches ([`memo`]), deferral inference ([`defer`]),
-//! the verdicts the candidates of a class share ([`verdicts`]), and MOC's culling ([`cull`]).
+//! the loop by class, whose candidates share their verdicts ([`verdicts`]), and MOC's culling
+//! ([`cull`]).
 
 use model::{ChanceMemo, Decision, MachineId, TaskId, View, VirtualQueues};
 use pmf::Tick;
@@ -613,8 +614,13 @@ fn run_in(
             }
         }
     };
-    defer_scratch.shared.off();
-    if view.defer().is_some() && vq.any_free() {
+    // The candidates of a class share their verdicts: the loop runs by class.
+    let by_class =
+        view.defer().is_some() && vq.any_free() && (st.classes.is_some() || st.reps.is_some());
+    if by_class {
+        let scratch = &mut defer_scratch;
+        run_by_class((view, plan, cands), vq, scratch, &mut st, phase1, decision);
+    } else if view.defer().is_some() && vq.any_free() {
         infer_deferrals(view, cands, &mut defer_scratch, |i| {
             let v = phase1(i, vq, &mut st);
             valid[i] = true;
@@ -634,33 +640,19 @@ fn run_in(
             alive[i] = false;
             decision.deferred.push(cands[i]);
         });
-        if st.classes.is_some() || st.reps.is_some() {
-            let DeferScratch {
-                keys,
-                by_type,
-                starts,
-                shared,
-                ..
-            } = &mut defer_scratch;
-            shared.on(keys, by_type, starts);
-        }
     }
     // The candidates still in play, in batch order (ties in phase 2 go to the first).
     live.clear();
-    live.extend((0..n).filter(|&i| alive[i]));
-    loop {
-        if !vq.any_free() {
-            break;
-        }
+    live.extend((0..n).filter(|&i| alive[i] && !by_class));
+    while !by_class && vq.any_free() {
         // Phase 1.
         for &i in &live {
             if !alive[i] || valid[i] {
                 continue;
             }
             valid[i] = true;
-            let v = defer_scratch.shared.verdict(i, || phase1(i, vq, &mut st));
             record(
-                v,
+                phase1(i, vq, &mut st),
                 i,
                 cands[i],
                 &mut alive,
@@ -690,8 +682,7 @@ fn run_in(
                     continue;
                 }
             }
-            let key = || phase2_key(view, plan.phase2, vq, t, m);
-            keyed.push(defer_scratch.shared.key(i, m, key));
+            keyed.push(phase2_key(view, plan.phase2, vq, t, m));
             keyed_at.push(i);
         }
         let Some(at) = phase2_pick(plan.phase2, &keyed) else {
@@ -702,21 +693,7 @@ fn run_in(
         vq.assign(view, m, t);
         decision.assign.push((t, m));
         alive[i] = false;
-        st.assigned.push(m);
-        st.succ.invalidate_machine(m);
-        defer_scratch.shared.next_round();
-        for choice in &mut st.by_type {
-            if choice.is_some_and(|c| c.is_some_and(|c| c.rests_on(m))) {
-                *choice = None;
-            }
-        }
-        for (_, best) in st.classes.iter_mut().flat_map(|c| c.values_mut()) {
-            if let Some(Best::Machine { choice, .. }) = best {
-                if choice.rests_on(m) {
-                    *best = None;
-                }
-            }
-        }
+        st.assigned_to(m);
         for &k in &live {
             if rests[k].contains(&m) {
                 valid[k] = false;
@@ -779,6 +756,27 @@ struct Phase1State<'c> {
     assigned: Vec<MachineId>,
     /// MinCompletion's machines evaluated by one search (reused).
     type_scored: Vec<(MachineId, f64)>,
+}
+
+impl Phase1State<'_> {
+    /// Machine `m` was provisionally assigned a task: the chances on it and the phase-1
+    /// answers that rest on it are forgotten.
+    fn assigned_to(&mut self, m: MachineId) {
+        self.assigned.push(m);
+        self.succ.invalidate_machine(m);
+        for choice in &mut self.by_type {
+            if choice.is_some_and(|c| c.is_some_and(|c| c.rests_on(m))) {
+                *choice = None;
+            }
+        }
+        for (_, best) in self.classes.iter_mut().flat_map(|c| c.values_mut()) {
+            if let Some(Best::Machine { choice, .. }) = best {
+                if choice.rests_on(m) {
+                    *best = None;
+                }
+            }
+        }
+    }
 }
 
 /// Phase 1 by minimum expected completion time: of the machines whose expected completion

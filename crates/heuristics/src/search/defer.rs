@@ -44,33 +44,12 @@ pub(super) fn infer_deferrals<'s>(
             continue;
         }
         let threshold = view.defer().map_or(f64::NEG_INFINITY, |th| th[k]);
-        // Invariant: group[..lo] are deferred with a margin (by inference or probe);
-        // group[hi..] are not known to be. Oversubscribed, most tasks are deferred and the
-        // boundary lies near the latest deadlines: gallop down from there, then bisect.
-        let (mut lo, mut hi) = (0, group.len());
         reset(probed, group.len(), false);
-        let mut step = 1;
-        while lo < hi {
-            let mid = hi.saturating_sub(step).max(lo);
-            probed[mid] = true;
-            match evaluate(group[mid]) {
-                Verdict::Deferred { p } if p <= threshold - DEFER_SLACK => {
-                    lo = mid + 1;
-                    break;
-                }
-                _ => hi = mid,
-            }
-            step *= 2;
-        }
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            probed[mid] = true;
-            match evaluate(group[mid]) {
-                Verdict::Deferred { p } if p <= threshold - DEFER_SLACK => lo = mid + 1,
-                _ => hi = mid,
-            }
-        }
-        inferred.extend((0..lo).filter(|&j| !probed[j]).map(|j| group[j]));
+        let lo = deferred_prefix(group.len(), |j| {
+            probed[j] = true;
+            matches!(evaluate(group[j].1), Verdict::Deferred { p } if p <= threshold - DEFER_SLACK)
+        });
+        inferred.extend((0..lo).filter(|&j| !probed[j]).map(|j| group[j].1));
         // Probes at or after `lo` already hold their verdicts; the loop skips them.
     }
     // In index order: a mark per candidate and one scan, O(n) where a sort was O(n log n)
@@ -84,6 +63,35 @@ pub(super) fn infer_deferrals<'s>(
     inferred
 }
 
+/// The length of the prefix of a group of `len` items sorted by deadline (the tasks of one
+/// type, or their classes) that is deferred with a margin ([`infer_deferrals`]), found with
+/// `probe(j)`, true when item `j` is: oversubscribed, most tasks are deferred and the
+/// boundary lies near the latest deadlines, so it gallops down from there, then bisects;
+/// `O(log len)` probes.
+pub(super) fn deferred_prefix(len: usize, mut probe: impl FnMut(usize) -> bool) -> usize {
+    // Invariant: items `..lo` are deferred with a margin; items `hi..` are not known to be.
+    let (mut lo, mut hi) = (0, len);
+    let mut step = 1;
+    while lo < hi {
+        let mid = hi.saturating_sub(step).max(lo);
+        if probe(mid) {
+            lo = mid + 1;
+            break;
+        }
+        hi = mid;
+        step *= 2;
+    }
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if probe(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
 /// The working memory of [`infer_deferrals`], kept with [`Buffers`].
 #[derive(Default)]
 pub(super) struct DeferScratch {
@@ -92,23 +100,27 @@ pub(super) struct DeferScratch {
     /// Type `k`'s candidates are `by_type[starts[k]..starts[k + 1]]`.
     pub(super) starts: Vec<usize>,
     pub(super) next: Vec<usize>,
-    /// The candidates' indices ordered by (type, deadline, index).
-    pub(super) by_type: Vec<usize>,
+    /// The candidates (deadline, index) ordered by (type, deadline, index).
+    pub(super) by_type: Vec<(Tick, usize)>,
     pub(super) probed: Vec<bool>,
     pub(super) inferred: Vec<usize>,
     /// Per candidate: inferred deferred (to list them in index order).
     pub(super) marked: Vec<bool>,
     /// [`merge_runs`]'s buffer and the bounds of its runs.
-    pub(super) merge: Vec<usize>,
+    pub(super) merge: Vec<(Tick, usize)>,
     pub(super) runs: Vec<usize>,
-    /// The verdicts of the classes in the current round ([`SharedVerdicts`]).
-    pub(super) shared: SharedVerdicts,
+    /// [`run_by_class`]'s classes, and a round's pairs (first candidate, class, phase-2 key)
+    /// with their keys.
+    pub(super) classes: Vec<Class>,
+    pub(super) entries: Vec<(usize, usize, (f64, f64))>,
+    pub(super) keyed: Vec<(f64, f64)>,
 }
 
-/// The indices of `cands` ordered by (task type, deadline, index) into `sc.by_type`, type `k`'s
-/// from `sc.starts[k]`: bucketed by type in index order (O(n)), then each bucket sorted by
-/// (deadline, index) by merging its runs of deadlines in order ([`merge_runs`]). A type's
-/// deadlines usually grow with its arrivals: a bucket is one run, or a few.
+/// The candidates, with their deadlines, ordered by (task type, deadline, index) into
+/// `sc.by_type`, type `k`'s from `sc.starts[k]`: bucketed by type in index order (O(n)), then
+/// each bucket sorted by (deadline, index) by merging its runs of deadlines in order
+/// ([`merge_runs`]). A type's deadlines usually grow with its arrivals: a bucket is one run,
+/// or a few.
 pub(super) fn by_type_and_deadline(view: &View<'_>, cands: &[TaskId], sc: &mut DeferScratch) {
     let DeferScratch {
         keys,
@@ -133,32 +145,27 @@ pub(super) fn by_type_and_deadline(view: &View<'_>, cands: &[TaskId], sc: &mut D
     for k in 0..n_types {
         starts[k + 1] += starts[k];
     }
-    reset(by_type, keys.len(), 0);
+    // Every position is written below: only the length is set.
+    by_type.resize(keys.len(), (0, 0));
     next.clear();
     next.extend_from_slice(starts);
-    for (i, &(k, _)) in keys.iter().enumerate() {
-        by_type[next[k]] = i;
+    for (i, &(k, d)) in keys.iter().enumerate() {
+        by_type[next[k]] = (d, i);
         next[k] += 1;
     }
     for k in 0..n_types {
-        let bucket = &mut by_type[starts[k]..starts[k + 1]];
-        merge_runs(bucket, keys, merge, runs);
+        merge_runs(&mut by_type[starts[k]..starts[k + 1]], merge, runs);
     }
 }
 
-/// Sorts `bucket` (candidates in index order) by deadline, stably: the order (deadline,
+/// Sorts `bucket` (deadline, index) in index order by deadline, stably: the order (deadline,
 /// index). Its runs of deadlines in order are merged pairwise through `buf` until one is
-/// left: a few runs (a few classes of tasks, each in arrival order) in a pass or two.
-fn merge_runs(
-    bucket: &mut [usize],
-    keys: &[(usize, Tick)],
-    buf: &mut Vec<usize>,
-    runs: &mut Vec<usize>,
-) {
-    let d = |i: usize| keys[i].1;
+/// left: a few runs (a few classes of tasks, each in arrival order) in a pass or two, where
+/// a general sort costs several times more.
+fn merge_runs(bucket: &mut [(Tick, usize)], buf: &mut Vec<(Tick, usize)>, runs: &mut Vec<usize>) {
     runs.clear();
     runs.push(0);
-    runs.extend((1..bucket.len()).filter(|&j| d(bucket[j]) < d(bucket[j - 1])));
+    runs.extend((1..bucket.len()).filter(|&j| bucket[j].0 < bucket[j - 1].0));
     runs.push(bucket.len());
     while runs.len() > 2 {
         buf.clear();
@@ -171,7 +178,7 @@ fn merge_runs(
             let c = runs.get(r + 2).copied().unwrap_or(b);
             let (mut x, mut y) = (a, b);
             while x < b && y < c {
-                if d(bucket[y]) < d(bucket[x]) {
+                if bucket[y].0 < bucket[x].0 {
                     buf.push(bucket[y]);
                     y += 1;
                 } else {

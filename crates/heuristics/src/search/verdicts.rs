@@ -1,5 +1,5 @@
-//! Phase-1 verdicts ([`Verdict`]), and those shared by the candidates of one class within a
-//! round of the two-phase loop, with their phase-2 keys ([`SharedVerdicts`]).
+//! Phase-1 verdicts ([`Verdict`]), and the two-phase loop by class, where the candidates of a
+//! class share their verdict and phase-2 key ([`run_by_class`]).
 
 use super::*;
 
@@ -43,104 +43,145 @@ pub(super) fn record(
     }
 }
 
-/// The phase-1 verdict of each class (task type, deadline) in the current round, where the
-/// candidates of a class share one search and one chance ([`Phase1State::classes`],
+/// The two-phase loop by class (task type, deadline), for [`run_in`] with deferring on, where
+/// the candidates of a class share one search and one chance ([`Phase1State::classes`],
 /// [`Phase1State::reps`]): a candidate's verdict is then its class's (the same machine, the
-/// same chance, and a defer threshold per type), so the first candidate of a class evaluated
-/// in a round answers for the others, and so does its phase-2 key on that machine. A round
-/// ends at each provisional assignment, which forgets every verdict and key.
+/// same chance, and a defer threshold per type), and so is its phase-2 key on that machine
+/// (a function of the task's type and deadline and of the machine: [`phase2_key`]).
 ///
-/// The classes are the runs of (type, deadline) in [`by_type_and_deadline`]'s order, read
-/// once per event after [`infer_deferrals`].
-#[derive(Default)]
-pub(super) struct SharedVerdicts {
-    /// Per candidate, its class (`u32::MAX`: none, the verdicts are not shared).
-    class_of: Vec<u32>,
-    /// Per class, the round of its verdict and the verdict.
-    kept: Vec<(u32, Verdict)>,
-    /// Per class, the round of its phase-2 key, the machine it is read on, and the key (a
-    /// function of the task's type and deadline and of the machine: [`phase2_key`]).
-    keys: Vec<(u32, MachineId, (f64, f64))>,
-    /// The stamp of the current round (never 0: 0 and `u32::MAX` mark nothing kept).
-    stamp: u32,
+/// The classes are the runs of (type, deadline) in [`by_type_and_deadline`]'s order, each in
+/// batch order. Deferral inference ([`infer_deferrals`]) runs over each type's classes, one
+/// probe per class: the classes before the boundary are deferred whole, and a probe's verdict
+/// is its class's in the first round. Each round evaluates one candidate per class whose
+/// verdict is not known, and phase 2 compares one pair per class, the class's first
+/// candidate in batch order still in play: all its candidates' keys are equal, so the pair
+/// [`phase2_pick`] chooses among all candidates (the least key, then the first in batch order
+/// among those that tie with it) is the first candidate of one of these classes. A class's
+/// verdict holds until a machine its choice rests on receives a task ([`Choice::rests_on`]),
+/// as a candidate's does. The decisions are those of the loop by candidate (the multi-event
+/// tests against the reference loop check them); deferred tasks are listed class by class.
+///
+/// One function because its rounds share the classes, the virtual queues and the phase-1
+/// state.
+pub(super) fn run_by_class(
+    (view, plan, cands): (&View<'_>, Plan, &[TaskId]),
+    vq: &mut VirtualQueues,
+    sc: &mut DeferScratch,
+    st: &mut Phase1State<'_>,
+    phase1: impl Fn(usize, &VirtualQueues, &mut Phase1State<'_>) -> Verdict,
+    decision: &mut Decision,
+) {
+    by_type_and_deadline(view, cands, sc);
+    let DeferScratch {
+        starts,
+        by_type,
+        classes,
+        entries,
+        keyed,
+        ..
+    } = sc;
+    // Each class's candidates are `by_type[from..to]`.
+    classes.clear();
+    for (k, w) in starts.windows(2).enumerate() {
+        let first = classes.len();
+        let mut from = w[0];
+        for run in by_type[w[0]..w[1]].chunk_by(|a, b| a.0 == b.0) {
+            classes.push(Class {
+                from,
+                to: from + run.len(),
+                verdict: None,
+            });
+            from += run.len();
+        }
+        // Deferral inference over the type's classes.
+        let threshold = view.defer().map_or(f64::NEG_INFINITY, |th| th[k]);
+        let of_type = &mut classes[first..];
+        let lo = deferred_prefix(of_type.len(), |j| {
+            let v = phase1(by_type[of_type[j].from].1, vq, st);
+            of_type[j].verdict = Some(v);
+            matches!(v, Verdict::Deferred { p } if p <= threshold - DEFER_SLACK)
+        });
+        for c in &mut of_type[..lo] {
+            c.verdict = Some(Verdict::Deferred {
+                p: f64::NEG_INFINITY,
+            });
+        }
+    }
+    let mut shortlist_best = Vec::new();
+    while vq.any_free() {
+        // Phase 1: one candidate per class whose verdict is not known.
+        for c in classes.iter_mut().filter(|c| c.from < c.to) {
+            let v = match c.verdict {
+                Some(v) => v,
+                None => phase1(by_type[c.from].1, vq, st),
+            };
+            c.verdict = Some(v);
+            match v {
+                Verdict::NoMachine => c.from = c.to,
+                Verdict::Deferred { .. } => {
+                    decision
+                        .deferred
+                        .extend(by_type[c.from..c.to].iter().map(|&(_, i)| cands[i]));
+                    c.from = c.to;
+                }
+                Verdict::Chosen { .. } => {}
+            }
+        }
+        let chosen = |c: &Class| match c.verdict {
+            Some(Verdict::Chosen { m, p, .. }) if c.from < c.to => Some((m, p)),
+            _ => None,
+        };
+        if let Phase2::Shortlist { .. } = plan.phase2 {
+            reset(&mut shortlist_best, vq.machines().len(), f64::NEG_INFINITY);
+            for (m, p) in classes.iter().filter_map(chosen) {
+                shortlist_best[m] = shortlist_best[m].max(p);
+            }
+        }
+        // Phase 2: one pair per class whose machine has a free slot, by batch order.
+        entries.clear();
+        for (k, c) in classes.iter().enumerate() {
+            let Some((m, p)) = chosen(c) else { continue };
+            if vq.free(m) == 0 {
+                continue;
+            }
+            if let Phase2::Shortlist { epsilon } = plan.phase2 {
+                if p < shortlist_best[m] - epsilon {
+                    continue;
+                }
+            }
+            let i = by_type[c.from].1;
+            entries.push((i, k, phase2_key(view, plan.phase2, vq, cands[i], m)));
+        }
+        entries.sort_unstable_by_key(|e| e.0);
+        keyed.clear();
+        keyed.extend(entries.iter().map(|e| e.2));
+        let Some(at) = phase2_pick(plan.phase2, keyed) else {
+            break;
+        };
+        let (i, k, _) = entries[at];
+        let Some((m, _)) = chosen(&classes[k]) else {
+            break;
+        };
+        let t = cands[i];
+        vq.assign(view, m, t);
+        decision.assign.push((t, m));
+        classes[k].from += 1;
+        st.assigned_to(m);
+        for c in classes.iter_mut() {
+            if let Some(Verdict::Chosen { rests_on, .. }) = c.verdict {
+                if rests_on.contains(&m) {
+                    c.verdict = None;
+                }
+            }
+        }
+    }
 }
 
-impl SharedVerdicts {
-    /// No verdict shared in this event.
-    pub(super) fn off(&mut self) {
-        self.class_of.clear();
-        self.kept.clear();
-        self.keys.clear();
-    }
-
-    /// Shares the verdicts of this event's classes: `keys` the (type, deadline) of each
-    /// candidate, type `k`'s candidates by deadline `order[starts[k]..starts[k + 1]]`
-    /// ([`DeferScratch`], filled by [`by_type_and_deadline`] in this event).
-    pub(super) fn on(&mut self, keys: &[(usize, Tick)], order: &[usize], starts: &[usize]) {
-        reset(&mut self.class_of, keys.len(), u32::MAX);
-        let mut classes = 0u32;
-        for w in starts.windows(2) {
-            let mut last = None;
-            for &i in &order[w[0]..w[1]] {
-                let d = keys[i].1;
-                if last != Some(d) {
-                    classes += 1;
-                    last = Some(d);
-                }
-                self.class_of[i] = classes - 1;
-            }
-        }
-        self.stamp = 1;
-        reset(&mut self.kept, classes as usize, (0, Verdict::NoMachine));
-        reset(&mut self.keys, classes as usize, (0, 0, (0.0, 0.0)));
-    }
-
-    /// Candidate `i`'s verdict: its class's in this round, else `evaluate`'s, then kept for
-    /// its class.
-    #[inline]
-    pub(super) fn verdict(&mut self, i: usize, evaluate: impl FnOnce() -> Verdict) -> Verdict {
-        let Some(&c) = self.class_of.get(i).filter(|&&c| c != u32::MAX) else {
-            return evaluate();
-        };
-        let (stamp, v) = &mut self.kept[c as usize];
-        if *stamp != self.stamp {
-            *v = evaluate();
-            *stamp = self.stamp;
-        }
-        *v
-    }
-
-    /// Candidate `i`'s phase-2 key on machine `m`: its class's in this round on `m`, else
-    /// `compute`'s, then kept for its class.
-    #[inline]
-    pub(super) fn key(
-        &mut self,
-        i: usize,
-        m: MachineId,
-        compute: impl FnOnce() -> (f64, f64),
-    ) -> (f64, f64) {
-        let Some(&c) = self.class_of.get(i).filter(|&&c| c != u32::MAX) else {
-            return compute();
-        };
-        let (stamp, on, key) = &mut self.keys[c as usize];
-        if *stamp != self.stamp || *on != m {
-            *key = compute();
-            (*stamp, *on) = (self.stamp, m);
-        }
-        *key
-    }
-
-    /// A provisional assignment: every verdict and key kept is forgotten.
-    pub(super) fn next_round(&mut self) {
-        self.stamp = self.stamp.wrapping_add(1);
-        if self.stamp == 0 {
-            for k in &mut self.kept {
-                k.0 = u32::MAX;
-            }
-            for k in &mut self.keys {
-                k.0 = u32::MAX;
-            }
-            self.stamp = 1;
-        }
-    }
+/// One class of [`run_by_class`]: its candidates in play, `by_type[from..to]` of
+/// [`DeferScratch`], and its verdict while it holds (`None`: to be evaluated).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Class {
+    from: usize,
+    to: usize,
+    verdict: Option<Verdict>,
 }
