@@ -59,6 +59,8 @@ fn decide(c: &mut Criterion) {
         ("PAM", 256, 1_000),
         ("PAM", 1_024, 100),
         ("PAM", 1_024, 1_000),
+        ("MM", 64, 1_000),
+        ("MM", 256, 1_000),
         ("MM", 1_024, 1_000),
     ];
     for (heuristic, machines, batch) in points {

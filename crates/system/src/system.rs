@@ -60,6 +60,9 @@ pub struct System<'p> {
     /// The oracle's PCT trimming (a compaction builds a new oracle with it).
     pct_epsilon: f64,
     batch: Vec<TaskId>,
+    /// At or before the earliest deadline in the batch queue (`Tick::MAX` when none came):
+    /// the pass that takes expired tasks out of it runs only once this tick has come.
+    batch_earliest: Tick,
     records: Vec<Option<TaskRecord>>,
     deferrals: Vec<u32>,
     assigned_to: Vec<Option<MachineId>>,
@@ -108,6 +111,7 @@ impl<'p> System<'p> {
             oracle: Oracle::new(machines).with_pct_epsilon(pct_epsilon),
             pct_epsilon,
             batch: Vec::new(),
+            batch_earliest: Tick::MAX,
             records: vec![None; n],
             deferrals: vec![0; n],
             assigned_to: vec![None; n],
@@ -176,6 +180,9 @@ impl<'p> System<'p> {
     /// Task `t` arrives: it joins the batch queue (a mapping event is due).
     pub fn arrive(&mut self, t: TaskId) {
         self.batch.push(t);
+        if let Some(spec) = self.tasks.get(t) {
+            self.batch_earliest = self.batch_earliest.min(spec.deadline);
+        }
         self.due = true;
     }
 
@@ -513,14 +520,20 @@ impl<'p> System<'p> {
         hooks.begin_event(now);
         // 1. Tasks past their deadline leave the batch queue and the machine queues.
         let mut expired = Vec::new();
-        let tasks = &self.tasks;
-        self.batch.retain(|&t| {
-            let keep = tasks[t].deadline > now;
-            if !keep {
+        if self.batch_earliest <= now {
+            let tasks = &self.tasks;
+            let mut earliest = Tick::MAX;
+            self.batch.retain(|&t| {
+                let d = tasks[t].deadline;
+                if d > now {
+                    earliest = earliest.min(d);
+                    return true;
+                }
                 expired.push(t);
-            }
-            keep
-        });
+                false
+            });
+            self.batch_earliest = earliest;
+        }
         for t in expired {
             self.settle(
                 t,
@@ -809,6 +822,10 @@ impl<'p> System<'p> {
         let mut seen = vec![0u8; self.tasks.len()];
         for &t in &self.batch {
             seen[t] += 1;
+            assert!(
+                self.batch_earliest <= self.tasks[t].deadline,
+                "task {t} in the batch with its deadline before the batch's earliest"
+            );
             assert!(
                 self.records[t].is_none(),
                 "task {t} in the batch after its outcome"
