@@ -615,8 +615,7 @@ fn run_in(
         }
     };
     // The candidates of a class share their verdicts: the loop runs by class.
-    let by_class =
-        view.defer().is_some() && vq.any_free() && (st.classes.is_some() || st.reps.is_some());
+    let by_class = vq.any_free() && (st.classes.is_some() || st.reps.is_some());
     if by_class {
         let scratch = &mut defer_scratch;
         run_by_class((view, plan, cands), vq, scratch, &mut st, phase1, decision);

@@ -139,8 +139,11 @@ pub(super) fn by_type_and_deadline(view: &View<'_>, cands: &[TaskId], sc: &mut D
     }));
     let n_types = keys.iter().map(|k| k.0 + 1).max().unwrap_or(0);
     reset(starts, n_types + 1, 0);
+    // The loops below index slices, not the vectors: held in registers, not read again
+    // from `sc` after each write.
+    let counts = &mut starts[1..];
     for &(k, _) in keys.iter() {
-        starts[k + 1] += 1;
+        counts[k] += 1;
     }
     for k in 0..n_types {
         starts[k + 1] += starts[k];
@@ -149,9 +152,11 @@ pub(super) fn by_type_and_deadline(view: &View<'_>, cands: &[TaskId], sc: &mut D
     by_type.resize(keys.len(), (0, 0));
     next.clear();
     next.extend_from_slice(starts);
+    let (next, placed) = (next.as_mut_slice(), by_type.as_mut_slice());
     for (i, &(k, d)) in keys.iter().enumerate() {
-        by_type[next[k]] = (d, i);
-        next[k] += 1;
+        let at = &mut next[k];
+        placed[*at] = (d, i);
+        *at += 1;
     }
     for k in 0..n_types {
         merge_runs(&mut by_type[starts[k]..starts[k + 1]], merge, runs);

@@ -43,16 +43,16 @@ pub(super) fn record(
     }
 }
 
-/// The two-phase loop by class (task type, deadline), for [`run_in`] with deferring on, where
-/// the candidates of a class share one search and one chance ([`Phase1State::classes`],
+/// The two-phase loop by class (task type, deadline), for [`run_in`] where the candidates of
+/// a class share one search and one chance ([`Phase1State::classes`],
 /// [`Phase1State::reps`]): a candidate's verdict is then its class's (the same machine, the
 /// same chance, and a defer threshold per type), and so is its phase-2 key on that machine
 /// (a function of the task's type and deadline and of the machine: [`phase2_key`]).
 ///
 /// The classes are the runs of (type, deadline) in [`by_type_and_deadline`]'s order, each in
-/// batch order. Deferral inference ([`infer_deferrals`]) runs over each type's classes, one
-/// probe per class: the classes before the boundary are deferred whole, and a probe's verdict
-/// is its class's in the first round. Each round evaluates one candidate per class whose
+/// batch order. With deferring on, deferral inference ([`infer_deferrals`]) runs over each
+/// type's classes, one probe per class: the classes before the boundary are deferred whole,
+/// and a probe's verdict is its class's in the first round. Each round evaluates one candidate per class whose
 /// verdict is not known, and phase 2 compares one pair per class, the class's first
 /// candidate in batch order still in play: all its candidates' keys are equal, so the pair
 /// [`phase2_pick`] chooses among all candidates (the least key, then the first in batch order
@@ -94,7 +94,9 @@ pub(super) fn run_by_class(
             from += run.len();
         }
         // Deferral inference over the type's classes.
-        let threshold = view.defer().map_or(f64::NEG_INFINITY, |th| th[k]);
+        let Some(threshold) = view.defer().map(|th| th[k]) else {
+            continue;
+        };
         let of_type = &mut classes[first..];
         let lo = deferred_prefix(of_type.len(), |j| {
             let v = phase1(by_type[of_type[j].from].1, vq, st);
