@@ -17,8 +17,8 @@ struct Listed {
     p: f64,
     /// The task's expected completion on it once read (`NaN` before).
     ect: f64,
-    /// Idle and empty when listed ([`VirtualQueues::idle_at`]).
-    idle: bool,
+    /// Idle and empty when listed, since this tick ([`VirtualQueues::idle_at`]).
+    idle: Option<Tick>,
 }
 
 /// A class's phase-1 answer at the start of an event ([`Carry`]).
@@ -75,8 +75,10 @@ struct Answer {
 ///   index), when `P` is at or above the defer threshold less the slack. When `P` is below
 ///   it and so is every machine not listed (the kept `top` at most the threshold, or `reach`
 ///   at most the threshold and `stop` below it less the tie margin), the task is deferred
-///   ([`Best::BelowDefer`]). A listed idle machine in `D` sends the class to the full search
-///   (its idle copies were not listed).
+///   ([`Best::BelowDefer`]). A listed idle machine in `D` no longer stands for its idle
+///   copies (same PET column, idle since the same tick, a higher index), which were not
+///   listed: the lowest of them out of `D` joins `D` (scored, then listed), and stands for
+///   the others.
 /// * [`Kept1::Below`]: when every machine of `D` in scope is below the threshold less the
 ///   slack (by its bound, else its chance), so is every machine: the task is deferred
 ///   ([`Best::BelowDefer`]).
@@ -116,6 +118,8 @@ pub(super) struct Carry {
     near: Vec<Near>,
     /// The machine indexes of the last event that read them ([`Carry::indexes`]).
     indexes: Option<KeptIndexes>,
+    /// The listed idle machines in `D`, with the tick they are idle since (reused).
+    copies: Vec<(MachineId, Tick)>,
 }
 
 /// Machine indexes kept at the end of event `event` ([`Carry::keep_indexes`]), with the
@@ -450,12 +454,30 @@ impl Carry {
                 for &m in changed.iter() {
                     mark[m] = true;
                 }
-                // A listed idle machine in `D`: its idle copies, not listed, may now matter.
-                if *idle > 0 && listed.iter().any(|e| e.idle && mark[e.m]) {
-                    for &m in changed.iter() {
-                        mark[m] = false;
+                // A listed idle machine in `D`: the lowest of its idle copies out of `D`
+                // stands for them, scored with `D`.
+                let mut lost_idle = 0;
+                if *idle > 0 {
+                    let copies = &mut self.copies;
+                    copies.clear();
+                    copies.extend(
+                        listed
+                            .iter()
+                            .filter(|e| mark[e.m])
+                            .filter_map(|e| e.idle.map(|k| (e.m, k))),
+                    );
+                    lost_idle = copies.len();
+                    let pet = view.pet();
+                    for &(e, k) in copies.iter() {
+                        let column = pet.canonical(e);
+                        let next = (e + 1..mark.len()).find(|&m| {
+                            !mark[m] && pet.canonical(m) == column && vq.idle_at(m) == Some(k)
+                        });
+                        if let Some(m) = next {
+                            mark[m] = true;
+                            changed.push(m);
+                        }
                     }
-                    return None;
                 }
                 let fresh = &mut self.fresh;
                 fresh.clear();
@@ -464,7 +486,7 @@ impl Carry {
                         m,
                         p: succ.get(view, vq, i, t, m),
                         ect: f64::NAN,
-                        idle: vq.idle_at(m).is_some(),
+                        idle: vq.idle_at(m),
                     });
                 }
                 let kept = ListedAnswer {
@@ -475,9 +497,10 @@ impl Carry {
                     ranking,
                 };
                 let best = found_again(view, vq, t, q, kept, (mark, fresh, &mut self.near), write);
-                // Written, the listing lost no idle machine and gained the fresh idle ones.
+                // Written, the listing lost its idle machines in `D` and gained the fresh
+                // idle ones.
                 if write && best.is_some() {
-                    *idle += fresh.iter().filter(|f| f.idle).count();
+                    *idle = *idle - lost_idle + fresh.iter().filter(|f| f.idle.is_some()).count();
                 }
                 for &m in changed.iter() {
                     mark[m] = false;
@@ -539,7 +562,7 @@ impl Carry {
                     m,
                     p,
                     ect: ects[m],
-                    idle: vq.idle_at(m).is_some(),
+                    idle: vq.idle_at(m),
                 }));
                 for &(m, _, _) in &scored.items {
                     ects[m] = f64::NAN;
@@ -552,7 +575,7 @@ impl Carry {
                     ranking.rank(&listed, from);
                 }
                 Kept1::Listed {
-                    idle: listed.iter().filter(|e| e.idle).count(),
+                    idle: listed.iter().filter(|e| e.idle.is_some()).count(),
                     listed,
                     top,
                     stop: scored.stop,
@@ -612,7 +635,8 @@ struct ListedAnswer<'k> {
     ranking: &'k mut Ranking,
 }
 
-/// [`Carry::answer`] for a [`Kept1::Listed`] answer, no listed idle machine in `D`: `mark`
+/// [`Carry::answer`] for a [`Kept1::Listed`] answer, the copies of its idle machines in `D`
+/// joined to `D`: `mark`
 /// flags the machines of `D`, `fresh` holds those in scope with their chances, `near` is
 /// scratch. With `write`, the listing is brought up to date (the machines of `D` listed with
 /// their new chances) and so is its ranking; when the ranking did not prove the choice of a
