@@ -214,22 +214,32 @@ pub(crate) fn phase2_ties(phase2: Phase2, j: usize, a: f64, b: f64) -> bool {
 /// the candidates whose first key ties with it, the least second key; of those whose second
 /// key ties with that, the first. Returns its position in `keyed`.
 pub(crate) fn phase2_pick(phase2: Phase2, keyed: &[(f64, f64)]) -> Option<usize> {
+    phase2_pick_by(phase2, keyed, |j| j)
+}
+
+/// [`phase2_pick`] over keys in any order, `order(j)` the batch position of the candidate of
+/// `keyed[j]`: of those whose keys tie as there, the first in batch order.
+pub(crate) fn phase2_pick_by(
+    phase2: Phase2,
+    keyed: &[(f64, f64)],
+    order: impl Fn(usize) -> usize,
+) -> Option<usize> {
     let k0 = keyed.iter().map(|k| k.0).reduce(f64::min)?;
-    // The least second key of those that tie with `K*`, and the first of them.
+    // The least second key of those that tie with `K*`, and how many tie.
     let mut k1 = f64::INFINITY;
-    let (mut first, mut count) = (usize::MAX, 0);
+    let (mut only, mut count) = (0, 0);
     for (j, k) in keyed.iter().enumerate() {
         if phase2_ties(phase2, 0, k.0, k0) {
             k1 = k1.min(k.1);
-            first = first.min(j);
+            only = j;
             count += 1;
         }
     }
     if count == 1 {
-        return Some(first);
+        return Some(only);
     }
-    keyed[first..]
-        .iter()
-        .position(|k| phase2_ties(phase2, 0, k.0, k0) && phase2_ties(phase2, 1, k.1, k1))
-        .map(|j| first + j)
+    let ties = |k: &(f64, f64)| phase2_ties(phase2, 0, k.0, k0) && phase2_ties(phase2, 1, k.1, k1);
+    (0..keyed.len())
+        .filter(|&j| ties(&keyed[j]))
+        .min_by_key(|&j| order(j))
 }

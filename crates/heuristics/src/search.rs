@@ -49,7 +49,7 @@ use verdicts::*;
 
 use crate::plan::{
     Choice, Phase1, Phase1Scope, Phase2, Plan, max_success_choice, min_completion_choice,
-    phase2_key, phase2_pick, phase2_ties,
+    phase2_key, phase2_pick, phase2_pick_by, phase2_ties,
 };
 
 /// The decision slack, `s`: two chances tie when within it ([`pmf::prec::chance_ties`]). A

@@ -519,3 +519,27 @@ proptest! {
         prop_assert_eq!(fast, plain);
     }
 }
+
+proptest! {
+    /// Phase 2 over keys in any order, each with its batch position, picks the candidate it
+    /// picks over the same keys in batch order: keys on a few values, some a hair apart
+    /// (within the slack: they tie).
+    #[test]
+    fn the_pick_in_any_order_is_the_pick_in_batch_order(
+        keys in prop::collection::vec((0u8..4, 0u8..4, any::<bool>()), 1..30),
+        shuffle in any::<u64>(),
+        by_deadline in any::<bool>(),
+    ) {
+        let phase2 = if by_deadline { Phase2::SoonestDeadline } else { PAM.phase2 };
+        let hair = |x: u8, near: bool| f64::from(x) * 100.0 * if near { 1.0 + 1e-12 } else { 1.0 };
+        let in_batch: Vec<(f64, f64)> =
+            keys.iter().map(|&(a, b, near)| (hair(a, near), hair(b, !near))).collect();
+        // Batch positions in a shuffled order.
+        let mut order: Vec<usize> = (0..in_batch.len()).collect();
+        order.sort_by_key(|&j| (j as u64 + 1).wrapping_mul(shuffle | 1).rotate_left(17));
+        let shuffled: Vec<(f64, f64)> = order.iter().map(|&j| in_batch[j]).collect();
+        let want = phase2_pick(phase2, &in_batch);
+        let got = phase2_pick_by(phase2, &shuffled, |j| order[j]).map(|j| order[j]);
+        prop_assert_eq!(got, want);
+    }
+}

@@ -52,11 +52,12 @@ pub(super) fn record(
 /// The classes are the runs of (type, deadline) in [`by_type_and_deadline`]'s order, each in
 /// batch order. With deferring on, deferral inference ([`infer_deferrals`]) runs over each
 /// type's classes, one probe per class: the classes before the boundary are deferred whole,
-/// and a probe's verdict is its class's in the first round. Each round evaluates one candidate per class whose
-/// verdict is not known, and phase 2 compares one pair per class, the class's first
-/// candidate in batch order still in play: all its candidates' keys are equal, so the pair
-/// [`phase2_pick`] chooses among all candidates (the least key, then the first in batch order
-/// among those that tie with it) is the first candidate of one of these classes. A class's
+/// and a probe's verdict is its class's in the first round. Each round evaluates one
+/// candidate per class whose verdict is not known, and phase 2 compares one pair per class,
+/// the class's first candidate in batch order still in play: all its candidates' keys are
+/// equal, so the pair [`phase2_pick`] chooses among all candidates (the least key, then the
+/// first in batch order among those that tie with it) is the first candidate of one of
+/// these classes ([`phase2_pick_by`]). A class's
 /// verdict holds until a machine its choice rests on receives a task ([`Choice::rests_on`]),
 /// as a candidate's does. The decisions are those of the loop by candidate (the multi-event
 /// tests against the reference loop check them); deferred tasks are listed class by class.
@@ -139,7 +140,7 @@ pub(super) fn run_by_class(
                 shortlist_best[m] = shortlist_best[m].max(p);
             }
         }
-        // Phase 2: one pair per class whose machine has a free slot, by batch order.
+        // Phase 2: one pair per class whose machine has a free slot.
         entries.clear();
         for (k, c) in classes.iter().enumerate() {
             let Some((m, p)) = chosen(c) else { continue };
@@ -154,10 +155,9 @@ pub(super) fn run_by_class(
             let i = by_type[c.from].1;
             entries.push((i, k, phase2_key(view, plan.phase2, vq, cands[i], m)));
         }
-        entries.sort_unstable_by_key(|e| e.0);
         keyed.clear();
         keyed.extend(entries.iter().map(|e| e.2));
-        let Some(at) = phase2_pick(plan.phase2, keyed) else {
+        let Some(at) = phase2_pick_by(plan.phase2, keyed, |j| entries[j].0) else {
             break;
         };
         let (i, k, _) = entries[at];
