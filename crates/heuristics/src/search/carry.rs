@@ -35,7 +35,8 @@ enum Kept1 {
         stop: f64,
         reach: f64,
         ranking: Ranking,
-        /// The idle machines listed.
+        /// At least the idle machines listed (a copy listed before it joins `D` counts twice):
+        /// the look for a listed idle machine in `D` runs only when it is above 0.
         idle: usize,
     },
     /// Every machine in scope has a chance below the defer threshold less the slack.
@@ -500,7 +501,8 @@ impl Carry {
                 // Written, the listing lost its idle machines in `D` and gained the fresh
                 // idle ones.
                 if write && best.is_some() {
-                    *idle = *idle - lost_idle + fresh.iter().filter(|f| f.idle.is_some()).count();
+                    let gained = fresh.iter().filter(|f| f.idle.is_some()).count();
+                    *idle = idle.saturating_sub(lost_idle) + gained;
                 }
                 for &m in changed.iter() {
                     mark[m] = false;
