@@ -617,8 +617,14 @@ fn run_in(
     // The candidates of a class share their verdicts: the loop runs by class.
     let by_class = vq.any_free() && (st.classes.is_some() || st.reps.is_some());
     if by_class {
-        let scratch = &mut defer_scratch;
-        run_by_class((view, plan, cands), vq, scratch, &mut st, phase1, decision);
+        run_by_class(
+            (view, plan, cands),
+            vq,
+            &mut defer_scratch,
+            &mut st,
+            phase1,
+            decision,
+        );
     } else if view.defer().is_some() && vq.any_free() {
         infer_deferrals(view, cands, &mut defer_scratch, |i| {
             let v = phase1(i, vq, &mut st);
@@ -640,9 +646,12 @@ fn run_in(
             decision.deferred.push(cands[i]);
         });
     }
-    // The candidates still in play, in batch order (ties in phase 2 go to the first).
+    // The loop by candidate: the candidates still in play, in batch order (ties in phase 2
+    // go to the first).
     live.clear();
-    live.extend((0..n).filter(|&i| alive[i] && !by_class));
+    if !by_class {
+        live.extend((0..n).filter(|&i| alive[i]));
+    }
     while !by_class && vq.any_free() {
         // Phase 1.
         for &i in &live {
