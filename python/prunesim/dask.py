@@ -34,7 +34,10 @@ How it maps onto Dask:
   executing task and every task the scheduler still starts on it fail
   (:class:`WorkerLost`), and its PET column becomes a time no deadline meets, so nothing new
   is mapped to it; a mapped worker that joins (or comes back under its name) is its machine
-  up again, with its column back;
+  up again, with its column back; a task that ended on a worker that leaves before its value
+  is fetched keeps its outcome (it met or missed its deadline there) with reason
+  ``"WorkerLost"``, and its future raises :class:`WorkerLost`: Dask could only recompute the
+  value on the worker that is gone;
 * :meth:`close` (also on leaving a ``with`` block by an exception, ``KeyboardInterrupt``
   included) cancels what is outstanding and waits until no task of it runs on a worker.
 
@@ -91,7 +94,8 @@ class TaskDropped(concurrent.futures.CancelledError):
 
 
 class WorkerLost(RuntimeError):
-    """The task's worker left the cluster while the task was on it (or before it started)."""
+    """The task's worker left the cluster while the task was on it (or before it started,
+    or after it ended but before its value was fetched)."""
 
 
 def _timed(fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
@@ -167,6 +171,7 @@ class _Task:
     run_end: Optional[float] = None
     dropped_wall: Optional[float] = None
     cancelled: bool = False
+    value_lost: bool = False
 
 
 class DaskScheduler:
@@ -393,7 +398,8 @@ class DaskScheduler:
         ``worker``, ``machine_type``, ``submitted``, ``deadline``, ``started``, ``ended``
         (seconds on :meth:`now`'s clock), ``outcome`` (on_time, late, dropped, failed or
         ``None`` while open), ``reason`` (the scheduler's outcome, the error's type for a
-        failure), ``deferrals``, ``run_start``, ``run_end`` (the worker's ``time.time()``),
+        failure, ``"WorkerLost"`` for a task that ended but whose value went with its
+        worker), ``deferrals``, ``run_start``, ``run_end`` (the worker's ``time.time()``),
         ``run_seconds``, ``dropped_at`` (``time.time()`` of the drop) and ``cancelled``."""
         import pandas
 
@@ -585,7 +591,7 @@ class DaskScheduler:
             t.reason = t.reason or "error"
         elif fate in ("on_time", "late"):
             t.outcome = fate
-            t.reason = fate
+            t.reason = "WorkerLost" if t.value_lost else fate
         else:  # pragma: no cover - an end reported is one of these
             t.outcome = "dropped" if fate in DROPS else fate
             t.reason = fate
@@ -735,7 +741,17 @@ class DaskScheduler:
             with self._lock:
                 self._fetching.pop(t.id, None)
         with self._lock:
-            if t.reason is None or t.outcome == "failed":
+            if status == "finished" and not self._stopping:
+                # It ended there, on time or not; its value went with the worker.
+                t.value_lost = True
+                name = self.worker_names[t.machine] if t.machine is not None else "?"
+                lost = WorkerLost(f"task {t.id}: ended on worker {name}, which left before "
+                                  "its value was fetched")
+                lost.__cause__ = error
+                error = lost
+                if t.outcome is not None:
+                    t.reason = "WorkerLost"
+            elif t.reason is None or t.outcome == "failed":
                 t.reason = type(error).__name__
         _resolve(t.future, error=error)
 
