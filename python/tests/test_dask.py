@@ -154,7 +154,7 @@ def test_an_overloaded_pool_ends_every_task_once_beats_plain_dask_and_survives_a
     assert set(failed["worker"]) <= {"3"}, failed
     assert failed["reason"].notna().all()  # WorkerLost, KilledWorker, ...: what Dask said
     assert not (df["ended"].isna()).any()
-    assert "3" in killed["down"] or set(failed["reason"]) == {"WorkerLost"}
+    assert "3" in killed["down"] or set(failed["reason"]) <= {"WorkerLost"}
     assert set(df.loc[len(plan) - 50:, "outcome"]) != {"failed"}
 
     # The statistics.
