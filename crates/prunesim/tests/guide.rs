@@ -7,8 +7,8 @@
 //!
 //! | block | what the test does |
 //! |---|---|
-//! | ` ```toml experiment ` | writes it to a file and runs `prunesim run FILE` (at the short size: `--trials 1 --no-bound`) |
-//! | ` ```toml sweep ` | writes it and runs `prunesim sweep FILE --out DIR` (at the short size: `--trials 1`) |
+//! | ` ```toml experiment ` | writes it to a file and runs `prunesim run FILE` |
+//! | ` ```toml sweep ` | writes it and runs `prunesim sweep FILE --out DIR` |
 //! | ` ```toml fragment ` | merges its tables into a small experiment and runs that |
 //! | ` ```sh ` | runs each line (every one a `prunesim` command) in the chapter's folder |
 //! | ` ```text output ` | compares it with the standard output of the command just before |
@@ -21,17 +21,12 @@
 //! Every `toml` and `sh` block says one of these. A chapter's blocks run in order in one
 //! temporary folder, where `experiments/` is the repository's.
 //!
-//! **Size.** The test's debug `prunesim` runs the commands that run experiments without
-//! `--trials` at the short size: `--trials 1`, and `run` without the bracket (in a debug build
-//! a bracketed 30-trial run takes minutes). With `PRUNESIM_GUIDE_FULL` set, every command runs
-//! as the guide writes it, at its documented trials and with the clairvoyant bracket, with the
-//! release `prunesim` (the test builds it with cargo into its own target folder, as the
-//! README's first command does). A warning a command prints on standard
-//! error (a logged `WARN` or `ERROR`, a `warning:` or `note:` line) fails the test unless a
-//! `text stderr` block after the command shows it. Python blocks run in the Python package's
+//! **Size.** Every command runs as the guide writes it, at its documented trials and with the
+//! clairvoyant bracket, with this test's `prunesim` (the workspace's crates build at
+//! `opt-level = 1` in the dev profile, which keeps that to about a minute on 2 cores). A
+//! warning a command prints on standard error (a logged `WARN` or `ERROR`, a `warning:` or
+//! `note:` line) fails the test unless a `text stderr` block after the command shows it. Python blocks run in the Python package's
 //! tests (`python/tests/test_guide.py`).
-
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -195,77 +190,9 @@ fn commands(text: &str) -> Vec<String> {
     out
 }
 
-/// The release `prunesim`, built by cargo into this test's target folder (what the README's
-/// first command builds, so after it this costs nothing).
-fn release_binary() -> PathBuf {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let target = common::target_dir();
-    let out = Command::new(cargo)
-        .args([
-            "build",
-            "--release",
-            "--offline",
-            "--quiet",
-            "-p",
-            "prunesim",
-        ])
-        .current_dir(root())
-        .env("CARGO_TARGET_DIR", &target)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "cargo build --release -p prunesim failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    target.join("release/prunesim")
-}
-
-/// The binary the guide's commands run with, and whether at their documented size (module
-/// docs, "Size").
-fn binary() -> &'static (PathBuf, bool) {
-    static BINARY: std::sync::OnceLock<(PathBuf, bool)> = std::sync::OnceLock::new();
-    BINARY.get_or_init(|| {
-        if std::env::var_os("PRUNESIM_GUIDE_FULL").is_some() {
-            (release_binary(), true)
-        } else {
-            (PathBuf::from(env!("CARGO_BIN_EXE_prunesim")), false)
-        }
-    })
-}
-
-/// A `prunesim` command as the guide writes it, or at the short size (module docs, "Size").
-fn sized(args: &[String]) -> Vec<String> {
-    if binary().1 {
-        return args.to_vec();
-    }
-    shortened(args)
-}
-
-/// A `prunesim` command with the short settings.
-fn shortened(args: &[String]) -> Vec<String> {
-    let mut args = args.to_vec();
-    let has = |args: &[String], flag: &str| args.iter().any(|a| a == flag);
-    match args.first().map(String::as_str) {
-        None => args = vec!["run".into()],
-        Some("-h" | "--help" | "-V" | "--version") => {}
-        Some(a) if a.starts_with('-') => args.insert(0, "run".into()),
-        _ => {}
-    }
-    let long = !has(&args, "--trials");
-    match args[0].as_str() {
-        "run" if long => {
-            args.extend(["--trials".into(), "1".into()]);
-            if !has(&args, "--no-bound") {
-                args.push("--no-bound".into());
-            }
-        }
-        "sweep" if long && !has(&args, "--collect") => {
-            args.extend(["--trials".into(), "1".into()]);
-        }
-        _ => {}
-    }
-    args
+/// The `prunesim` the guide's commands run with: this test's own build.
+fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_prunesim"))
 }
 
 struct Chapter {
@@ -335,7 +262,7 @@ impl Chapter {
     }
 
     fn prunesim(&mut self, args: &[String], fails: bool, what: &str) {
-        let out = Command::new(&binary().0)
+        let out = Command::new(binary())
             .args(args)
             .current_dir(self.dir.path())
             .env("NO_COLOR", "1")
@@ -406,7 +333,7 @@ fn run_block(ch: &mut Chapter, i: usize, b: &Block) {
             match *kind {
                 "experiment" => {
                     ch.write(&name, &b.text);
-                    ch.prunesim(&sized(&["run".into(), name]), fails, &what);
+                    ch.prunesim(&["run".into(), name], fails, &what);
                 }
                 "fragment" => {
                     let mut doc: toml::Table = toml::from_str(BASE).unwrap();
@@ -420,7 +347,7 @@ fn run_block(ch: &mut Chapter, i: usize, b: &Block) {
                     ch.write(&name, &b.text);
                     let args = ["sweep", &name, "--out", &format!("out-{i}")];
                     let args: Vec<String> = args.iter().map(|s| (*s).to_owned()).collect();
-                    ch.prunesim(&sized(&args), fails, &what);
+                    ch.prunesim(&args, fails, &what);
                 }
                 _ => {}
             }
@@ -438,7 +365,7 @@ fn run_block(ch: &mut Chapter, i: usize, b: &Block) {
                     "{}: {what}: `{line}` is not a prunesim command: mark the block norun, or keep it to prunesim commands",
                     ch.name
                 );
-                ch.prunesim(&sized(&words[1..]), fails, &format!("{what}: {line}"));
+                ch.prunesim(&words[1..], fails, &format!("{what}: {line}"));
             }
         }
         "text" if b.has("stderr") => ch.shown(&b.text, &what),
@@ -597,21 +524,5 @@ fn the_block_rules_see_what_they_should() {
     assert_eq!(
         commands(&b[1].text),
         ["prunesim run a.toml   --trials 2", "prunesim list"]
-    );
-    let s = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-    assert_eq!(shortened(&[]), s(&["run", "--trials", "1", "--no-bound"]));
-    assert_eq!(
-        shortened(&s(&["run", "--trials", "3"])),
-        s(&["run", "--trials", "3"])
-    );
-    assert_eq!(
-        shortened(&s(&["sweep", "f.toml"])),
-        s(&["sweep", "f.toml", "--trials", "1"])
-    );
-    assert_eq!(shortened(&s(&["list"])), s(&["list"]));
-    assert_eq!(shortened(&s(&["--help"])), s(&["--help"]));
-    assert_eq!(
-        shortened(&s(&["--json"])),
-        s(&["run", "--json", "--trials", "1", "--no-bound"])
     );
 }

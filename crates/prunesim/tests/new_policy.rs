@@ -61,14 +61,14 @@ fn a_new_policy_crate_builds_and_runs_beside_pam_and_mm_outside_the_checkout() {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
     let target = common::target_dir();
     // prunesim's crates at the optimisation this test's own build gave them (the workspace's
-    // members build at opt-level 0, the new crate's `"*"` would give them 2): their
+    // members build at opt-level 1, the new crate's `"*"` would give them 2): their
     // artifacts in the shared target folder are then reused rather than built again.
     let mut build = Command::new(&cargo);
     build.args(["build", "--offline", "--quiet"]);
     for krate in WORKSPACE_CRATES {
         build
             .arg("--config")
-            .arg(format!("profile.dev.package.{krate}.opt-level=0"));
+            .arg(format!("profile.dev.package.{krate}.opt-level=1"));
     }
     let out = build
         .current_dir(&dir)
