@@ -34,10 +34,12 @@ How it maps onto Dask:
   executing task and every task the scheduler still starts on it fail
   (:class:`WorkerLost`), and its PET column becomes a time no deadline meets, so nothing new
   is mapped to it; a mapped worker that joins (or comes back under its name) is its machine
-  up again, with its column back; a task that ended on a worker that leaves before its value
-  is fetched keeps its outcome (it met or missed its deadline there) with reason
-  ``"WorkerLost"``, and its future raises :class:`WorkerLost`: Dask could only recompute the
-  value on the worker that is gone;
+  up again, with its column back;
+* a task that ended but whose value does not come back keeps its outcome (it met or missed
+  its deadline) and its future raises: :class:`WorkerLost` when its worker left before the
+  value was fetched (Dask could only recompute it on the worker that is gone), else the
+  error fetching it raised (a value that cannot be unpickled on the client); its reason is
+  that error's type;
 * :meth:`close` (also on leaving a ``with`` block by an exception, ``KeyboardInterrupt``
   included) cancels what is outstanding and waits until no task of it runs on a worker.
 
@@ -171,7 +173,7 @@ class _Task:
     run_end: Optional[float] = None
     dropped_wall: Optional[float] = None
     cancelled: bool = False
-    value_lost: bool = False
+    value_lost: Optional[str] = None  # why the value of a task that ended did not come back
 
 
 class DaskScheduler:
@@ -398,8 +400,8 @@ class DaskScheduler:
         ``worker``, ``machine_type``, ``submitted``, ``deadline``, ``started``, ``ended``
         (seconds on :meth:`now`'s clock), ``outcome`` (on_time, late, dropped, failed or
         ``None`` while open), ``reason`` (the scheduler's outcome, the error's type for a
-        failure, ``"WorkerLost"`` for a task that ended but whose value went with its
-        worker), ``deferrals``, ``run_start``, ``run_end`` (the worker's ``time.time()``),
+        failure or for a task that ended but whose value did not come back, such as
+        ``"WorkerLost"``), ``deferrals``, ``run_start``, ``run_end`` (the worker's ``time.time()``),
         ``run_seconds``, ``dropped_at`` (``time.time()`` of the drop) and ``cancelled``."""
         import pandas
 
@@ -591,7 +593,7 @@ class DaskScheduler:
             t.reason = t.reason or "error"
         elif fate in ("on_time", "late"):
             t.outcome = fate
-            t.reason = "WorkerLost" if t.value_lost else fate
+            t.reason = t.value_lost or fate
         else:  # pragma: no cover - an end reported is one of these
             t.outcome = "dropped" if fate in DROPS else fate
             t.reason = fate
@@ -742,15 +744,17 @@ class DaskScheduler:
                 self._fetching.pop(t.id, None)
         with self._lock:
             if status == "finished" and not self._stopping:
-                # It ended there, on time or not; its value went with the worker.
-                t.value_lost = True
-                name = self.worker_names[t.machine] if t.machine is not None else "?"
-                lost = WorkerLost(f"task {t.id}: ended on worker {name}, which left before "
-                                  "its value was fetched")
-                lost.__cause__ = error
-                error = lost
+                # It ended, on time or not, but its value did not come back: cancelled by
+                # `_look_at_workers` (its worker left) or unreachable, its worker is lost.
+                if isinstance(error, (concurrent.futures.CancelledError, OSError)):
+                    name = self.worker_names[t.machine] if t.machine is not None else "?"
+                    lost = WorkerLost(f"task {t.id}: ended on worker {name}, which left "
+                                      "before its value was fetched")
+                    lost.__cause__ = error
+                    error = lost
+                t.value_lost = type(error).__name__
                 if t.outcome is not None:
-                    t.reason = "WorkerLost"
+                    t.reason = t.value_lost
             elif t.reason is None or t.outcome == "failed":
                 t.reason = type(error).__name__
         _resolve(t.future, error=error)

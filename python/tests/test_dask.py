@@ -295,6 +295,33 @@ def test_a_value_lost_with_its_worker_keeps_the_outcome_and_raises_worker_lost(
     address(client, "2")  # its nanny starts a new one: the cluster is whole again
 
 
+def _refuse() -> None:
+    raise ValueError("this value does not load on the client")
+
+
+class Unloadable:
+    """A value the worker pickles and the client cannot unpickle."""
+
+    def __reduce__(self) -> Any:
+        return (_refuse, ())
+
+
+def unloadable() -> Unloadable:
+    return Unloadable()
+
+
+def test_a_value_that_does_not_load_keeps_the_outcome_and_raises_its_error(client: Any) -> None:
+    wait_idle(client)
+    with DaskScheduler(client, dask_pool.make_pet(), {"0": "fast"}, resolution=0.01) as ds:
+        f = ds.submit(unloadable, task_type="a", deadline=30.0)
+        with pytest.raises(ValueError, match="does not load"):
+            f.result(timeout=30)
+        assert ds.wait(timeout=30)
+    row = ds.tasks().loc[0]
+    assert (row["outcome"], row["reason"]) == ("on_time", "ValueError")
+    assert ds.counts()["on_time"] == 1
+
+
 def test_a_dropped_future_raises_task_dropped(client: Any) -> None:
     wait_idle(client)
     with DaskScheduler(client, dask_pool.make_pet(), TYPES, resolution=0.01) as ds:
