@@ -53,6 +53,7 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass
+from numbers import Integral, Real
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
 from . import Pet, Pmf, Scheduler
@@ -310,17 +311,32 @@ class DaskScheduler:
         (``time.time()``). Returns a ``concurrent.futures.Future``: its result is ``fn``'s
         (also when late), its exception ``fn``'s, :class:`TaskDropped` when the scheduler
         drops it, :class:`WorkerLost` when its worker leaves, cancelled by :meth:`close`.
-        Its attribute ``task`` is the scheduler's task id."""
+        Its attribute ``task`` is the scheduler's task id.
+
+        Raises at once, submitting nothing: ``TypeError`` for an ``fn`` that is not callable,
+        a ``deadline`` or ``due`` that is not a number, or a ``task_type`` that is neither a
+        name nor an integer index; ``ValueError`` for an unknown task type or not exactly one
+        of ``deadline`` and ``due``; :class:`prunesim.SchedulerError` for a time that is not
+        finite."""
+        if not callable(fn):
+            raise TypeError(f"fn must be callable, found {type(fn).__name__} {fn!r}")
         if (deadline is None) == (due is None):
             raise ValueError("give one of deadline (seconds from now) and due (time.time())")
+        for name, value in (("deadline", deadline), ("due", due)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, Real)):
+                raise TypeError(f"{name} must be a number of seconds, found {value!r}")
+        unknown = f"unknown task type {task_type!r} (the PET has {self.type_names})"
         if isinstance(task_type, str):
             if task_type not in self.type_names:
-                raise ValueError(f"unknown task type {task_type!r} (the PET has {self.type_names})")
+                raise ValueError(unknown)
             kind = self.type_names.index(task_type)
-        else:
+        elif isinstance(task_type, Integral) and not isinstance(task_type, bool):
             kind = int(task_type)
             if not 0 <= kind < len(self.type_names):
-                raise ValueError(f"unknown task type {task_type!r} (the PET has {self.type_names})")
+                raise ValueError(unknown)
+        else:
+            raise TypeError(f"task_type must be a name or an index of the PET's types, "
+                            f"found {task_type!r}")
         future: "concurrent.futures.Future[Any]" = concurrent.futures.Future()
         with self._lock:
             if not self._accepting:

@@ -204,6 +204,30 @@ def test_a_task_that_raises_fails_and_the_others_go_on(client: Any) -> None:
         DaskScheduler(client, dask_pool.make_pet(), {"0": "medium"})
 
 
+@pytest.mark.parametrize(
+    "fn, options, error, match",
+    [
+        (42, {"task_type": "a", "deadline": 1.0}, TypeError, "fn must be callable"),
+        (boom, {"task_type": "a", "deadline": "1"}, TypeError, "deadline must be a number"),
+        (boom, {"task_type": "a", "due": None}, ValueError, "give one of"),
+        (boom, {"task_type": "a", "deadline": 1.0, "due": 2.0}, ValueError, "give one of"),
+        (boom, {"task_type": "a", "deadline": True}, TypeError, "deadline must be a number"),
+        (boom, {"task_type": True, "deadline": 1.0}, TypeError, "task_type must be"),
+        (boom, {"task_type": 1.5, "deadline": 1.0}, TypeError, "task_type must be"),
+        (boom, {"task_type": 2, "deadline": 1.0}, ValueError, "unknown task type 2"),
+        (boom, {"task_type": "a", "deadline": float("nan")}, prunesim.SchedulerError, "finite"),
+    ],
+)
+def test_a_bad_submission_is_refused_at_once_and_named(
+    client: Any, fn: Any, options: Dict[str, Any], error: Any, match: str
+) -> None:
+    with DaskScheduler(client, dask_pool.make_pet(), {"0": "fast"}, resolution=0.01) as ds:
+        with pytest.raises(error, match=match):
+            ds.submit(fn, 1, **options)
+        assert ds.counts()["submitted"] == 0
+        assert ds.submit(boom, 1, task_type=1, deadline=30.0).result(timeout=30) == 1
+
+
 def nap(seconds: float, marks: str, tag: int) -> int:
     Path(marks, str(tag)).write_text(repr(time.time()))
     time.sleep(seconds)
