@@ -325,18 +325,15 @@ class DaskScheduler:
         for name, value in (("deadline", deadline), ("due", due)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, Real)):
                 raise TypeError(f"{name} must be a number of seconds, found {value!r}")
-        unknown = f"unknown task type {task_type!r} (the PET has {self.type_names})"
         if isinstance(task_type, str):
-            if task_type not in self.type_names:
-                raise ValueError(unknown)
-            kind = self.type_names.index(task_type)
+            kind = self.type_names.index(task_type) if task_type in self.type_names else -1
         elif isinstance(task_type, Integral) and not isinstance(task_type, bool):
             kind = int(task_type)
-            if not 0 <= kind < len(self.type_names):
-                raise ValueError(unknown)
         else:
             raise TypeError(f"task_type must be a name or an index of the PET's types, "
                             f"found {task_type!r}")
+        if not 0 <= kind < len(self.type_names):
+            raise ValueError(f"unknown task type {task_type!r} (the PET has {self.type_names})")
         future: "concurrent.futures.Future[Any]" = concurrent.futures.Future()
         with self._lock:
             if not self._accepting:

@@ -25,8 +25,8 @@
 //! clairvoyant bracket, with this test's `prunesim` (the workspace's crates build at
 //! `opt-level = 1` in the dev profile, which keeps that to about a minute on 2 cores). A
 //! warning a command prints on standard error (a logged `WARN` or `ERROR`, a `warning:` or
-//! `note:` line) fails the test unless a `text stderr` block after the command shows it. Python blocks run in the Python package's
-//! tests (`python/tests/test_guide.py`).
+//! `note:` line) fails the test unless a `text stderr` block after the command shows it.
+//! Python blocks run in the Python package's tests (`python/tests/test_guide.py`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
