@@ -236,7 +236,9 @@ def sweep(
     one's own) and returns each sweep's table by its id.
 
     Writes ``OUT/<id>.csv``, the manifest, SVG and PNG into ``out``, and the point files it
-    resumes from (``fresh=True`` recomputes them).
+    resumes from (``fresh=True`` recomputes them). Ctrl-C raises ``KeyboardInterrupt`` within
+    a fraction of a second, no trial starting after it: the points finished stay saved, and
+    the same call again computes only the others.
 
     Args:
         paths: a sweep file or several.

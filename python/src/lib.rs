@@ -106,11 +106,53 @@ fn toml_table(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<toml::Table> {
         .map_err(|e| ConfigError::new_err(format!("{what}: {e}")))
 }
 
+/// A thread whose end is awaited: a run that Ctrl-C left finishing its trials.
+trait Ends: Send {
+    fn ended(&self) -> bool;
+}
+
+impl<T: Send> Ends for std::thread::JoinHandle<T> {
+    fn ended(&self) -> bool {
+        self.is_finished()
+    }
+}
+
+/// The runs left by Ctrl-C whose trials still run on their threads ([`interruptible`]).
+static LEFT: Mutex<Vec<Box<dyn Ends>>> = Mutex::new(Vec::new());
+
+/// Waits, the GIL released and Ctrl-C heard, until the runs Ctrl-C left have ended: a sweep
+/// after an interrupted one then finds its output folder free and its points saved.
+fn wait_for_the_left(py: Python<'_>) -> PyResult<()> {
+    loop {
+        let done = py.detach(|| {
+            let until = Instant::now() + Duration::from_millis(50);
+            loop {
+                let mut left = LEFT
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                left.retain(|h| !h.ended());
+                if left.is_empty() {
+                    return true;
+                }
+                drop(left);
+                if Instant::now() >= until {
+                    return false;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        });
+        if done {
+            return Ok(());
+        }
+        py.check_signals()?;
+    }
+}
+
 /// Runs `work` on a thread of its own while the calling (the interpreter's) thread, the GIL
 /// released, looks every 50 ms whether it finished and checks the interpreter's signals: on
 /// Ctrl-C (or any signal handler's exception) `stop` is set, so that `work` stops between
 /// trials, and the exception is raised at once (the trials running finish on their thread,
-/// their results dropped).
+/// their results dropped; a sweep waits for them before it starts, [`wait_for_the_left`]).
 fn interruptible<T: Send + 'static>(
     py: Python<'_>,
     stop: Arc<AtomicBool>,
@@ -133,6 +175,9 @@ fn interruptible<T: Send + 'static>(
         }
         if let Err(e) = py.check_signals() {
             stop.store(true, Ordering::Relaxed);
+            LEFT.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(Box::new(handle));
             return Err(e);
         }
     }
@@ -312,20 +357,30 @@ fn prefixed(what: &str, e: RunError) -> RunError {
     }
 }
 
-/// What a sweep run printed, per sweep, collected instead of printed.
+/// What a sweep run printed, per sweep, collected instead of printed; `stop` set (on Ctrl-C)
+/// cancels the run between trials.
 #[derive(Default)]
-struct Collect(Mutex<Vec<(String, String, f64)>>);
+struct Collect {
+    texts: Mutex<Vec<(String, String, f64)>>,
+    stop: Arc<AtomicBool>,
+}
 
 impl runner::sweep::Monitor for Collect {
     fn finished(&self, id: &str, text: &str, seconds: f64) {
-        if let Ok(mut v) = self.0.lock() {
+        if let Ok(mut v) = self.texts.lock() {
             v.push((id.to_owned(), text.to_owned(), seconds));
         }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
     }
 }
 
 /// Runs sweep files as `prunesim sweep` does, writing into `out`; returns each sweep's id and
-/// printed table, in the order of the files.
+/// printed table, in the order of the files. Ctrl-C raises `KeyboardInterrupt` at once and
+/// stops the sweep between trials: the points finished are saved, and a rerun (which first
+/// waits for the trials still running) loads them.
 #[pyfunction]
 #[pyo3(signature = (paths, out, *, trials=None, jobs=0, fresh=false))]
 fn run_sweeps(
@@ -336,7 +391,13 @@ fn run_sweeps(
     jobs: usize,
     fresh: bool,
 ) -> PyResult<Vec<(String, String)>> {
-    let tables = py.detach(move || {
+    let stop = Arc::new(AtomicBool::new(false));
+    let collect = Collect {
+        stop: Arc::clone(&stop),
+        ..Collect::default()
+    };
+    wait_for_the_left(py)?;
+    let tables = interruptible(py, stop, move || {
         let sweeps = runner::SweepFile::load_all(&paths)?;
         let options = runner::sweep::Options {
             out,
@@ -345,21 +406,22 @@ fn run_sweeps(
             fresh,
             ..runner::sweep::Options::default()
         };
-        let collect = Collect::default();
         runner::sweep::run(&sweeps, &options, &collect)?;
-        let texts = collect.0.into_inner().unwrap_or_default();
-        Ok(sweeps
-            .iter()
-            .map(|s| {
-                let text = texts
-                    .iter()
-                    .find(|(id, _, _)| id == s.id())
-                    .map(|(_, t, _)| t.clone())
-                    .unwrap_or_default();
-                (s.id().to_owned(), text)
-            })
-            .collect())
-    });
+        let texts = collect.texts.into_inner().unwrap_or_default();
+        Ok::<_, RunError>(
+            sweeps
+                .iter()
+                .map(|s| {
+                    let text = texts
+                        .iter()
+                        .find(|(id, _, _)| id == s.id())
+                        .map(|(_, t, _)| t.clone())
+                        .unwrap_or_default();
+                    (s.id().to_owned(), text)
+                })
+                .collect::<Vec<_>>(),
+        )
+    })?;
     warn::warned(py, tables.map_err(run_error))
 }
 

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import threading
+import time
 from pathlib import Path
+from typing import List
 
 import pytest
 
@@ -52,3 +57,52 @@ def test_a_bad_sweep_file_names_its_line(tmp_path: Path) -> None:
     path.write_text(SWEEP.replace('chart = "lines"', 'chart = "pie"'))
     with pytest.raises(prunesim.PrunesimError, match=r"bad\.toml:3"):
         prunesim.sweep(path, tmp_path / "out")
+
+
+# 12 rates x 2 series at 12 trials of 400 tasks: 2 to 3 seconds of trials on 2 cores, a
+# point in a tenth of one.
+LONG = SWEEP.replace('id = "tiny"', 'id = "long"').replace("trials = 2", "trials = 12").replace(
+    "values = [19000, 34000]", f"values = {list(range(19000, 36001, 1500))}"
+)
+
+
+def test_ctrl_c_stops_a_sweep_within_a_second_and_a_rerun_reuses_its_saved_points(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "long.toml"
+    path.write_text(LONG)
+    out = tmp_path / "out"
+    points = out / "long.points"
+    sent: List[float] = []
+
+    def interrupt() -> None:
+        # Ctrl-C once the first point is saved.
+        limit = time.monotonic() + 120
+        while not list(points.glob("*.toml")) and time.monotonic() < limit:
+            time.sleep(0.005)
+        sent.append(time.monotonic())
+        os.kill(os.getpid(), signal.SIGINT)
+
+    # A process started in the background by a shell without job control ignores SIGINT:
+    # Ctrl-C's handler is set for the test.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    thread = threading.Thread(target=interrupt, daemon=True)
+    try:
+        thread.start()
+        with pytest.raises(KeyboardInterrupt):
+            prunesim.sweep(path, out, jobs=2)
+        stopped = time.monotonic()
+        thread.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    took = stopped - sent[0]
+    assert took < 1.0, f"KeyboardInterrupt {took:.2f} s after Ctrl-C"
+    saved = {p: (p.read_bytes(), p.stat().st_mtime_ns) for p in points.glob("*.toml")}
+    assert 0 < len(saved) < 24, f"{len(saved)} of 24 points saved"
+    assert not (out / "long.csv").exists()
+    # The rerun loads the points saved (untouched) and computes the others.
+    done = prunesim.sweep(path, out, jobs=2)
+    assert done["long"].table.rows == 24
+    assert len(list(points.glob("*.toml"))) == 24
+    for p, (text, modified) in saved.items():
+        assert (p.read_bytes(), p.stat().st_mtime_ns) == (text, modified), p.name

@@ -117,6 +117,12 @@ pub trait Monitor: Sync {
     fn finished(&self, id: &str, text: &str, seconds: f64) {
         let _ = (id, text, seconds);
     }
+    /// Whether the run is to stop, asked before every trial: once true, no trial starts, the
+    /// trials running end and the run returns [`RunError::Interrupted`] (the Python package
+    /// answers true after Ctrl-C). The points saved before stay valid: a rerun loads them.
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// A monitor that reports nothing.
@@ -561,6 +567,9 @@ fn run_kind<K: Kind>(kind: &K, ctx: &Ctx) -> Result<(String, Vec<usize>), RunErr
         (0..kind.trials(p))
             .into_par_iter()
             .map(|k| {
+                if ctx.monitor.cancelled() {
+                    return Err(RunError::Interrupted);
+                }
                 let r = kind.run_trial(p, k);
                 each();
                 r
@@ -835,6 +844,66 @@ mod tests {
             ..options("parts", Mode::Full)
         };
         assert!(run(&[cutting_table(2)], &none, &Silent).is_err());
+    }
+
+    /// Asks the run to stop once `after` trials are done.
+    struct StopAfter {
+        after: u64,
+        done: std::sync::atomic::AtomicU64,
+    }
+
+    impl Monitor for StopAfter {
+        fn advanced(&self, _: &str, runs: u64) {
+            self.done
+                .fetch_add(runs, std::sync::atomic::Ordering::Relaxed);
+        }
+        fn cancelled(&self) -> bool {
+            self.done.load(std::sync::atomic::Ordering::Relaxed) >= self.after
+        }
+    }
+
+    #[test]
+    fn a_cancelled_run_stops_between_trials_and_a_rerun_reuses_its_saved_points() {
+        let dir = tempfile::tempdir().unwrap();
+        let options = |out: &str| Options {
+            out: dir.path().join(out),
+            jobs: 1,
+            ..Options::default()
+        };
+        let stop = StopAfter {
+            after: 5,
+            done: 0.into(),
+        };
+        let err = run(&[cutting_table(2)], &options("cut"), &stop).unwrap_err();
+        assert!(matches!(err, RunError::Interrupted), "{err}");
+        // One thread: the trials stop at the 5th, and the 2 points finished are saved.
+        assert_eq!(stop.done.into_inner(), 5);
+        let saved = |out: &str| -> Vec<(PathBuf, Vec<u8>, std::time::SystemTime)> {
+            let mut v: Vec<_> = std::fs::read_dir(dir.path().join(out).join("t5.points"))
+                .unwrap()
+                .flatten()
+                .map(|e| {
+                    let p = e.path();
+                    let modified = e.metadata().unwrap().modified().unwrap();
+                    (p.clone(), std::fs::read(&p).unwrap(), modified)
+                })
+                .collect();
+            v.sort();
+            v
+        };
+        let before = saved("cut");
+        assert_eq!(before.len(), 2);
+        assert!(!dir.path().join("cut/t5.csv").exists());
+        // The rerun loads them (untouched) and computes the rest: the whole run's outputs.
+        run(&[cutting_table(2)], &options("cut"), &Silent).unwrap();
+        let after = saved("cut");
+        assert_eq!(after.len(), 14);
+        assert!(before.iter().all(|b| after.contains(b)));
+        run(&[cutting_table(2)], &options("whole"), &Silent).unwrap();
+        assert_eq!(
+            outputs(&dir.path().join("cut")),
+            outputs(&dir.path().join("whole"))
+        );
     }
 
     #[test]
