@@ -22,6 +22,59 @@ const README: &str = include_str!("../templates/policy/README.md.in");
 /// prunesim's crates the generated crate depends on.
 pub const DEPENDENCIES: [&str; 3] = ["heuristics", "model", "runner"];
 
+/// prunesim's crates the generated crate depends on, directly or not: none can be its name
+/// (cargo refuses two packages of one name and version from paths).
+pub const ALL_DEPENDENCIES: [&str; 13] = [
+    "bound",
+    "cutting",
+    "figures",
+    "heuristics",
+    "learn",
+    "live",
+    "model",
+    "moldable",
+    "pmf",
+    "pruner",
+    "runner",
+    "system",
+    "workload",
+];
+
+/// Rust's strict keywords as of the 2024 edition (the generated crate's): cargo refuses them
+/// as package names, and a program cannot be named by one.
+pub const STRICT_KEYWORDS: [&str; 38] = [
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
+    "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub",
+    "ref", "return", "self", "Self", "static", "struct", "super", "trait", "true", "type",
+    "unsafe", "use", "where", "while",
+];
+
+/// Rust's reserved keywords as of the 2024 edition (`gen` since 2024, `try` since 2018),
+/// refused as [`STRICT_KEYWORDS`] are.
+pub const RESERVED_KEYWORDS: [&str; 14] = [
+    "abstract", "become", "box", "do", "final", "gen", "macro", "override", "priv", "try",
+    "typeof", "unsized", "virtual", "yield",
+];
+
+/// The names of cargo's own folders in a build directory: cargo refuses them as a program's
+/// name.
+const CARGO_FOLDERS: [&str; 4] = ["build", "deps", "examples", "incremental"];
+
+/// The crates of Rust's standard library (cargo warns about them; a crate of that name
+/// shadows them).
+const STANDARD_CRATES: [&str; 5] = ["alloc", "core", "proc_macro", "std", "test"];
+
+/// Whether `name` is a device name of Windows (`con`, `nul`, `com1`, ..., in any case), where
+/// cargo refuses it: no file or folder can have it.
+fn windows_device(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    ["con", "prn", "aux", "nul"].contains(&n.as_str())
+        || ["com", "lpt"].iter().any(|p| {
+            n.strip_prefix(p)
+                .is_some_and(|d| d.len() == 1 && matches!(d.as_bytes()[0], b'1'..=b'9'))
+        })
+}
+
 /// Where the generated crate gets prunesim's crates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
@@ -36,14 +89,12 @@ pub enum Source {
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The name cannot name a cargo package and its program.
-    #[error(
-        "{name:?} cannot name a crate: {reason} (letters, digits, '-' and '_', starting with a letter)"
-    )]
+    #[error("{name:?} cannot name a crate: {reason}; nothing was written")]
     Name {
         /// The name given.
         name: String,
         /// What is wrong with it.
-        reason: &'static str,
+        reason: String,
     },
     /// The folder exists and holds something: nothing in it is replaced.
     #[error(
@@ -126,7 +177,11 @@ pub fn checkout(dir: &Path) -> Result<PathBuf, Error> {
 }
 
 /// Checks `name` as a cargo package name that is also its program's: ASCII letters, digits,
-/// `-` and `_`, starting with a letter, and none of the crates it depends on.
+/// `-` and `_`, starting with a letter, at most 64 of them; no Rust keyword
+/// ([`STRICT_KEYWORDS`], [`RESERVED_KEYWORDS`]), none of the crates it depends on
+/// ([`ALL_DEPENDENCIES`]) or of Rust's standard library, no folder name of cargo's build
+/// directory and no Windows device name: nothing cargo would refuse, or build into something
+/// other than the program.
 pub fn check_name(name: &str) -> Result<(), Error> {
     let fail = |reason| {
         Err(Error::Name {
@@ -134,23 +189,54 @@ pub fn check_name(name: &str) -> Result<(), Error> {
             reason,
         })
     };
+    const CHARACTERS: &str = "(letters, digits, '-' and '_', starting with a letter)";
     if name.is_empty() {
-        return fail("it is empty");
+        return fail(format!("it is empty {CHARACTERS}"));
     }
     if name.len() > 64 {
-        return fail("it is longer than 64 characters");
+        return fail("it is longer than 64 characters".into());
     }
     if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
-        return fail("it does not start with a letter");
+        return fail(format!("it does not start with a letter {CHARACTERS}"));
     }
     if !name
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     {
-        return fail("it holds a character other than a letter, a digit, '-' or '_'");
+        return fail(format!(
+            "it holds a character other than a letter, a digit, '-' or '_' {CHARACTERS}"
+        ));
     }
-    if DEPENDENCIES.contains(&name.replace('-', "_").as_str()) || name == "test" {
-        return fail("it is the name of a crate it depends on");
+    let ident = name.replace('-', "_");
+    if STRICT_KEYWORDS.contains(&name) || RESERVED_KEYWORDS.contains(&name) {
+        return fail(
+            "it is a Rust keyword (strict or reserved, 2024 edition), which cargo refuses as a \
+             package name"
+                .into(),
+        );
+    }
+    if ALL_DEPENDENCIES.contains(&ident.as_str()) {
+        return fail(
+            "it is the name of one of prunesim's crates, which the new crate depends on \
+             (directly or not)"
+                .into(),
+        );
+    }
+    if STANDARD_CRATES.contains(&ident.as_str()) {
+        return fail("it is the name of a crate of Rust's standard library".into());
+    }
+    if CARGO_FOLDERS.contains(&name) {
+        return fail(
+            "it is the name of a folder of cargo's build directory, which cargo refuses as a \
+             program's name"
+                .into(),
+        );
+    }
+    if windows_device(name) {
+        return fail(
+            "it is a device name on Windows, where cargo refuses it (no file can be named so)"
+                .into(),
+        );
     }
     Ok(())
 }
@@ -274,6 +360,82 @@ mod tests {
         for good in ["my-policy", "mine", "msp_edf2"] {
             check_name(good).unwrap();
         }
+    }
+
+    #[test]
+    fn keywords_cargo_folders_and_windows_devices_are_refused_and_said_to_be() {
+        let why = |name: &str| match check_name(name) {
+            Err(e @ Error::Name { .. }) => e.to_string(),
+            other => panic!("{name:?}: {other:?}"),
+        };
+        for k in STRICT_KEYWORDS.iter().chain(&RESERVED_KEYWORDS) {
+            let e = why(k);
+            assert!(
+                e.contains(&format!("{k:?}")) && e.contains("Rust keyword"),
+                "{e}"
+            );
+        }
+        for k in [
+            "fn", "self", "Self", "crate", "super", "async", "gen", "try", "dyn",
+        ] {
+            assert!(
+                STRICT_KEYWORDS.contains(&k) || RESERVED_KEYWORDS.contains(&k),
+                "{k}"
+            );
+        }
+        assert!(why("build").contains("build directory"));
+        assert!(why("std").contains("standard library"));
+        assert!(why("proc-macro").contains("standard library"));
+        assert!(why("pmf").contains("prunesim's crates"));
+        assert!(why("COM1").contains("Windows"));
+        assert!(why("nul").contains("Windows"));
+        // Words that merely look like them are names.
+        for good in [
+            "self2",
+            "fn-policy",
+            "union",
+            "raw",
+            "com0",
+            "con1",
+            "builder",
+            "self_",
+        ] {
+            check_name(good).unwrap();
+        }
+    }
+
+    /// Every package of the workspace the generated crate depends on, directly or not, by the
+    /// checkout's `Cargo.lock`: [`ALL_DEPENDENCIES`] must name them all.
+    #[test]
+    fn every_crate_of_the_workspace_the_new_crate_depends_on_is_refused() {
+        let lock: toml::Table =
+            toml::from_str(&std::fs::read_to_string(built_from().join("Cargo.lock")).unwrap())
+                .unwrap();
+        let packages = lock["package"].as_array().unwrap();
+        let find = |name: &str| {
+            packages
+                .iter()
+                .find(|p| p["name"].as_str() == Some(name))
+                .unwrap()
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        let mut stack: Vec<&str> = DEPENDENCIES.to_vec();
+        while let Some(name) = stack.pop() {
+            let p = find(name);
+            // A package of a registry or a git repository is not one of the workspace's.
+            if p.get("source").is_some() || !seen.insert(name) {
+                continue;
+            }
+            for d in p
+                .get("dependencies")
+                .and_then(|d| d.as_array())
+                .into_iter()
+                .flatten()
+            {
+                stack.push(d.as_str().unwrap().split(' ').next().unwrap());
+            }
+        }
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), ALL_DEPENDENCIES);
     }
 
     #[test]

@@ -126,3 +126,36 @@ fn a_folder_that_is_no_checkout_is_refused_by_name() {
     );
     assert!(!tmp.path().join("mine").exists());
 }
+
+#[test]
+fn a_name_cargo_would_refuse_is_refused_by_name_and_reason_before_anything_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, why) in [
+        ("fn", "Rust keyword"),
+        ("self", "Rust keyword"),
+        ("Self", "Rust keyword"),
+        ("crate", "Rust keyword"),
+        ("super", "Rust keyword"),
+        ("async", "Rust keyword"),
+        ("gen", "Rust keyword"),
+        ("try", "Rust keyword"),
+        ("build", "cargo's build directory"),
+        ("std", "standard library"),
+        ("pmf", "prunesim's crates"),
+        ("nul", "Windows"),
+    ] {
+        let dir = tmp.path().join(format!("{name}-crate"));
+        let out = Command::new(env!("CARGO_BIN_EXE_prunesim"))
+            .args(["new-policy", name, "--path"])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{name} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("\"{name}\" cannot name a crate")) && err.contains(why),
+            "{name}: {err}"
+        );
+        assert!(!dir.exists(), "{name}: {} was written", dir.display());
+    }
+}
