@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyIndexError};
+use pyo3::exceptions::{PyException, PyIndexError, PyOverflowError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyMapping, PySequence, PyString, PyTuple};
 use runner::{ExperimentConfig, Prepared, RunError, RunOptions, Summary, Tracing};
@@ -53,6 +53,51 @@ fn run_error(e: RunError) -> PyErr {
 
 fn config_error(e: impl std::fmt::Display) -> PyErr {
     ConfigError::new_err(e.to_string())
+}
+
+/// A task type's or a machine's index as Python gives it: any integer. One that no `usize`
+/// holds (negative, or beyond 2^64) is kept as its text, so that it is refused as any index
+/// out of range is, by an `IndexError` naming the argument and the range
+/// ([`Index::below`]), not by an `OverflowError`.
+#[derive(Debug, Clone)]
+enum Index {
+    In(usize),
+    Out(String),
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Index {
+    type Error = PyErr;
+
+    fn extract(obj: pyo3::Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        match obj.extract::<usize>() {
+            Ok(i) => Ok(Index::In(i)),
+            Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
+                Ok(Index::Out(obj.str()?.to_string()))
+            }
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl Index {
+    /// The index, when it is below `n`; else an `IndexError` naming the argument `what`, its
+    /// value and the range, `holder` holding the `n` `things` (e.g. "the PET", "task type":
+    /// "task_type -1 out of range: the PET has 12 task types, indexed 0 to 11").
+    fn below(&self, what: &str, n: usize, holder: &str, thing: &str) -> PyResult<usize> {
+        let text = match self {
+            Index::In(i) if *i < n => return Ok(*i),
+            Index::In(i) => i.to_string(),
+            Index::Out(t) => t.clone(),
+        };
+        let range = match n {
+            0 => format!("{holder} has no {thing}s"),
+            1 => format!("{holder} has 1 {thing}, indexed 0"),
+            n => format!("{holder} has {n} {thing}s, indexed 0 to {}", n - 1),
+        };
+        Err(PyIndexError::new_err(format!(
+            "{what} {text} out of range: {range}"
+        )))
+    }
 }
 
 /// How deep the dicts and lists of a configuration may nest (a configuration file's tables
@@ -684,8 +729,8 @@ impl PyPet {
     }
 
     /// The PMF of `task_type` on `machine`.
-    fn pmf(&self, task_type: usize, machine: usize) -> PyResult<PyPmf> {
-        self.check(task_type, machine)?;
+    fn pmf(&self, task_type: Index, machine: Index) -> PyResult<PyPmf> {
+        let (task_type, machine) = self.cell(&task_type, &machine)?;
         Ok(PyPmf(self.0.pmf(task_type, machine).clone()))
     }
 
@@ -701,7 +746,8 @@ impl PyPet {
     }
 
     /// A copy with the PMF of (`task_type`, `machine`) replaced.
-    fn with_pmf(&self, task_type: usize, machine: usize, pmf: &PyPmf) -> PyResult<PyPet> {
+    fn with_pmf(&self, task_type: Index, machine: Index, pmf: &PyPmf) -> PyResult<PyPet> {
+        let (task_type, machine) = self.cell(&task_type, &machine)?;
         let mut pet = self.0.clone();
         pet.set_pmf(task_type, machine, pmf.0.clone())
             .map_err(config_error)?;
@@ -722,15 +768,13 @@ impl PyPet {
 }
 
 impl PyPet {
-    fn check(&self, task_type: usize, machine: usize) -> PyResult<()> {
-        if task_type >= self.0.n_types() || machine >= self.0.n_machines() {
-            return Err(PyIndexError::new_err(format!(
-                "cell (task type {task_type}, machine {machine}) outside the {} x {} PET",
-                self.0.n_types(),
-                self.0.n_machines()
-            )));
-        }
-        Ok(())
+    /// The cell (`task_type`, `machine`), when it is one of the PET's; else an `IndexError`
+    /// naming the argument out of range.
+    fn cell(&self, task_type: &Index, machine: &Index) -> PyResult<(usize, usize)> {
+        Ok((
+            task_type.below("task_type", self.0.n_types(), "the PET", "task type")?,
+            machine.below("machine", self.0.n_machines(), "the PET", "machine")?,
+        ))
     }
 }
 

@@ -3,12 +3,11 @@
 
 use std::sync::Mutex;
 
-use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::{
-    ConfigError, PrunesimError, PyPet, PyPmf, SchedulerError, check_nesting, config_error,
+    ConfigError, Index, PrunesimError, PyPet, PyPmf, SchedulerError, check_nesting, config_error,
     toml_table,
 };
 
@@ -108,9 +107,13 @@ impl PyScheduler {
     }
 
     /// A task of type `task_type` arrives at `now`, due at `deadline` (seconds); its id.
-    fn submit(&self, now: f64, task_type: usize, deadline: f64) -> PyResult<usize> {
-        self.with(|s| s.submit(now, task_type, deadline))?
-            .map_err(live_error)
+    /// A task type outside the PET is an `IndexError`.
+    fn submit(&self, now: f64, task_type: Index, deadline: f64) -> PyResult<usize> {
+        self.with(|s| {
+            let types = s.pet().n_types();
+            let task_type = task_type.below("task_type", types, "the PET", "task type")?;
+            s.submit(now, task_type, deadline).map_err(live_error)
+        })?
     }
 
     /// Task `task`, which a start action started, actually started at `at` (seconds).
@@ -269,14 +272,11 @@ impl PyScheduler {
     }
 
     /// The tasks in machine `machine`'s queue, the executing one first.
-    fn queue(&self, machine: usize) -> PyResult<Vec<usize>> {
-        let n = self.with(|s| s.machines())?;
-        if machine >= n {
-            return Err(PyIndexError::new_err(format!(
-                "machine {machine} outside the scheduler's {n} machines"
-            )));
-        }
-        self.with(|s| s.queue(machine))
+    fn queue(&self, machine: Index) -> PyResult<Vec<usize>> {
+        self.with(|s| {
+            let machine = machine.below("machine", s.machines(), "the scheduler", "machine")?;
+            Ok(s.queue(machine))
+        })?
     }
 
     /// Mapping events so far.
@@ -299,26 +299,21 @@ impl PyScheduler {
 pub(crate) struct PyEstimator(Mutex<learn::Estimator>);
 
 impl PyEstimator {
-    /// `f` of the estimator, for the cell (`task_type`, `machine`), which must be one of its
-    /// cells (an `IndexError` names it otherwise).
+    /// `f` of the estimator and the cell (`task_type`, `machine`), which must be one of its
+    /// cells (an `IndexError` names the argument out of range otherwise).
     fn cell<R>(
         &self,
-        task_type: usize,
-        machine: usize,
-        f: impl FnOnce(&learn::Estimator) -> R,
+        task_type: &Index,
+        machine: &Index,
+        f: impl FnOnce(&mut learn::Estimator, usize, usize) -> PyResult<R>,
     ) -> PyResult<R> {
-        let e = self
+        let mut e = self
             .0
             .lock()
             .map_err(|_| PrunesimError::new_err("the estimator was poisoned by a panic"))?;
-        if task_type >= e.types() || machine >= e.machines() {
-            return Err(PyIndexError::new_err(format!(
-                "cell (task type {task_type}, machine {machine}) outside the {} x {} estimator",
-                e.types(),
-                e.machines()
-            )));
-        }
-        Ok(f(&e))
+        let t = task_type.below("task_type", e.types(), "the estimator", "task type")?;
+        let m = machine.below("machine", e.machines(), "the estimator", "machine")?;
+        f(&mut e, t, m)
     }
 }
 
@@ -347,30 +342,27 @@ impl PyEstimator {
     #[pyo3(signature = (task_type, machine, time, censored=false))]
     fn observe(
         &self,
-        task_type: usize,
-        machine: usize,
+        task_type: Index,
+        machine: Index,
         time: f64,
         censored: bool,
     ) -> PyResult<PyPmf> {
-        let mut e = self
-            .0
-            .lock()
-            .map_err(|_| PrunesimError::new_err("the estimator was poisoned by a panic"))?;
-        e.observe(task_type, machine, time, censored)
-            .map_err(config_error)?;
-        Ok(PyPmf(e.pmf(task_type, machine).clone()))
+        self.cell(&task_type, &machine, |e, t, m| {
+            e.observe(t, m, time, censored).map_err(config_error)?;
+            Ok(PyPmf(e.pmf(t, m).clone()))
+        })
     }
 
     /// The current PMF of (`task_type`, `machine`).
-    fn pmf(&self, task_type: usize, machine: usize) -> PyResult<PyPmf> {
-        self.cell(task_type, machine, |e| {
-            PyPmf(e.pmf(task_type, machine).clone())
+    fn pmf(&self, task_type: Index, machine: Index) -> PyResult<PyPmf> {
+        self.cell(&task_type, &machine, |e, t, m| {
+            Ok(PyPmf(e.pmf(t, m).clone()))
         })
     }
 
     /// Observations of (`task_type`, `machine`) so far.
-    fn observations(&self, task_type: usize, machine: usize) -> PyResult<usize> {
-        self.cell(task_type, machine, |e| e.observations(task_type, machine))
+    fn observations(&self, task_type: Index, machine: Index) -> PyResult<usize> {
+        self.cell(&task_type, &machine, |e, t, m| Ok(e.observations(t, m)))
     }
 
     /// The current estimate of every cell as a PET with `names`'s type and machine names.

@@ -77,10 +77,41 @@ def test_estimator_indices_are_checked_and_it_stays_usable() -> None:
         e.observations(99, 99)
     with pytest.raises(IndexError):
         e.pmf(12, 0)
-    with pytest.raises(prunesim.ConfigError):
+    with pytest.raises(IndexError):
         e.observe(99, 0, 5.0)
     e.observe(3, 2, 7.0)
     assert e.observations(3, 2) == 1
+
+
+@pytest.mark.parametrize("bad", [-1, -(2**70), 2**64, 2**70])
+def test_an_index_out_of_range_is_an_index_error_naming_the_argument_and_the_range(
+    bad: int,
+) -> None:
+    pet = prunesim.Pet.default(1)  # 12 task types x 8 machines
+    e = prunesim.Estimator(pet)
+    s = prunesim.Scheduler(pet)
+    p = prunesim.Pmf.point(3)
+    types = rf"task_type {bad} out of range: the \w+ has 12 task types, indexed 0 to 11"
+    machines = rf"machine {bad} out of range: the \w+ has 8 machines, indexed 0 to 7"
+    for call, match in [
+        (lambda: e.observations(bad, 0), types),
+        (lambda: e.observations(0, bad), machines),
+        (lambda: e.pmf(bad, 0), types),
+        (lambda: e.observe(bad, 0, 5.0), types),
+        (lambda: e.observe(0, bad, 5.0), machines),
+        (lambda: pet.pmf(bad, 0), types),
+        (lambda: pet.pmf(0, bad), machines),
+        (lambda: pet.with_pmf(bad, 0, p), types),
+        (lambda: pet.with_pmf(0, bad, p), machines),
+        (lambda: s.submit(0.0, bad, 10.0), types),
+        (lambda: s.queue(bad), machines),
+    ]:
+        with pytest.raises(IndexError, match=match):
+            call()
+    # Nothing changed, and everything stays usable.
+    assert s.tasks == 0 and e.observations(0, 0) == 0
+    assert s.submit(0.0, 11, 10.0) == 0 and s.queue(7) == []
+    assert e.observe(11, 7, 5.0).mean() > 0
 
 
 @pytest.mark.parametrize("t", [-5, 2**52 + 1, 2**62, -(2**62)])

@@ -39,7 +39,7 @@ def test_a_task_runs_to_its_end_and_misuse_raises() -> None:
         s.decide(1.0)
     with pytest.raises(prunesim.SchedulerError, match="unknown task"):
         s.fate(99)
-    with pytest.raises(prunesim.SchedulerError, match="task type"):
+    with pytest.raises(IndexError, match="task_type 12"):
         s.submit(20.0, 12, 30.0)
     with pytest.raises(IndexError):
         s.queue(8)
