@@ -142,7 +142,14 @@ fn run(u: &mut Unstructured<'_>) -> Result<()> {
                     now + f64::from(u.int_in_range(0u8..=60)?) / 2.0
                 };
                 let r = s.submit(now, ty, deadline);
-                let valid = ok_time(now, latest) && deadline.is_finite() && ty < types;
+                // Times within 2^52 ticks of 0 (`pmf::MAX_TICK`), due after the arrival.
+                let in_range = |t: f64| (t / s.resolution()).abs() <= 2f64.powi(52);
+                let valid = ok_time(now, latest)
+                    && deadline.is_finite()
+                    && deadline > now
+                    && in_range(now)
+                    && in_range(deadline)
+                    && ty < types;
                 match r {
                     Ok(id) => {
                         assert!(valid, "submit({now}, {ty}, {deadline}) accepted");

@@ -49,6 +49,7 @@ One background thread owns the scheduler; :meth:`submit` may be called from any 
 from __future__ import annotations
 
 import concurrent.futures
+import math
 import threading
 import time
 import uuid
@@ -56,7 +57,7 @@ from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
-from . import Pet, Pmf, Scheduler
+from . import Pet, Pmf, Scheduler, SchedulerError
 
 __all__ = [
     "DaskScheduler",
@@ -85,6 +86,9 @@ DROPS = (
 OUTCOMES = ("on_time", "late", "dropped", "failed")
 # A PET tick no deadline reaches: the column of a machine that is down.
 _NEVER = 10**8
+# The end of the tick range (``pmf::MAX_TICK``): a deadline lies at most this many ticks of
+# the scheduler's resolution after its clock's 0.
+_MAX_TICK = 2**52
 
 
 class TaskDropped(concurrent.futures.CancelledError):
@@ -316,8 +320,10 @@ class DaskScheduler:
         Raises at once, submitting nothing: ``TypeError`` for an ``fn`` that is not callable,
         a ``deadline`` or ``due`` that is not a number, or a ``task_type`` that is neither a
         name nor an integer index; ``ValueError`` for an unknown task type or not exactly one
-        of ``deadline`` and ``due``; :class:`prunesim.SchedulerError` for a time that is not
-        finite."""
+        of ``deadline`` and ``due``; :class:`prunesim.SchedulerError`, naming the argument,
+        for a ``deadline`` or ``due`` that is not finite, not after now (a ``deadline`` of 0
+        or less, a ``due`` in the past) or beyond the scheduler's time range (2^52 ticks of
+        ``resolution`` after the scheduler was made: about 1.4 million years at 0.01 s)."""
         if not callable(fn):
             raise TypeError(f"fn must be callable, found {type(fn).__name__} {fn!r}")
         if (deadline is None) == (due is None):
@@ -325,6 +331,11 @@ class DaskScheduler:
         for name, value in (("deadline", deadline), ("due", due)):
             if value is not None and (isinstance(value, bool) or not isinstance(value, Real)):
                 raise TypeError(f"{name} must be a number of seconds, found {value!r}")
+            if value is not None and not math.isfinite(value):
+                raise SchedulerError(f"{name} must be a finite number of seconds, found {value}")
+        if deadline is not None and deadline <= 0:
+            raise SchedulerError(f"deadline {deadline} s from now is not after now: a task is "
+                                 "due after it is submitted (give a deadline above 0)")
         if isinstance(task_type, str):
             kind = self.type_names.index(task_type) if task_type in self.type_names else -1
         elif isinstance(task_type, Integral) and not isinstance(task_type, bool):
@@ -341,7 +352,21 @@ class DaskScheduler:
             self._raise_error()
             t0 = time.perf_counter()
             now = self._clock()
-            absolute = now + deadline if deadline is not None else now + (due - time.time())
+            if due is not None:
+                wall = time.time()
+                if due <= wall:
+                    raise SchedulerError(f"due {due} is not after now ({wall}, time.time()): "
+                                         "a task is due after it is submitted")
+                absolute = now + (due - wall)
+            else:
+                absolute = now + deadline
+            limit = _MAX_TICK * self.sched.resolution
+            if absolute > limit:
+                name, value = ("deadline", deadline) if due is None else ("due", due)
+                raise SchedulerError(
+                    f"{name} {value} is beyond the scheduler's time range: a task is due at "
+                    f"most {limit - now:.6g} s from now (2^52 ticks of {self.sched.resolution} "
+                    "s after the scheduler was made)")
             task = self.sched.submit(now, kind, absolute)
             record = _Task(task, kind, fn, args, kwargs, now, absolute, future)
             future.task = task  # type: ignore[attr-defined]

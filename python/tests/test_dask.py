@@ -216,6 +216,19 @@ def test_a_task_that_raises_fails_and_the_others_go_on(client: Any) -> None:
         (boom, {"task_type": 1.5, "deadline": 1.0}, TypeError, "task_type must be"),
         (boom, {"task_type": 2, "deadline": 1.0}, ValueError, "unknown task type 2"),
         (boom, {"task_type": "a", "deadline": float("nan")}, prunesim.SchedulerError, "finite"),
+        (boom, {"task_type": "a", "due": float("inf")}, prunesim.SchedulerError,
+         "due must be a finite"),
+        (boom, {"task_type": "a", "deadline": -5}, prunesim.SchedulerError,
+         "deadline -5 s from now is not after now"),
+        (boom, {"task_type": "a", "deadline": 0.0}, prunesim.SchedulerError,
+         "deadline 0.0 s from now is not after now"),
+        (boom, {"task_type": "a", "due": time.time() - 10}, prunesim.SchedulerError,
+         r"due \d+\.?\d* is not after now"),
+        (boom, {"task_type": "a", "deadline": 1e308}, prunesim.SchedulerError,
+         r"deadline 1e\+308 is beyond the scheduler's time range: a task is due at most "
+         r"4\.5036e\+13 s from now \(2\^52 ticks of 0\.01 s"),
+        (boom, {"task_type": "a", "due": 1e308}, prunesim.SchedulerError,
+         "due 1e\\+308 is beyond the scheduler's time range"),
     ],
 )
 def test_a_bad_submission_is_refused_at_once_and_named(

@@ -45,6 +45,27 @@ def test_a_task_runs_to_its_end_and_misuse_raises() -> None:
         s.queue(8)
 
 
+@pytest.mark.parametrize(
+    "now, deadline, match",
+    [
+        (10.0, 10.0, r"deadline 10 s is not after the task's arrival at 10 s"),
+        (10.0, -5.0, r"deadline -5 s is not after the task's arrival at 10 s"),
+        (10.0, 1e308, r"deadline 1e308 s is outside the scheduler's time range, "
+         r"-4503599627370496 s to 4503599627370496 s \(2\^52 ticks"),
+        (10.0, float("nan"), "deadline must be a finite number"),
+        (-1e300, 1.0, "now -1e300 s is outside the scheduler's time range"),
+    ],
+)
+def test_a_deadline_not_after_its_arrival_or_beyond_the_time_range_is_refused(
+    now: float, deadline: float, match: str
+) -> None:
+    s = prunesim.Scheduler(prunesim.Pet.default(1), resolution=1.0)
+    with pytest.raises(prunesim.SchedulerError, match=match):
+        s.submit(now, 0, deadline)
+    assert s.tasks == 0 and s.decide(10.0) == []
+    assert s.submit(10.0, 0, 10.5) == 0 and s.submit(10.0, 0, 2.0**52) == 1
+
+
 def test_deadlines_drop_executing_tasks_at_the_next_wakeup() -> None:
     s = prunesim.Scheduler(prunesim.Pet.default(1), heuristic="MM", drop_model="all")
     t = s.submit(0.0, 0, 5.0)

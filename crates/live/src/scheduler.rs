@@ -373,6 +373,21 @@ impl Scheduler {
         x.clamp(pmf::MIN_TICK as f64, pmf::MAX_TICK as f64) as Tick
     }
 
+    /// `t` (seconds, finite) when it lies in the tick range: [`pmf::MAX_TICK`] ticks either
+    /// side of 0.
+    fn in_range(&self, what: &'static str, t: f64) -> Result<f64, LiveError> {
+        let max = pmf::MAX_TICK as f64;
+        if (t / self.resolution).abs() <= max {
+            Ok(t)
+        } else {
+            Err(LiveError::OutOfRange {
+                what,
+                value: t,
+                max: max * self.resolution,
+            })
+        }
+    }
+
     fn check_time(&self, what: &'static str, at: f64) -> Result<f64, LiveError> {
         let at = finite(what, at)?;
         if at < self.latest {
@@ -463,14 +478,25 @@ impl Scheduler {
 
     /// A task of type `task_type` arrives at `now`, due at `deadline` (both seconds): it
     /// joins the batch queue. Returns its id.
+    ///
+    /// Errors, nothing submitted: a time that is not finite ([`LiveError::NotFinite`]) or
+    /// lies beyond 2^52 ticks either side of 0 ([`LiveError::OutOfRange`]), a deadline at or
+    /// before `now` ([`LiveError::DeadlineNotAfterArrival`]), a task type outside the PET,
+    /// `now` before a time already seen.
     pub fn submit(
         &mut self,
         now: f64,
         task_type: usize,
         deadline: f64,
     ) -> Result<TaskId, LiveError> {
-        let now = self.check_time("now", now)?;
-        let deadline = finite("deadline", deadline)?;
+        let now = self.in_range("now", self.check_time("now", now)?)?;
+        let deadline = self.in_range("deadline", finite("deadline", deadline)?)?;
+        if deadline <= now {
+            return Err(LiveError::DeadlineNotAfterArrival {
+                deadline,
+                arrival: now,
+            });
+        }
         if task_type >= self.sys.pet().n_types() {
             return Err(LiveError::UnknownTaskType {
                 task_type,
@@ -482,7 +508,8 @@ impl Scheduler {
             id: 0,
             task_type,
             arrival,
-            deadline: self.deadline_tick(deadline).max(arrival),
+            // After the arrival: `deadline > now`, both in the tick range.
+            deadline: self.deadline_tick(deadline),
         };
         let i = self.sys.add_task(spec);
         let id = self.submitted;

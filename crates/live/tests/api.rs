@@ -363,3 +363,44 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_deadline_at_or_before_its_arrival_or_beyond_the_tick_range_is_refused_naming_it() {
+    let mut s = scheduler("PAM");
+    let max = pmf::MAX_TICK as f64 * s.resolution();
+    for (now, deadline) in [(10.0, 10.0), (10.0, -5.0), (10.0, 9.999)] {
+        let e = s.submit(now, 0, deadline).unwrap_err();
+        assert_eq!(
+            e,
+            LiveError::DeadlineNotAfterArrival {
+                deadline,
+                arrival: now
+            }
+        );
+        let text = e.to_string();
+        assert!(
+            text.contains(&format!("deadline {deadline} s")) && text.contains(&format!("{now} s")),
+            "{text}"
+        );
+    }
+    for deadline in [1e308, f64::MAX, max * 1.001] {
+        let e = s.submit(10.0, 0, deadline).unwrap_err();
+        assert!(
+            matches!(e, LiveError::OutOfRange { what: "deadline", max: m, .. } if m == max),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains(&format!("{max} s")), "{e}");
+    }
+    assert!(matches!(
+        s.submit(-1e300, 0, 1.0),
+        Err(LiveError::OutOfRange { what: "now", .. })
+    ));
+    assert_eq!(s.tasks(), 0, "nothing was submitted");
+    assert!(s.decide(10.0).unwrap().is_empty());
+    // Due just after its arrival (within the same tick), or at the range's end: accepted.
+    let soon = s.submit(10.0, 0, 10.25).unwrap();
+    let late = s.submit(10.0, 0, max).unwrap();
+    assert_eq!((soon, late, s.tasks()), (0, 1, 2));
+    let started = starts(&s.decide(10.0).unwrap());
+    assert!(started.iter().any(|&(t, _)| t == late), "{started:?}");
+}

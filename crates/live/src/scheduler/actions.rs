@@ -50,6 +50,16 @@ impl Counts {
     }
 }
 
+/// `x` seconds as an error message writes them: in full, or in scientific notation when that
+/// would run past 16 digits (1e308, not 309 of them).
+fn seconds(x: f64) -> String {
+    if x != 0.0 && !(1e-6..1e16).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
+}
+
 /// Misuse of the live API. Nothing in [`Scheduler`] panics on its inputs.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LiveError {
@@ -91,6 +101,32 @@ pub enum LiveError {
         what: &'static str,
         /// Its value.
         value: f64,
+    },
+    /// A time beyond the scheduler's range: [`pmf::MAX_TICK`] (2^52) ticks of its resolution
+    /// either side of 0.
+    #[error(
+        "{what} {} s is outside the scheduler's time range, -{max} s to {max} s (2^52 ticks of its resolution)",
+        seconds(*value)
+    )]
+    OutOfRange {
+        /// Which argument.
+        what: &'static str,
+        /// Its value.
+        value: f64,
+        /// The range's end, in seconds.
+        max: f64,
+    },
+    /// A deadline at or before its task's arrival.
+    #[error(
+        "deadline {} s is not after the task's arrival at {} s (now): a task is due after it arrives",
+        seconds(*deadline),
+        seconds(*arrival)
+    )]
+    DeadlineNotAfterArrival {
+        /// The deadline given.
+        deadline: f64,
+        /// The arrival (`now`).
+        arrival: f64,
     },
     /// A configuration that cannot run.
     #[error("invalid configuration: {0}")]
