@@ -124,3 +124,70 @@ fn the_estimate_bounds_the_peak_of_every_run_shape() {
         failures.concat()
     );
 }
+
+/// The shapes whose cost grows faster than their tasks (issue 54): a deep queue that drops
+/// nothing (the `k`-th completion-time PMF of a queue spans `k` PMFs), long PMFs of a
+/// samples PET, and a trial whose task count `count_variance_ratio` spreads far beyond its
+/// rate. About 15 s on the test profile.
+#[test]
+fn the_estimate_bounds_the_peak_of_deep_queues_long_pmfs_and_wide_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    // One task type on 2 machines, 3 samples per cell from 100 to 2,000 ticks, 1-tick bins:
+    // PMFs of about 1,950 bins.
+    let mut csv = String::from("task_type,machine,execution_time\n");
+    for m in 0..2 {
+        for t in [100, 1050, 2000] {
+            csv.push_str(&format!("0,{m},{}\n", t - 37 * m));
+        }
+    }
+    std::fs::write(dir.path().join("long.csv"), csv).unwrap();
+    let none = "[system]\ndrop_model = \"none\"\n";
+    let shapes: Vec<(&str, String)> = vec![
+        (
+            "queues of 100 that drop nothing, MM, 800 tasks",
+            format!(
+                "[workload]\nseed = 1\nrate = 200000\ntasks = 800\n{none}queue_size = 100\n\
+                 [mapper]\nname = \"MM\"\n[pruner]\n"
+            ),
+        ),
+        (
+            "PMFs of 1,950 ticks, queues of 40 that drop nothing",
+            format!(
+                "[workload]\nseed = 1\npet = {{ samples = \"long.csv\", bin_width = 1 }}\n\
+                 rate = 40000\nhorizon = 1000000\ntasks = 80\n{none}queue_size = 40\n\
+                 skip_first = 0\nskip_last = 0\n[mapper]\nname = \"MM\"\n[pruner]\n"
+            ),
+        ),
+        (
+            "count_variance_ratio = 1e8 at rate 1000: 150,000 tasks",
+            "[workload]\nseed = 1\nrate = 1000\ntasks = 150000\ncount_variance_ratio = 1e8\n\
+             [mapper]\nname = \"FCFS\"\n"
+                .to_owned(),
+        ),
+    ];
+    let mut failures = Vec::new();
+    let mut table = String::from("shape | estimate MiB | peak MiB\n");
+    for (i, (name, text)) in shapes.iter().enumerate() {
+        let (estimate, peak) = measure(
+            dir.path(),
+            &format!("grow{i}"),
+            text,
+            &["--trials", "1", "--no-bound"],
+        );
+        let line = format!(
+            "{name} | {:.1} | {:.1}\n",
+            estimate as f64 / 1048576.0,
+            peak as f64 / 1048576.0
+        );
+        table.push_str(&line);
+        if estimate < peak {
+            failures.push(line);
+        }
+    }
+    println!("{table}");
+    assert!(
+        failures.is_empty(),
+        "the estimate is below the measured peak:\n{}\n{table}",
+        failures.concat()
+    );
+}

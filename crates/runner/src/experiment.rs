@@ -355,6 +355,25 @@ pub struct Preparation {
     pub given: Option<GivenTrials>,
 }
 
+/// The run [`Prepared::checked`] estimates, on `source_pet`.
+fn run_shape<'a>(
+    config: &'a ExperimentConfig,
+    prep: &Preparation,
+    source_pet: &'a Pet,
+) -> crate::resources::RunShape<'a> {
+    crate::resources::RunShape {
+        config,
+        source_pet,
+        tasks: prep.given.map(|g| g.most_tasks),
+        trials: prep
+            .trials
+            .unwrap_or(prep.given.map_or(config.workload.trials, |g| g.trials)),
+        threads: crate::resources::worker_threads(prep.jobs).0,
+        with_bound: prep.with_bound,
+        report: prep.report,
+    }
+}
+
 /// Given trials as the memory check sees them before they are read.
 #[derive(Debug, Clone, Copy)]
 pub struct GivenTrials {
@@ -558,22 +577,21 @@ impl Prepared {
         prep: &Preparation,
         read_given: impl FnOnce(&Pet) -> Result<Vec<Trial>, RunError>,
     ) -> Result<Self, RunError> {
-        let footprint = crate::resources::estimate(&crate::resources::RunShape {
-            config: &config,
-            source_pet: &source_pet,
-            tasks: prep.given.map(|g| g.most_tasks),
-            trials: prep
-                .trials
-                .unwrap_or(prep.given.map_or(config.workload.trials, |g| g.trials)),
-            threads: crate::resources::worker_threads(prep.jobs).0,
-            with_bound: prep.with_bound,
-            report: prep.report,
-        });
+        let footprint = crate::resources::estimate(&run_shape(&config, prep, &source_pet));
         tracing::info!(%footprint, estimate_bytes = footprint.total, "memory estimate");
         crate::resources::check(&footprint, prep.budget)?;
         let pet = config.workload.pet_from(source_pet)?;
         let source = match prep.given {
-            Some(_) => TrialSource::Given(read_given(&pet)?),
+            Some(_) => {
+                let trials = read_given(&pet)?;
+                // Their tasks and deadlines known: checked again on them (the machines drawn,
+                // the widest column of the PET counts for each).
+                let footprint =
+                    crate::resources::estimate_given(&run_shape(&config, prep, &pet), &trials);
+                tracing::info!(%footprint, "memory estimate of the trials read");
+                crate::resources::check(&footprint, prep.budget)?;
+                TrialSource::Given(trials)
+            }
             None => TrialSource::Generated,
         };
         let mut prepared = Prepared::new(config, Some(pet), source, prep.trials, None)?;

@@ -12,8 +12,25 @@
 //!   each cell: running sums, truncated sums, non-zero bins). With `machines = N` the N drawn
 //!   machines are counted as N copies of the source PET's widest column;
 //! * per trial in flight (the worker threads, at most the trials):
-//!   * its tasks, [`BYTES_PER_TASK`] each (and [`BYTES_PER_TRACED_TASK`] more when traced);
-//!   * its machines, [`BYTES_PER_MACHINE`] each (queues, cached completion-time PMFs);
+//!   * its tasks, [`BYTES_PER_TASK`] each (and [`BYTES_PER_TRACED_TASK`] more when traced).
+//!     A generated trial's tasks are bounded from its type counts: the trials' own draws
+//!     (thesis 3.4.2: Gaussian, variance `count_variance_ratio` times the mean, up to
+//!     [`COUNT_DRAW_TRIALS`] trials; beyond, [`POISSON_SIGMAS`] standard deviations above
+//!     each type's mean), times the largest factor of a bursty pattern, and the Poisson
+//!     count of arrivals around that mean at [`POISSON_SIGMAS`] ([`poisson_bound`]); at
+//!     most `tasks`;
+//!   * its machines, [`BYTES_PER_MACHINE`] each (the queue's state);
+//!   * the completion-time PMFs (PCTs) of the machine queues, [`BYTES_PER_QUEUE_BIN`] per
+//!     bin ([`queue_bins`]), and the oracle's spare buffers (up to [`QUEUE_SPARE_BYTES`]).
+//!     The `k`-th PCT of a queue (the executing task's the first) spans about `k` times
+//!     the PMFs' width (the mean width of the widest column of the PET, times the drift's
+//!     and the belief's scale): a queue of `d` tasks holds `width * d (d + 1) / 2` bins,
+//!     quadratic in its length. Under `drop_model = "none"` every task of the trial may
+//!     be queued at once, in queues as deep as `system.queue_size` (the trial's tasks
+//!     with an immediate heuristic's unbounded queues); otherwise no PCT reaches beyond the
+//!     latest deadline in its queue, so none spans more than the longest slack (eq. 3.7, or
+//!     the given trials' longest) plus the width, and the tasks queued at once are those
+//!     that arrived within that slack (a Poisson bound over the horizon's windows);
 //!   * one copy of the PET (the truth at the trial's start), and the belief's copies: one
 //!     for a fixed belief, [`LEARNED_PET_COPIES`] for a learned one (the prior, the belief the
 //!     policies read, the estimator's priors and cells); a `flat` prior is counted at the
@@ -36,7 +53,7 @@
 
 use std::fmt;
 
-use workload::Pet;
+use workload::{Pet, Trial};
 
 use crate::belief::{BeliefSource, PriorKind};
 use crate::error::RunError;
@@ -71,6 +88,26 @@ pub const BYTES_PER_REPORTED_TASK: u64 = 512;
 /// Memory per machine of a trial in flight besides its PET column: the queue, the cached
 /// completion-time PMFs of its (bounded) queue and their tail tables.
 pub const BYTES_PER_MACHINE: u64 = 4 * 1024;
+
+/// Memory per bin of the completion-time PMFs (PCTs) kept for a machine queue
+/// ([`queue_bins`]): the PCTs at the tick (8 bytes a bin), the same queue's PCTs of an
+/// earlier tick kept as bounds, the tail's CDF, the PCTs a policy computes on them (the
+/// virtual queues, the pruner's walk) and the buffers kept for reuse (measured: 2.2 copies
+/// of 8 bytes at 8 machines with queues 50 to 300 deep under `drop_model = "none"`).
+pub const BYTES_PER_QUEUE_BIN: u64 = 32;
+
+/// The buffers of PCTs the oracle of a trial keeps for reuse: 64 of at most 512 KiB
+/// (`model::Oracle`), counted up to the size of the queues' PCTs.
+pub const QUEUE_SPARE_BYTES: u64 = 64 << 19;
+
+/// A generated trial's count of tasks is bounded by the Poisson tail at this many standard
+/// deviations (`λ + z √λ + z²`, `z` = this): exceeded with a probability below 10^-8.
+pub const POISSON_SIGMAS: f64 = 6.0;
+
+/// Trials whose type counts are drawn for the bound on the tasks of a trial (the draws the
+/// trials make, per type one normal draw); beyond, the bound is taken from the count's
+/// distribution ([`POISSON_SIGMAS`] standard deviations of every type's count).
+pub const COUNT_DRAW_TRIALS: u64 = 100_000;
 
 /// Copies of the PET a learned belief holds per trial in flight: the prior, the belief the
 /// policies read, and the estimator's priors and cells (measured: 2.8).
@@ -166,6 +203,8 @@ pub struct Footprint {
     pub bracket: u64,
     /// Of `per_trial`, the `[[drift]]` entries' PETs.
     pub drift: u64,
+    /// Of `per_trial`, the completion-time PMFs of the machine queues ([`queue_bins`]).
+    pub queues: u64,
     /// Trials in flight at once (the worker threads, at most the trials).
     pub in_flight: u64,
     /// What the whole run keeps besides the trials in flight: the process, the PET, every
@@ -191,6 +230,13 @@ impl fmt::Display for Footprint {
         }
         if self.drift > 0 {
             write!(f, ", the drifted PETs {}", bytes(self.drift))?;
+        }
+        if self.queues >= 1 << 20 {
+            write!(
+                f,
+                ", the machine queues' completion-time PMFs {}",
+                bytes(self.queues)
+            )?;
         }
         write!(f, ")")
     }
@@ -247,11 +293,43 @@ pub struct RunShape<'a> {
     pub report: bool,
 }
 
-/// Estimates the peak memory of a run of `shape` ([the model](self)).
+/// Estimates the peak memory of a run of `shape` ([the model](self)). With given trials
+/// (`shape.tasks`), before they are read, their deadlines are taken as a generated trial's
+/// (eq. 3.7 on the PET): [`estimate_given`] is the bound once they are read.
+pub fn estimate(shape: &RunShape<'_>) -> Footprint {
+    estimate_with(shape, None)
+}
+
+/// [`estimate`] of a run of the given `trials` (read from files): their most tasks and
+/// their longest time from an arrival to its deadline in place of the file-size bound and
+/// eq. (3.7).
+pub fn estimate_given(shape: &RunShape<'_>, trials: &[Trial]) -> Footprint {
+    let most = trials
+        .iter()
+        .map(|t| t.tasks.len() as u64)
+        .max()
+        .unwrap_or(0);
+    let slack = trials
+        .iter()
+        .flat_map(|t| &t.tasks)
+        .map(|t| saturate((t.deadline - t.arrival).ceil()).saturating_add(2))
+        .max()
+        .unwrap_or(0);
+    estimate_with(
+        &RunShape {
+            tasks: Some(most),
+            ..*shape
+        },
+        Some(slack),
+    )
+}
+
+/// [`estimate`], with `slack` (ticks from an arrival to its deadline, at most) for given
+/// trials.
 ///
 /// One function because it is the sum of the memory model's terms, one after the other in
 /// the order of the table in docs/reliability.md.
-pub fn estimate(shape: &RunShape<'_>) -> Footprint {
+fn estimate_with(shape: &RunShape<'_>, given_slack: Option<u64>) -> Footprint {
     let config = shape.config;
     let workload = &config.workload;
     let source = shape.source_pet;
@@ -286,10 +364,14 @@ pub fn estimate(shape: &RunShape<'_>) -> Footprint {
         .map(|p| p.max().max(1) as u64)
         .max()
         .unwrap_or(1);
-    // A generated trial keeps the first `tasks` arrivals of `rate` expected ones (their count
-    // varies by `count_variance_ratio`: 50% headroom).
+    // A generated trial keeps the first `tasks` of its arrivals, whose count is bounded from
+    // its trials' type counts.
+    let arrivals = shape
+        .tasks
+        .is_none()
+        .then(|| expected_arrivals(workload, source.n_types(), shape.trials));
     let tasks_per_trial = shape.tasks.unwrap_or_else(|| {
-        (workload.tasks as u64).min(saturate((workload.rate * 1.5).ceil()).max(1))
+        (workload.tasks as u64).min(poisson_bound(arrivals.unwrap_or(0.0), POISSON_SIGMAS))
     });
     let per_task = if config.trace {
         BYTES_PER_TASK + BYTES_PER_TRACED_TASK
@@ -360,9 +442,36 @@ pub fn estimate(shape: &RunShape<'_>) -> Footprint {
     } else {
         0
     };
+    // The machine queues' PCTs: the PMFs of a queue as wide, on average, as those of the
+    // widest column, widened by the drift and the belief's scale.
+    let widest = column_bins
+        .iter()
+        .map(|&b| b.div_ceil(types.max(1)))
+        .max()
+        .unwrap_or(1);
+    let mut width = saturate(widest as f64 * factor.max(belief_scale(config)));
+    if config
+        .belief
+        .as_ref()
+        .is_some_and(|b| b.source != BeliefSource::Oracle && b.prior == Some(PriorKind::Flat))
+    {
+        width = width.max(longest.saturating_add(1));
+    }
+    let slack = given_slack.unwrap_or_else(|| eq_3_7_slack(source, workload));
+    let queues = queue_term(
+        config,
+        &QueueShape {
+            machines,
+            tasks: tasks_per_trial,
+            width,
+            slack,
+            arrivals,
+        },
+    );
     let per_trial = tasks_per_trial
         .saturating_mul(per_task)
         .saturating_add(machines.saturating_mul(BYTES_PER_MACHINE))
+        .saturating_add(queues)
         .saturating_add(pet)
         .saturating_add(belief)
         .saturating_add(samples)
@@ -386,10 +495,159 @@ pub fn estimate(shape: &RunShape<'_>) -> Footprint {
         per_trial,
         bracket,
         drift,
+        queues,
         in_flight,
         held,
         total: held.saturating_add(per_trial.saturating_mul(in_flight)),
     }
+}
+
+/// The scale by which the belief's PMFs may be wider than the truth's: a `truth` or
+/// `scaled` prior's scale (at least 1).
+fn belief_scale(config: &ExperimentConfig) -> f64 {
+    match &config.belief {
+        Some(b)
+            if b.source != BeliefSource::Oracle
+                && matches!(
+                    b.prior.unwrap_or_default(),
+                    PriorKind::Truth | PriorKind::Scaled
+                ) =>
+        {
+            b.scale.unwrap_or(1.0).max(1.0)
+        }
+        _ => 1.0,
+    }
+}
+
+/// The longest time from a generated task's arrival to its deadline, in ticks (eq. 3.7:
+/// `avg_i + beta * avg_all`, and 2 ticks for the rounding of both up to the grid). With
+/// `machines = N` the drawn machines' means are not known yet: `(1 + beta)` times the
+/// largest mean of a cell bounds them.
+fn eq_3_7_slack(source: &Pet, workload: &workload::WorkloadConfig) -> u64 {
+    let slack = if workload.machines.is_some() {
+        let largest = source.etc().iter().copied().fold(0.0, f64::max);
+        (1.0 + workload.beta) * largest
+    } else {
+        (0..source.n_types())
+            .map(|i| source.slack(i, workload.beta))
+            .fold(0.0, f64::max)
+    };
+    saturate(slack.ceil()).saturating_add(2)
+}
+
+/// The expected arrivals of a generated trial over its horizon, the most of any of trials
+/// `0..trials`: the sum of its type counts (thesis 3.4.2, [`workload::type_counts`], drawn
+/// as the trials draw them, up to [`COUNT_DRAW_TRIALS`] trials; beyond, [`POISSON_SIGMAS`]
+/// standard deviations above every type's mean), times the largest rate factor of a bursty
+/// pattern.
+pub fn expected_arrivals(workload: &workload::WorkloadConfig, types: usize, trials: u64) -> f64 {
+    let spec = workload.arrival_spec();
+    let types = types.max(1);
+    let counts = if trials <= COUNT_DRAW_TRIALS {
+        (0..trials.max(1))
+            .map(|k| {
+                workload::type_counts(types, &spec, workload.seed, k)
+                    .iter()
+                    .sum::<f64>()
+            })
+            .fold(0.0, f64::max)
+    } else {
+        let mean = workload.rate / types as f64;
+        let sd = (workload.count_variance_ratio * mean).sqrt();
+        types as f64 * (mean + POISSON_SIGMAS * sd)
+    };
+    let factor = match spec.pattern {
+        workload::Pattern::Constant => 1.0,
+        workload::Pattern::Bursty(b) => b.baseline_factor[1].max(b.burst_factor[1]),
+    };
+    counts * factor
+}
+
+/// A bound on a Poisson count of mean `mean`, exceeded with a probability below
+/// `exp(-z^2 / 2)`: `mean + z sqrt(mean) + z^2` (Bernstein's inequality).
+pub fn poisson_bound(mean: f64, z: f64) -> u64 {
+    let mean = mean.max(0.0);
+    saturate((mean + z * mean.sqrt() + z * z).ceil())
+}
+
+/// What the machine queues of a trial may hold at once ([`queue_term`]).
+struct QueueShape {
+    machines: u64,
+    /// Tasks of the trial, at most.
+    tasks: u64,
+    /// The widest execution-time PMF the policies read, in bins.
+    width: u64,
+    /// The longest time from an arrival to its deadline, in ticks.
+    slack: u64,
+    /// A generated trial's expected arrivals over its horizon ([`expected_arrivals`]).
+    arrivals: Option<f64>,
+}
+
+/// The bytes of the machine queues' PCTs of one trial in flight: [`queue_bins`] of the
+/// queues' limit and dropping model at [`BYTES_PER_QUEUE_BIN`], and the spare buffers.
+///
+/// Under `drop_model = "none"` nothing leaves a queue before it runs: every task of the
+/// trial may be queued at once, and the `k`-th PCT of a queue spans `k` PMFs. Otherwise a
+/// queued task has not reached its deadline (late ones leave at each mapping event, the
+/// only time tasks join queues), so the PCTs lie within `slack + width` ticks of the
+/// tick, and the tasks queued at once are those that arrived within `slack` ticks (a
+/// Poisson count, bounded over the horizon's windows), and one executing per machine.
+fn queue_term(config: &ExperimentConfig, q: &QueueShape) -> u64 {
+    let immediate = config
+        .resolved()
+        .ok()
+        .and_then(|(h, _)| heuristics::is_immediate(&h.name))
+        .unwrap_or(true);
+    let limit = config
+        .system
+        .queue_size_for(immediate)
+        .limit()
+        .filter(|_| !immediate);
+    let (in_system, cap) = if config.system.drop_model == pmf::DropModel::None {
+        (q.tasks, None)
+    } else {
+        let alive = q.arrivals.map_or(q.tasks, |n| {
+            let window = q.slack.max(1) as f64;
+            let windows = (config.workload.horizon / window).ceil().max(1.0);
+            // A window of `slack` ticks anywhere lies within two of the horizon's fixed
+            // windows; the most of any of them at the union's level.
+            let z = POISSON_SIGMAS + (2.0 * windows.ln()).sqrt();
+            poisson_bound(n * window / config.workload.horizon, z).saturating_mul(2)
+        });
+        (
+            q.tasks.min(alive.saturating_add(q.machines)),
+            Some(q.slack.saturating_add(q.width)),
+        )
+    };
+    let depth = limit.map_or(in_system, |l| l as u64);
+    let bins = queue_bins(q.machines, depth, in_system, q.width, cap);
+    let pcts = bins.saturating_mul(BYTES_PER_QUEUE_BIN);
+    pcts.saturating_add(pcts.min(QUEUE_SPARE_BYTES))
+}
+
+/// The most bins the completion-time PMFs of `machines` queues of at most `depth` tasks
+/// each hold, when at most `in_system` tasks are queued at once, every execution-time PMF
+/// spans at most `width` bins and no PCT more than `cap` (`None`: unbounded): the `k`-th
+/// PCT of a queue (the executing task's the first) spans at most `min(k * width, cap)`
+/// bins, so a full queue of `d` holds `f(d) = sum over k <= d of min(k * width, cap)`;
+/// `f` grows faster than linearly, so the most is in as few queues, as full as they may be:
+/// `min(machines, ceil(in_system / d)) * f(d)`, `d = min(depth, in_system)`.
+pub fn queue_bins(machines: u64, depth: u64, in_system: u64, width: u64, cap: Option<u64>) -> u64 {
+    let d = u128::from(depth.min(in_system));
+    if d == 0 {
+        return 0;
+    }
+    let w = u128::from(width.max(1));
+    let full = |k: u128| w * k * (k + 1) / 2;
+    let per_queue = match cap.map(u128::from) {
+        Some(c) if c / w < d => {
+            let k0 = c / w;
+            full(k0) + (d - k0) * c
+        }
+        _ => full(d),
+    };
+    let queues = u128::from(machines).min(u128::from(in_system).div_ceil(d));
+    u64::try_from(per_queue.saturating_mul(queues)).unwrap_or(u64::MAX)
 }
 
 /// How to raise the budget, for the messages that refuse a run.
@@ -400,10 +658,16 @@ pub fn check(footprint: &Footprint, budget: u64) -> Result<(), RunError> {
     if footprint.total <= budget {
         return Ok(());
     }
+    let queues = if footprint.queues > footprint.per_trial / 2 {
+        " a shorter system.queue_size or a drop_model other than \"none\" (a queue's \
+         completion-time PMFs grow with its length times its PMFs' width),"
+    } else {
+        ""
+    };
     Err(RunError::Input(format!(
         "this run needs {footprint}, more than the memory budget of {}: use fewer machines, \
-         tasks or --jobs, --no-bound (the bracket is per counted task and machine), or raise \
-         the budget with {RAISE_BUDGET} (default {:.0}% of this machine's memory)",
+         tasks or --jobs,{queues} --no-bound (the bracket is per counted task and machine), \
+         or raise the budget with {RAISE_BUDGET} (default {:.0}% of this machine's memory)",
         bytes(budget),
         DEFAULT_BUDGET_SHARE * 100.0
     )))
@@ -453,9 +717,9 @@ mod tests {
         let tasks = footprint("rate = 1e15\ntasks = 1000000000\n", 1, 1, false);
         assert_eq!(tasks.tasks_per_trial, 1_000_000_000);
         assert!(check(&tasks, 8 << 30).is_err());
-        // The rate caps the tasks a trial can have.
+        // The rate caps the tasks a trial can have (the Poisson bound of about 100).
         let few = footprint("rate = 100\ntasks = 1000000\n", 1, 1, false);
-        assert_eq!(few.tasks_per_trial, 150);
+        assert!((100..250).contains(&few.tasks_per_trial), "{few}");
         // One trial in flight when there is one trial, whatever the threads.
         assert_eq!(footprint("rate = 34000\n", 1, 64, true).in_flight, 1);
     }
@@ -487,6 +751,102 @@ mod tests {
         let message = check(&drifted, 1 << 30).unwrap_err().to_string();
         assert!(message.contains("drifted PETs"), "{message}");
         assert!(message.contains("--max-memory"), "{message}");
+    }
+
+    #[test]
+    fn the_queues_pcts_are_counted_by_hand() {
+        // 8 queues of 300, 1,000 tasks, PMFs of 100 bins, nothing dropped: the k-th PCT of
+        // a queue spans 100 k bins, a full queue 100 * 300 * 301 / 2 = 4,515,000, and the
+        // 1,000 tasks fill at most ceil(1000 / 300) = 4 queues.
+        assert_eq!(queue_bins(8, 300, 1000, 100, None), 4 * 4_515_000);
+        // PCTs of at most 250 bins: 100, 200, then 250 for the other 298 slots.
+        assert_eq!(
+            queue_bins(8, 300, 1000, 100, Some(250)),
+            4 * (300 + 298 * 250)
+        );
+        // Fewer tasks than one queue holds: one queue of them.
+        assert_eq!(queue_bins(8, 300, 10, 100, None), 100 * 10 * 11 / 2);
+        // More queues than machines: every machine full.
+        assert_eq!(queue_bins(2, 3, 1000, 10, None), 2 * 60);
+        assert_eq!(queue_bins(8, 0, 1000, 10, None), 0);
+        // Saturates instead of overflowing.
+        assert_eq!(
+            queue_bins(1 << 40, 1 << 40, 1 << 62, 1 << 30, None),
+            u64::MAX
+        );
+    }
+
+    #[test]
+    fn a_deep_queue_without_drops_is_counted_in_the_estimate() {
+        // Queues of 300 on the default PET (8 machines), 5,000 tasks, nothing dropped: every
+        // machine's queue full, at the mean width of the widest column.
+        let deep = footprint(
+            "rate = 200000\ntasks = 5000\n[system]\nqueue_size = 300\ndrop_model = \"none\"",
+            1,
+            1,
+            false,
+        );
+        let c = config("rate = 200000\ntasks = 5000\n");
+        let pet = c.workload.source_pet().unwrap();
+        let width = (0..pet.n_machines())
+            .map(|m| {
+                (0..pet.n_types())
+                    .map(|t| pet.pmf(t, m).len() as u64)
+                    .sum::<u64>()
+                    .div_ceil(pet.n_types() as u64)
+            })
+            .max()
+            .unwrap();
+        let bins = 8 * width * 300 * 301 / 2;
+        let pcts = bins * BYTES_PER_QUEUE_BIN;
+        assert_eq!(deep.queues, pcts + QUEUE_SPARE_BYTES);
+        assert!(deep.total > 1 << 30, "{deep}");
+        // The same queues when late tasks are dropped: the PCTs end at the latest deadline.
+        let dropped = footprint(
+            "rate = 200000\ntasks = 5000\n[system]\nqueue_size = 300\ndrop_model = \"all\"",
+            1,
+            1,
+            false,
+        );
+        assert!(dropped.queues < deep.queues / 4, "{dropped} vs {deep}");
+        // The default run: queues of 6, a few MiB.
+        let plain = footprint("rate = 34000\n", 1, 1, false);
+        assert!(plain.queues < 4 << 20, "{plain}");
+        // Refused naming the queue's length and the dropping model.
+        let message = check(&deep, 1 << 30).unwrap_err().to_string();
+        assert!(message.contains("queue_size"), "{message}");
+    }
+
+    #[test]
+    fn the_tasks_of_a_trial_are_bounded_from_their_counts() {
+        // No variance: 100 expected arrivals, a Poisson count bounded at
+        // 100 + 6 * 10 + 36 = 196.
+        let few = footprint(
+            "rate = 100\ntasks = 1000000\ncount_variance_ratio = 0\n",
+            1,
+            1,
+            false,
+        );
+        assert_eq!(few.tasks_per_trial, 196);
+        assert_eq!(poisson_bound(100.0, 6.0), 196);
+        assert_eq!(poisson_bound(0.0, 6.0), 36);
+        // A huge variance: the trials' own type counts bound them, well beyond 1.5 x rate.
+        let text = "rate = 34000\ntasks = 100000000\ncount_variance_ratio = 1e8\n";
+        let wide = footprint(text, 3, 1, false);
+        let c = config(text);
+        let pet = c.workload.source_pet().unwrap();
+        let most = (0..3)
+            .map(|k| c.workload.trial(&pet, k).len())
+            .max()
+            .unwrap() as u64;
+        assert!(most > 1_000_000, "{most}");
+        assert!(wide.tasks_per_trial >= most, "{wide} vs {most}");
+        assert!(wide.tasks_per_trial < most * 2, "{wide} vs {most}");
+        // Beyond the trials drawn, the distribution's bound: above the drawn one.
+        let c = config(text);
+        let drawn = expected_arrivals(&c.workload, pet.n_types(), 3);
+        let tail = expected_arrivals(&c.workload, pet.n_types(), COUNT_DRAW_TRIALS + 1);
+        assert!(tail > drawn, "{tail} vs {drawn}");
     }
 
     #[test]
