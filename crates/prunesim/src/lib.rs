@@ -1,7 +1,8 @@
 //! The `prunesim` command line as a library: [`sweep`], the `prunesim sweep` command, which
 //! `cargo xtask reproduce-figure` runs too, and [`template`], the crate `prunesim new-policy`
-//! writes.
+//! writes; [`progress`], `prunesim run`'s progress.
 
+pub mod progress;
 pub mod sweep;
 pub mod template;
 

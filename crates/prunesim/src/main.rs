@@ -13,7 +13,6 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use runner::{
     ExperimentConfig, GivenTrials, Preparation, Prepared, RunError, RunManifest, RunOptions,
     Summary, TaskRange, Tracing, TrialMetrics, TrialSource, resources,
@@ -739,11 +738,6 @@ fn execute(
             "tracing (--trace, --report or trace = true in the experiment) writes files: give --out DIR"
         ),
     };
-    let bar = if std::io::stderr().is_terminal() {
-        ProgressBar::new(prepared.trials)
-    } else {
-        ProgressBar::with_draw_target(Some(prepared.trials), ProgressDrawTarget::hidden())
-    };
     if matches!(prepared.source, TrialSource::Generated) {
         let asked = prepared.config.workload.tasks;
         let range = TaskRange::of(&prepared.tasks_per_trial());
@@ -763,23 +757,23 @@ fn execute(
             );
         }
     }
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} trials {elapsed}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let tick = || bar.inc(1);
+    let tasks: u64 = prepared.tasks_per_trial().iter().map(|&n| n as u64).sum();
+    let progress = prunesim::progress::Progress::start(tasks, prepared.trials);
+    let tick = || progress.trial_done(prepared.trials);
+    let done = |n| progress.tasks_done(n);
     let tracing = trace_dir.as_deref().map_or(Tracing::Off, Tracing::Files);
     let trials: Vec<TrialMetrics> = prepared
         .run(
             RunOptions::default()
                 .jobs(jobs)
                 .progress(&tick)
+                .tasks_done(&done)
                 .tracing(tracing),
         )?
         .into_iter()
         .map(|r| r.metrics)
         .collect();
-    bar.finish_and_clear();
+    progress.finish();
     let summary = Summary::new(prepared, &trials);
     if let Some(dir) = out {
         output::write_outputs(dir, &summary, &trials, manifest)?;

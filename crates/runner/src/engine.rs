@@ -275,7 +275,17 @@ pub fn simulate_with(
     trace: Option<&mut Tracer<dyn TraceSink>>,
 ) -> TrialRecord {
     simulate_inner(
-        pet, tasks, luck, config, jpdc, knowledge, mapper, pruner, trace, None,
+        pet,
+        tasks,
+        luck,
+        config,
+        jpdc,
+        knowledge,
+        mapper,
+        pruner,
+        trace,
+        None,
+        &|_| {},
     )
 }
 
@@ -305,6 +315,7 @@ pub fn simulate_actions(
         pruner,
         None,
         Some(&mut actions),
+        &|_| {},
     );
     (record, actions)
 }
@@ -322,6 +333,8 @@ struct SimHooks<'a, 't> {
     /// The recorder of a traced trial ([`simulate_traced`]); `None`: nothing is recorded.
     trace: Option<&'t mut Tracer<dyn TraceSink>>,
     actions: Option<&'t mut Vec<(Tick, Action)>>,
+    /// Told of every task that reached its outcome (a progress count; changes nothing).
+    done: &'t dyn Fn(u64),
 }
 
 impl Hooks for SimHooks<'_, '_> {
@@ -365,6 +378,7 @@ impl Hooks for SimHooks<'_, '_> {
     }
 
     fn settled(&mut self, spec: &TaskSpec, record: &TaskRecord, deferrals: u32, cause: Cause) {
+        (self.done)(1);
         if let Some(tr) = self.trace.as_deref_mut() {
             tr.settled(spec, record, deferrals);
         }
@@ -438,11 +452,12 @@ impl Hooks for SimHooks<'_, '_> {
     }
 }
 
-/// Simulates one trial ([`simulate_with`]).
+/// Simulates one trial ([`simulate_with`]), telling `done` of each task that reaches its
+/// outcome (a progress count: nothing it does changes the trial).
 ///
 /// One function because it is the event loop of one trial: arrivals, completions, drops and
 /// mapping events read and change the same clock, queues, records and trace.
-fn simulate_inner(
+pub(crate) fn simulate_inner(
     pet: &Pet,
     tasks: &[TaskSpec],
     luck: &[f64],
@@ -453,6 +468,7 @@ fn simulate_inner(
     pruner: &mut dyn Pruner,
     trace: Option<&mut Tracer<dyn TraceSink>>,
     actions: Option<&mut Vec<(Tick, Action)>>,
+    done: &dyn Fn(u64),
 ) -> TrialRecord {
     let shape = (pet.n_types(), pet.n_machines());
     let same = |p: &Pet| (p.n_types(), p.n_machines()) == shape;
@@ -516,6 +532,7 @@ fn simulate_inner(
         waiting: vec![None; m],
         trace,
         actions,
+        done,
     };
     let first = tasks.first().map_or(0, |t| t.arrival);
     let mut last = first;

@@ -51,7 +51,7 @@ use workload::{Pet, PetSource, Staging, StagingConfig, Trial, WorkloadConfig};
 
 use crate::belief::{BeliefConfig, BeliefSource, DriftConfig, drift_schedule};
 use crate::engine::{
-    Belief, EngineConfig, JpdcOptions, Knowledge, QueueSize, TrialRecord, simulate_with,
+    Belief, EngineConfig, JpdcOptions, Knowledge, QueueSize, TrialRecord, simulate_inner,
 };
 use crate::error::RunError;
 use crate::metrics::{Pricing, TrialMetrics};
@@ -671,6 +671,7 @@ impl Prepared {
         k: u64,
         sink: Option<S>,
         policies: Policies<'_>,
+        done: &dyn Fn(u64),
     ) -> Result<(TrialRecord, TrialMetrics, Option<S>), RunError> {
         let tasks = self.trial_tasks(k);
         let counted = self.config.system.counting().range(tasks.len());
@@ -716,7 +717,7 @@ impl Prepared {
             (_, Some(prior)) => Belief::Fixed(prior),
             (_, None) => Belief::Oracle,
         };
-        let record = simulate_with(
+        let record = simulate_inner(
             &self.pet,
             &tasks,
             &luck,
@@ -737,6 +738,8 @@ impl Prepared {
             &mut mapper,
             pruner.as_mut(),
             tracer.as_mut().map(|t| t as &mut Tracer<dyn TraceSink>),
+            None,
+            done,
         );
         let sink = tracer
             .map(Tracer::finish)

@@ -54,6 +54,9 @@ pub struct RunOptions<'a> {
     pub jobs: usize,
     /// Called once per finished trial (a progress bar's tick).
     pub progress: &'a (dyn Fn() + Sync),
+    /// Called with 1 each time a task of a trial reaches its outcome, from the thread that
+    /// runs the trial (a progress count of tasks; it changes no result).
+    pub tasks_done: &'a (dyn Fn(u64) + Sync),
     /// Once set, the run stops between trials with [`RunError::Interrupted`] (a trial that
     /// started runs to its end; a Python caller sets it on Ctrl-C).
     pub stop: Option<&'a AtomicBool>,
@@ -72,6 +75,7 @@ impl Default for RunOptions<'_> {
         RunOptions {
             jobs: 0,
             progress: &|| {},
+            tasks_done: &|_| {},
             stop: None,
             tracing: Tracing::Off,
             policies: Policies::default(),
@@ -104,6 +108,13 @@ impl<'a> RunOptions<'a> {
     #[must_use]
     pub fn progress(mut self, progress: &'a (dyn Fn() + Sync)) -> Self {
         self.progress = progress;
+        self
+    }
+
+    /// `tasks_done` called with 1 as each task of a trial reaches its outcome.
+    #[must_use]
+    pub fn tasks_done(mut self, tasks_done: &'a (dyn Fn(u64) + Sync)) -> Self {
+        self.tasks_done = tasks_done;
         self
     }
 
@@ -178,17 +189,27 @@ impl Prepared {
                         "trace = true: this run writes no trace (prunesim run --out DIR and prunesim sweep do)".into(),
                     ));
                 }
-                let (r, m, _) = self.run_trial_with::<MemoryTrace>(k, None, options.policies)?;
+                let (r, m, _) = self.run_trial_with::<MemoryTrace>(
+                    k,
+                    None,
+                    options.policies,
+                    options.tasks_done,
+                )?;
                 (r, m, None)
             }
             Tracing::Memory => {
-                let (r, m, sink) =
-                    self.run_trial_with(k, Some(MemoryTrace::default()), options.policies)?;
+                let (r, m, sink) = self.run_trial_with(
+                    k,
+                    Some(MemoryTrace::default()),
+                    options.policies,
+                    options.tasks_done,
+                )?;
                 (r, m, sink)
             }
             Tracing::Files(dir) => {
                 let sink = CsvTrace::create(dir, k)?;
-                let (r, m, sink) = self.run_trial_with(k, Some(sink), options.policies)?;
+                let (r, m, sink) =
+                    self.run_trial_with(k, Some(sink), options.policies, options.tasks_done)?;
                 sink.ok_or_else(|| RunError::Input("the trace's sink was lost".into()))?
                     .commit()?;
                 (r, m, None)
@@ -219,7 +240,8 @@ impl Prepared {
         k: u64,
         sink: S,
     ) -> Result<(TrialRecord, TrialMetrics, S), RunError> {
-        let (record, metrics, sink) = self.run_trial_with(k, Some(sink), Policies::default())?;
+        let (record, metrics, sink) =
+            self.run_trial_with(k, Some(sink), Policies::default(), &|_| {})?;
         let sink = sink.ok_or_else(|| RunError::Input("the trace's sink was lost".into()))?;
         Ok((record, metrics, sink))
     }
