@@ -125,11 +125,11 @@ fn the_estimate_bounds_the_peak_of_every_run_shape() {
     );
 }
 
-/// The shapes whose cost grows faster than their tasks (issue 54): a deep queue that drops
-/// nothing (the `k`-th completion-time PMF of a queue spans `k` PMFs), long PMFs of a
-/// samples PET, and a trial whose task count `count_variance_ratio` spreads far beyond its
-/// rate. 47 s on the test profile on a 2-core machine while other builds ran (peaks 45, 45
-/// and 39 MiB; each estimate was below its peak before the queues' PCTs and the count bound).
+/// The shapes whose cost grows faster than their tasks: a deep queue that drops nothing (the
+/// `k`-th completion-time PMF of a queue spans `k` PMFs), long PMFs of a samples PET, and a
+/// trial whose task count `count_variance_ratio` spreads far beyond its rate. Without the
+/// queues' completion-time PMFs and the bound on the task count in the estimate, each
+/// estimate falls below its peak (docs/reliability.md, "The memory model").
 #[test]
 fn the_estimate_bounds_the_peak_of_deep_queues_long_pmfs_and_wide_counts() {
     let dir = tempfile::tempdir().unwrap();

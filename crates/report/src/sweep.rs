@@ -115,7 +115,7 @@ pub fn write_sweep_report(dir: &Path, out: &Path) -> Result<SweepReportStats, Er
     }
     let html = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <title>{title}</title><style>{STYLE}</style></head><body>\n<h1>{title}</h1>\n{body}</body></html>\n",
+         <meta name=\"generator\" content=\"prunesim\"><title>{title}</title><style>{STYLE}</style></head><body>\n<h1>{title}</h1>\n{body}</body></html>\n",
         title = html_escape(&format!("Sweeps: {}", ids.join(", "))),
     );
     stats.bytes = html.len();

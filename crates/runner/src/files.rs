@@ -2,7 +2,8 @@
 //! then renamed over the target. An interrupted or failed write (a full disk, a kill) leaves
 //! the old file or the new one, never a truncated one. A temporary is removed on every error
 //! path; one left by a killed process is removed by the next run that writes to the folder
-//! ([`clean_temporaries`]).
+//! ([`clean_temporaries`]). The temporaries are this program's own (`.prunesim-<random>.tmp`):
+//! no other file is ever removed as one, whatever its name.
 //!
 //! Only regular files are written: a path that holds a folder, a FIFO, a device or a socket
 //! is refused ([`RunError::NotAnOutput`]) and left as it is; a symlink to a regular file is
@@ -193,9 +194,136 @@ impl Write for AtomicFile {
     }
 }
 
-/// Removes the temporaries a killed run left in `dir` (older than [`STALE_AFTER`]), including
-/// the `<name>.tmp<pid>` files of point files written by earlier versions; returns them.
+/// Locks the folder `dir` for this process: a second process that tries is refused, naming
+/// the folder. The lock is advisory (`flock(2)` on the folder), released when the returned
+/// file is dropped or the process ends; `None` where the file system has no locks (a
+/// warning says so) or off Unix.
+pub fn lock_folder(dir: &Path) -> Result<Option<std::fs::File>, RunError> {
+    #[cfg(unix)]
+    {
+        use rustix::fs::{FlockOperation, flock};
+        let f = std::fs::File::open(dir).map_err(|e| io_error(dir, &e))?;
+        match flock(&f, FlockOperation::NonBlockingLockExclusive) {
+            Ok(()) => Ok(Some(f)),
+            Err(e) if e == rustix::io::Errno::WOULDBLOCK => Err(RunError::Input(format!(
+                "{}: another prunesim process is writing this folder; wait for it to end, or give another folder",
+                dir.display()
+            ))),
+            Err(e) => {
+                tracing::warn!(folder = %dir.display(), "the folder could not be locked: {e}");
+                Ok(None)
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(None)
+    }
+}
+
+/// Where an output at `path` is written, canonically (symlinks resolved): the file a
+/// symlink resolves to, or the canonical folder it is in joined with its name; `None` when
+/// its folder does not exist. Equal to an input's [`std::fs::canonicalize`] when writing it
+/// would replace that input.
+pub fn canonical_output(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = std::fs::canonicalize(path) {
+        return Some(p);
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    Some(std::fs::canonicalize(parent).ok()?.join(path.file_name()?))
+}
+
+/// Refuses outputs that would replace inputs: each of `inputs` (what it is, its path) is
+/// compared with each of `outputs` after symlinks; a clash names both.
+pub fn check_clashes(inputs: &[(&str, &Path)], outputs: &[PathBuf]) -> Result<(), RunError> {
+    let inputs: Vec<(&str, &Path, PathBuf)> = inputs
+        .iter()
+        .filter_map(|(what, p)| Some((*what, *p, std::fs::canonicalize(p).ok()?)))
+        .collect();
+    for out in outputs {
+        let Some(target) = canonical_output(out) else {
+            continue;
+        };
+        if let Some((what, p, _)) = inputs.iter().find(|(_, _, c)| *c == target) {
+            return Err(RunError::Input(format!(
+                "the output {} would replace {what} {} (the same file); nothing was written: give another output folder",
+                out.display(),
+                p.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The longest name [`check_name`] accepts.
+pub const MAX_NAME_LEN: usize = 100;
+
+/// Checks a name a user writes that becomes a file name (a sweep's `id`, the stem of its
+/// outputs): one path component of 1 to [`MAX_NAME_LEN`] ASCII letters, digits, `-`, `_` and
+/// `.`, starting with a letter, a digit or `_` (so never `.`, `..`, a hidden file, a path or an
+/// option). The error says what is wrong.
+pub fn check_name(name: &str) -> Result<(), String> {
+    let shown = name.escape_debug();
+    if name.is_empty() {
+        return Err("an empty name: give 1 to 100 letters, digits, '-', '_' or '.'".to_owned());
+    }
+    if name.len() > MAX_NAME_LEN {
+        return Err(format!(
+            "\"{shown}\" is {} bytes long: a name is at most {MAX_NAME_LEN}",
+            name.len()
+        ));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')))
+    {
+        let why = if matches!(c, '/' | '\\') {
+            "a name is one file name, not a path".to_owned()
+        } else {
+            "a name holds only ASCII letters, digits, '-', '_' and '.'".to_owned()
+        };
+        return Err(format!("\"{shown}\" holds {:?}: {why}", c));
+    }
+    if name.starts_with(['.', '-']) {
+        return Err(format!(
+            "\"{shown}\" starts with {:?}: a name starts with a letter, a digit or '_'",
+            &name[..1]
+        ));
+    }
+    Ok(())
+}
+
+/// `#[serde(deserialize_with)]` for a field that becomes a file name ([`check_name`]): a bad
+/// one is an error at its line of the file.
+pub fn deserialize_name<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    let name = <String as serde::Deserialize>::deserialize(d)?;
+    check_name(&name).map_err(serde::de::Error::custom)?;
+    Ok(name)
+}
+
+/// Whether `name` is one of this program's temporaries: `.prunesim-<random>.tmp`.
+pub fn is_temporary(name: &str) -> bool {
+    name.len() > PREFIX.len() + SUFFIX.len() && name.starts_with(PREFIX) && name.ends_with(SUFFIX)
+}
+
+/// Removes the temporaries a killed run left in `dir` (this program's own,
+/// `.prunesim-<random>.tmp`, older than [`STALE_AFTER`]); returns them. Any other file is
+/// kept, whatever its name.
 pub fn clean_temporaries(dir: &Path) -> Vec<PathBuf> {
+    clean(dir, is_temporary, STALE_AFTER)
+}
+
+/// [`clean_temporaries`] whatever their age, in a folder this process holds the lock of
+/// ([`lock_folder`]): no other process writes there, so every temporary is a killed run's.
+pub fn clean_temporaries_locked(dir: &Path) -> Vec<PathBuf> {
+    clean(dir, is_temporary, Duration::ZERO)
+}
+
+fn clean(dir: &Path, ours: impl Fn(&str) -> bool, stale_after: Duration) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
@@ -203,20 +331,19 @@ pub fn clean_temporaries(dir: &Path) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     for e in entries.flatten() {
         let name = e.file_name();
-        let name = name.to_string_lossy();
-        let ours = (name.starts_with(PREFIX) && name.ends_with(SUFFIX))
-            || name
-                .rsplit_once(".tmp")
-                .is_some_and(|(_, pid)| !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()));
-        if !ours {
+        if !name.to_str().is_some_and(&ours) {
             continue;
         }
-        let old = e
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| now.duration_since(t).ok())
-            .is_some_and(|age| age >= STALE_AFTER);
+        // Only regular files: a folder or a link of that name is not a temporary of ours.
+        let Ok(meta) = e.path().symlink_metadata() else {
+            continue;
+        };
+        let old = meta.is_file()
+            && meta
+                .modified()
+                .ok()
+                .and_then(|t| now.duration_since(t).ok())
+                .is_some_and(|age| age >= stale_after);
         if old && std::fs::remove_file(e.path()).is_ok() {
             removed.push(e.path());
         }
@@ -418,15 +545,24 @@ mod tests {
     #[test]
     fn stale_temporaries_are_cleaned_and_fresh_ones_kept() {
         let dir = tempfile::tempdir().unwrap();
-        let old = dir.path().join(".prunesim-abc.tmp");
-        let legacy = dir.path().join("0001-00ff.tmp4242");
-        let fresh = dir.path().join(".prunesim-def.tmp");
-        let other = dir.path().join("notes.txt");
-        for p in [&old, &legacy, &fresh, &other] {
+        let d = dir.path();
+        let old = d.join(".prunesim-abc.tmp");
+        let legacy = d.join("0001-00ff.tmp4242");
+        let fresh = d.join(".prunesim-def.tmp");
+        // A user's files named like numbered temporaries are never ours.
+        let users = [
+            "notes.txt",
+            "backup.tmp2024",
+            "data.tmp1",
+            "results.tmp2",
+            ".prunesim-.tmp",
+        ]
+        .map(|n| d.join(n));
+        for p in [&old, &legacy, &fresh].into_iter().chain(&users) {
             std::fs::write(p, "x").unwrap();
         }
         let long_ago = SystemTime::now() - STALE_AFTER - Duration::from_secs(60);
-        for p in [&old, &legacy, &other] {
+        for p in [&old, &legacy].into_iter().chain(&users) {
             std::fs::File::options()
                 .write(true)
                 .open(p)
@@ -434,11 +570,44 @@ mod tests {
                 .set_modified(long_ago)
                 .unwrap();
         }
-        let mut removed = clean_temporaries(dir.path());
-        removed.sort();
-        let mut expected = vec![old, legacy];
-        expected.sort();
-        assert_eq!(removed, expected);
-        assert!(fresh.exists() && other.exists());
+        // Only this program's temporaries, whatever the folder: a point file's temporary of
+        // earlier versions (`<stem>.tmp<pid>`) is named like any user's file.
+        assert_eq!(clean_temporaries(d), vec![old]);
+        assert!(fresh.exists() && legacy.exists());
+        for u in &users {
+            assert!(u.exists(), "{} was removed", u.display());
+        }
+    }
+
+    #[test]
+    fn a_name_is_one_plain_file_name() {
+        for good in [
+            "fig4",
+            "my-sweep",
+            "hansen_5",
+            "a.b",
+            "_x",
+            "9",
+            &"a".repeat(100),
+        ] {
+            assert_eq!(check_name(good), Ok(()), "{good}");
+        }
+        for (bad, says) in [
+            ("", "empty"),
+            (".", "starts with"),
+            ("..", "starts with"),
+            (".hidden", "starts with"),
+            ("-x", "starts with"),
+            ("/some/where/victim", "not a path"),
+            ("../../escaped", "not a path"),
+            ("a\\b", "not a path"),
+            ("a b", "only ASCII"),
+            ("caf\u{e9}", "only ASCII"),
+            ("a\u{1b}[31m", "only ASCII"),
+            (&"a".repeat(101), "at most 100"),
+        ] {
+            let e = check_name(bad).unwrap_err();
+            assert!(e.contains(says), "{bad:?}: {e}");
+        }
     }
 }

@@ -48,7 +48,9 @@ pub mod file;
 mod moldable;
 pub mod slurm;
 
-pub use engine::{Mode, Monitor, Options, Report, Silent, SweepReport, run};
+pub use engine::{
+    Mode, Monitor, Options, Report, Silent, SweepReport, check_outputs, output_files, run,
+};
 pub use figures::Chart;
 pub use file::{CuttingSpec, MoldableSpec, SweepFile, SweepKind};
 
@@ -119,7 +121,8 @@ pub struct FigureSpec {
     /// `"experiment"`, the default ([`SweepKind`]).
     #[serde(default, skip_serializing)]
     pub kind: SweepKind,
-    /// Identifier (also the file name and the outputs' stem).
+    /// Identifier, the outputs' stem: a plain file name ([`crate::files::check_name`]).
+    #[serde(deserialize_with = "crate::files::deserialize_name")]
     pub id: String,
     /// Title.
     pub title: String,

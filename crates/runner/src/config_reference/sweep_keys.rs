@@ -10,6 +10,7 @@ pub(super) const SWEEP: &[Key] = &[
         .example("kind = \"experiment\"")
         .default_toml("\"experiment\""),
     key("id", "string", "required")
+        .allowed("1 to 100 ASCII letters, digits, `-`, `_`, `.`, starting with a letter, a digit or `_`: one file name, never a path")
         .means("identifier: the stem of the outputs `OUT/<id>.csv`, `.trials.csv`, `.svg`, `.png`, `.manifest.json`")
         .example("id = \"my-sweep\""),
     key("title", "string", "required")
@@ -134,6 +135,7 @@ pub(super) const CUTTING: &[Key] = &[
         .means("a table of Gao, Robert, Vivien (cutting thresholds for stochastic tasks)")
         .example("kind = \"cutting\""),
     key("id", "string", "required")
+        .allowed("1 to 100 ASCII letters, digits, `-`, `_`, `.`, starting with a letter, a digit or `_`: one file name, never a path")
         .means("identifier: the stem of the outputs")
         .example("id = \"my-table\""),
     key("title", "string", "required")
@@ -168,6 +170,7 @@ pub(super) const MOLDABLE: &[Key] = &[
         .means("a figure of Hansen et al. (robust allocation of moldable applications)")
         .example("kind = \"moldable\""),
     key("id", "string", "required")
+        .allowed("1 to 100 ASCII letters, digits, `-`, `_`, `.`, starting with a letter, a digit or `_`: one file name, never a path")
         .means("identifier: the stem of the outputs")
         .example("id = \"my-figure\""),
     key("title", "string", "required")

@@ -403,6 +403,13 @@ pub fn run(
     }
     let out = &options.out;
     std::fs::create_dir_all(out).map_err(|e| io_error(out, &e))?;
+    // Shards of one array write their point files into one folder at once; the outputs are
+    // written by a full run or a collect, one process at a time.
+    let _lock = match options.mode {
+        Mode::Shard { .. } => None,
+        Mode::Full | Mode::Collect => crate::files::lock_folder(out)?,
+    };
+    check_outputs(sweeps, options)?;
     for stale in crate::files::clean_temporaries(out) {
         tracing::info!(file = %stale.display(), "removed a temporary file a killed run left");
     }
@@ -450,6 +457,72 @@ pub fn run(
         crate::files::write_atomic(&out.join("timings.csv"), &bytes)?;
     }
     Ok(report)
+}
+
+/// The files a sweep `id` writes into the output folder, besides its points folder.
+pub fn output_files(id: &str) -> [String; 5] {
+    [
+        format!("{id}.csv"),
+        format!("{id}.trials.csv"),
+        format!("{id}.manifest.json"),
+        format!("{id}.svg"),
+        format!("{id}.png"),
+    ]
+}
+
+/// Whether `path` is the manifest of sweep `id` (a JSON object naming it as its `figure`).
+fn is_sweep_manifest(path: &Path, id: &str) -> bool {
+    crate::files::read_input(path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|v| {
+            v.get("figure").and_then(|f| f.as_str()) == Some(id) && v.get("version").is_some()
+        })
+}
+
+/// Refuses, before anything is written, an output of `sweeps` that would take the place of a
+/// file prunesim did not write: a sweep's outputs are its own when its manifest
+/// (`<id>.manifest.json`) is there, `timings.csv` when it is a timings table; any other file of
+/// an output's name is the user's. An output that cannot be written (a folder, a device) is
+/// refused too.
+pub fn check_outputs(sweeps: &[SweepFile], options: &Options) -> Result<(), RunError> {
+    if matches!(options.mode, Mode::Shard { .. }) {
+        return Ok(());
+    }
+    let out = &options.out;
+    let there = |p: &Path| std::fs::symlink_metadata(p).is_ok();
+    let foreign = |p: &Path| {
+        RunError::Input(format!(
+            "{} is not a file prunesim wrote (no sweep manifest beside it names it), and prunesim never writes over a file it did not write: move it, or give another --out",
+            p.display()
+        ))
+    };
+    for s in sweeps {
+        let id = s.id();
+        let files = output_files(id);
+        let manifest = out.join(&files[2]);
+        let ours = there(&manifest) && is_sweep_manifest(&manifest, id);
+        for f in &files {
+            let p = out.join(f);
+            if !there(&p) {
+                continue;
+            }
+            if !ours {
+                return Err(foreign(&p));
+            }
+            crate::files::output_target(&p)?;
+        }
+    }
+    let timings = out.join("timings.csv");
+    if options.mode == Mode::Full && there(&timings) {
+        let is_timings = crate::files::read_input(&timings)
+            .is_ok_and(|t| t.lines().next() == Some("figure,seconds"));
+        if !is_timings {
+            return Err(foreign(&timings));
+        }
+        crate::files::output_target(&timings)?;
+    }
+    Ok(())
 }
 
 /// Refuses a run of `sweeps` on `threads` threads whose memory estimate exceeds `budget`

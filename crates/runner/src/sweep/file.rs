@@ -54,7 +54,8 @@ pub enum SweepKind {
 pub struct CuttingSpec {
     /// `"cutting"`.
     pub kind: SweepKind,
-    /// Identifier (also the file name and the outputs' stem).
+    /// Identifier, the outputs' stem: a plain file name ([`crate::files::check_name`]).
+    #[serde(deserialize_with = "crate::files::deserialize_name")]
     pub id: String,
     /// Title.
     pub title: String,
@@ -80,7 +81,8 @@ pub struct CuttingSpec {
 pub struct MoldableSpec {
     /// `"moldable"`.
     pub kind: SweepKind,
-    /// Identifier (also the file name and the outputs' stem).
+    /// Identifier, the outputs' stem: a plain file name ([`crate::files::check_name`]).
+    #[serde(deserialize_with = "crate::files::deserialize_name")]
     pub id: String,
     /// Title.
     pub title: String,
@@ -288,6 +290,50 @@ mod tests {
         assert!(
             e.contains("a.toml") && e.contains("c.toml") && e.contains("both sweep 'x'"),
             "{e}"
+        );
+    }
+
+    /// A sweep's `id` becomes file names: anything but one plain file name is refused at its
+    /// line, for every kind of sweep file (a path wrote outside the output folder).
+    #[test]
+    fn an_id_that_is_not_a_plain_file_name_is_refused_at_its_line() {
+        let experiment = |id: &str| {
+            format!(
+                "title = \"T\"\nid = {id}\n[base]\nname = \"b\"\n[base.workload]\nseed = 1\n[x]\nkey = \"workload.rate\"\nvalues = [1000]\n[[series]]\nlabel = \"PAM\"\noverrides = {{ mapper = {{ name = \"PAM\" }} }}\n"
+            )
+        };
+        let cutting = |id: &str| {
+            format!(
+                "kind = \"cutting\"\ntitle = \"T\"\nid = {id}\ntable = \"table5\"\ntrials = 3\nseed = 1\n"
+            )
+        };
+        let moldable = |id: &str| {
+            format!(
+                "kind = \"moldable\"\ntitle = \"M\"\nid = {id}\nfigure = 5\ntrials = 2\nseed = 2\n"
+            )
+        };
+        for id in [
+            "\"/some/where/victim\"",
+            "\"../../escaped\"",
+            "\"\"",
+            "\".\"",
+            "\"..\"",
+        ] {
+            for (text, line) in [(experiment(id), 2), (cutting(id), 3), (moldable(id), 3)] {
+                let e = SweepFile::from_toml_str(&text, "f.toml").unwrap_err();
+                let message = e.to_string();
+                assert!(
+                    matches!(e, RunError::Config { line: Some(l), .. } if l == line),
+                    "{id}: {message}"
+                );
+                assert!(message.starts_with(&format!("f.toml:{line}")), "{message}");
+            }
+        }
+        assert_eq!(
+            SweepFile::from_toml_str(&cutting("\"gao-t5\""), "f.toml")
+                .unwrap()
+                .id(),
+            "gao-t5"
         );
     }
 }
