@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::output::{RUN_FILES, trace_file_trial};
+use runner::manifest::{RUN_FILES, trace_file_trial};
 
 /// The output files of a run of `trials` trials in its folder (its [`RUN_FILES`] but the
 /// report, and the trace files a run writes for trials below `trials`), each as its path
@@ -62,6 +62,17 @@ fn without_header(bytes: &[u8]) -> &[u8] {
     rest
 }
 
+/// A manifest without what its folder adds to the run (whether it finished, the files it
+/// wrote, which the report adds to): the run itself; the bytes when it is not JSON.
+fn run_of(bytes: &[u8]) -> Result<serde_json::Value, Vec<u8>> {
+    let mut v: serde_json::Value = serde_json::from_slice(bytes).map_err(|_| bytes.to_vec())?;
+    if let Some(o) = v.as_object_mut() {
+        o.remove("complete");
+        o.remove("files");
+    }
+    Ok(v)
+}
+
 /// How two CSV texts differ: rows (by position, the header included) and values that differ,
 /// of the rows and values of the longer; `None` when either does not parse.
 fn csv_difference(a: &[u8], b: &[u8]) -> Option<String> {
@@ -104,6 +115,8 @@ pub fn verdict(before: &[(PathBuf, Vec<u8>)], after_dir: &Path, trials: u64) -> 
         };
         let same = if name.as_os_str() == "experiment.toml" {
             without_header(old) == without_header(new)
+        } else if name.as_os_str() == "manifest.json" {
+            run_of(old) == run_of(new)
         } else {
             old == new
         };

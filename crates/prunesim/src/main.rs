@@ -6,6 +6,7 @@
 mod compare;
 mod output;
 mod reports;
+mod run_folder;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -107,14 +108,16 @@ struct RunArgs {
     /// memory); a run estimated above it is refused before it starts.
     #[arg(long, value_name = "SIZE")]
     max_memory: Option<bytesize::ByteSize>,
-    /// Write the per-trial CSV, the summary JSON and the manifest into this folder. A folder
-    /// that holds another experiment's run is refused (see --force); a run of the same
-    /// experiment is replaced, its traces beyond the new trials removed.
+    /// Write the per-trial CSV, the summary JSON and the manifest into this folder. A run
+    /// folder holds one run, decided by its whole configuration (the experiment, trials,
+    /// seed, bracket and input contents): a folder holding a run of another configuration is
+    /// refused (see --force), a run of the same one replaced. A file an output would take
+    /// that no run manifest names (your own trials.csv, or an input of the run) is refused,
+    /// --force or not: prunesim never writes over or removes a file it did not write.
     #[arg(long)]
     out: Option<PathBuf>,
-    /// With --out: when the folder holds another experiment's run, remove that run's files
-    /// (trials.csv, summary.json, manifest.json, experiment.toml, report.html, the trace
-    /// files) first; other files are kept.
+    /// With --out: when the folder holds a run of another configuration, remove the files
+    /// that run's manifest names first; no other file is ever removed.
     #[arg(long)]
     force: bool,
     /// Print the summary JSON on stdout instead of the table.
@@ -218,8 +221,8 @@ struct RerunArgs {
     /// Write the outputs into this folder (as `run --out`).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// With --out: when the folder holds another experiment's run, remove that run's files
-    /// first (as `run --force`).
+    /// With --out: when the folder holds a run of another configuration, remove the files
+    /// that run's manifest names first (as `run --force`).
     #[arg(long)]
     force: bool,
     /// Print the summary JSON on stdout instead of the table.
@@ -245,15 +248,7 @@ fn main() -> ExitCode {
         None => run(&RunArgs::default()),
         Some(Command::Run(a)) => run(&a),
         Some(Command::Rerun(a)) => rerun(&a),
-        Some(Command::Report(a)) => {
-            reports::write_report(&a.dir, a.output.as_deref()).and_then(|_| {
-                if a.timelines {
-                    reports::draw_timelines(&a.dir, 0)
-                } else {
-                    Ok(())
-                }
-            })
-        }
+        Some(Command::Report(a)) => report(&a),
         Some(Command::Sweep(a)) => sweep(&a),
         Some(Command::NewPolicy(a)) => new_policy(&a),
         Some(Command::List) => list(),
@@ -583,21 +578,21 @@ fn run(args: &RunArgs) -> Result<()> {
         )
     })?;
     let manifest = RunManifest::new(&prepared, files.as_deref())?;
+    let experiment_file = args.experiment.as_deref().filter(|p| p.as_os_str() != "-");
     execute(
         &prepared,
         &manifest,
         threads,
-        args.out.as_deref(),
-        args.force,
+        &Outputs {
+            dir: args.out.as_deref(),
+            force: args.force,
+            kept: true,
+            timelines: args.timelines,
+            report: args.report,
+            inputs: run_folder::inputs(&manifest, experiment_file),
+        },
         args.json,
-        true,
-        args.timelines,
     )?;
-    if args.report {
-        if let Some(dir) = &args.out {
-            reports::write_report(dir, None)?;
-        }
-    }
     if files.is_some() {
         report_repairs(&repairs);
     }
@@ -662,8 +657,55 @@ fn threads(jobs: usize) -> usize {
     threads
 }
 
+/// `prunesim report DIR`: of a run folder, only a finished run, and into it only files that
+/// are the run's or new ([`run_folder::adopt`]: the manifest then names them too).
+fn report(args: &ReportArgs) -> Result<()> {
+    let dir = &args.dir;
+    let manifest = dir.join(run_folder::MANIFEST);
+    let _lock = if dir.is_dir() && std::fs::symlink_metadata(&manifest).is_ok() {
+        run_folder::check_complete(dir, "report")?;
+        let trials = RunManifest::load(&manifest)?.trials;
+        let mut names = Vec::new();
+        if args.output.is_none() {
+            names.push(report::html::REPORT_FILE.to_owned());
+        }
+        if args.timelines {
+            for k in 0..trials {
+                names.push(format!("trace/timeline-{k}.svg"));
+                names.push(format!("trace/timeline-{k}.png"));
+            }
+        }
+        run_folder::adopt(dir, &names)?
+    } else {
+        // A sweep's folder: its report is the only page of that name prunesim writes there.
+        let page = dir.join(report::html::REPORT_FILE);
+        if args.output.is_none() && !reports::is_report_page(&page) {
+            bail!(
+                "{} is not a report prunesim wrote, and prunesim never writes over a file it did not write: move it, or give --output FILE",
+                page.display()
+            );
+        }
+        None
+    };
+    reports::write_report(dir, args.output.as_deref())?;
+    if args.timelines {
+        reports::draw_timelines(dir, 0)?;
+    }
+    Ok(())
+}
+
 fn rerun(args: &RerunArgs) -> Result<()> {
     let manifest = RunManifest::load(&args.manifest)?;
+    if !manifest.complete {
+        let dir = if args.manifest.is_dir() {
+            args.manifest.clone()
+        } else {
+            args.manifest
+                .parent()
+                .map_or_else(PathBuf::new, Path::to_path_buf)
+        };
+        run_folder::check_complete(&dir, "rerun")?;
+    }
     for d in manifest.build_differences() {
         tracing::warn!("the run was made by another build: {d}; results may differ");
     }
@@ -698,11 +740,15 @@ fn rerun(args: &RerunArgs) -> Result<()> {
         &prepared,
         &manifest,
         args.jobs,
-        Some(out),
-        args.force,
+        &Outputs {
+            dir: Some(out),
+            force: args.force,
+            kept: args.out.is_some(),
+            timelines,
+            report: false,
+            inputs: run_folder::inputs(&manifest, None),
+        },
         args.json,
-        args.out.is_some(),
-        timelines,
     )?;
     if manifest.workload_files.is_some() {
         report_repairs(&repairs);
@@ -713,25 +759,51 @@ fn rerun(args: &RerunArgs) -> Result<()> {
     Ok(())
 }
 
-/// Runs the trials, then prints and writes the results. `out` is claimed for the run first
-/// ([`output::claim_folder`]); after the results are written, what an earlier run of the same
-/// experiment left beyond them (traces of more trials, its report) is removed. `kept`: whether
-/// `out` is the user's folder (its traces are named) or a temporary one. `timelines`: draw
-/// each traced trial's timeline figure too.
+/// Where a run's results go.
+struct Outputs<'a> {
+    /// The run folder (`--out`), if any.
+    dir: Option<&'a Path>,
+    /// Replace a run of another configuration there (`--force`).
+    force: bool,
+    /// Whether `dir` is the user's folder (its traces are named) or a temporary one.
+    kept: bool,
+    /// Draw each traced trial's timeline figure too.
+    timelines: bool,
+    /// Write the HTML report into the folder.
+    report: bool,
+    /// The run's input files, which no output may replace.
+    inputs: Vec<run_folder::Input>,
+}
+
+/// Runs the trials, then prints and writes the results. The folder is claimed for the run
+/// before anything is written ([`run_folder::claim`]) and its manifest says it is finished
+/// only once every output is in place ([`run_folder::Claim::finish`]).
 fn execute(
     prepared: &Prepared,
     manifest: &RunManifest,
     jobs: usize,
-    out: Option<&Path>,
-    force: bool,
+    outputs: &Outputs<'_>,
     json: bool,
-    kept: bool,
-    timelines: bool,
 ) -> Result<()> {
-    if let Some(dir) = out {
-        output::claim_folder(dir, &prepared.config.name, force)?;
-    }
-    let trace_dir = match (prepared.config.trace, out) {
+    let out = outputs.dir;
+    let claim = match out {
+        Some(dir) => Some(run_folder::claim(
+            dir,
+            manifest,
+            &outputs.inputs,
+            run_folder::planned_files(
+                prepared.trials,
+                prepared.config.trace,
+                outputs.timelines,
+                outputs.report,
+            ),
+            outputs.force,
+        )?),
+        None => None,
+    };
+    // The run's files are written in the claim's staging folder and put in place at the end.
+    let staging = claim.as_ref().map(run_folder::Claim::staging);
+    let trace_dir = match (prepared.config.trace, staging) {
         (false, _) => None,
         (true, Some(dir)) => Some(report::trace_dir(dir)),
         (true, None) => bail!(
@@ -775,40 +847,31 @@ fn execute(
         .collect();
     progress.finish();
     let summary = Summary::new(prepared, &trials);
-    if let Some(dir) = out {
-        output::write_outputs(dir, &summary, &trials, manifest)?;
-        let traced = if trace_dir.is_some() {
-            prepared.trials
-        } else {
-            0
-        };
-        output::remove_stale_traces(dir, traced)?;
-        // An earlier run's report; `--report` writes this run's after.
-        let report = dir.join(report::html::REPORT_FILE);
-        std::fs::remove_file(&report)
-            .or_else(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => Ok(()),
-                _ => Err(e),
-            })
-            .with_context(|| format!("removing {}", report.display()))?;
-    }
-    if let (Some(dir), Some(out)) = (&trace_dir, out) {
-        // An earlier run's figures are not this run's.
-        output::remove_timelines(dir)?;
-        if timelines {
-            reports::draw_timelines(out, jobs)?;
+    if let (Some(staging), Some(dir)) = (staging, out) {
+        output::write_outputs(staging, dir, &summary, &trials, manifest)?;
+        if outputs.report {
+            let page = report::html::REPORT_FILE;
+            reports::write_run_report(staging, &staging.join(page), &dir.join(page))?;
         }
-        if kept {
-            let files = if timelines {
+    }
+    if let (Some(_), Some(staging), Some(out)) = (&trace_dir, staging, out) {
+        if outputs.timelines {
+            reports::draw_timelines(staging, jobs)?;
+        }
+        if outputs.kept {
+            let files = if outputs.timelines {
                 "tasks-<k>.csv, events-<k>.csv, timeline-<k>.svg and .png"
             } else {
                 "tasks-<k>.csv, events-<k>.csv"
             };
             eprintln!(
                 "traces: {} ({files}; user guide: Outputs and traces)",
-                dir.display()
+                report::trace_dir(out).display()
             );
         }
+    }
+    if let Some(claim) = claim {
+        claim.finish(manifest)?;
     }
     let mut stdout = std::io::stdout().lock();
     if json {

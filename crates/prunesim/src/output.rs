@@ -315,19 +315,17 @@ pub fn print_glossary(out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-/// `--out DIR`: `trials.csv` (one row per trial, every measure), `summary.json`,
-/// `manifest.json` (what `prunesim rerun DIR` runs again) and `experiment.toml` (the experiment
-/// as it ran, readable by `prunesim run`).
+/// `--out DIR`: `trials.csv` (one row per trial, every measure), `summary.json` and
+/// `experiment.toml` (the experiment as it ran, readable by `prunesim run`), written into
+/// `dir` (the claim's staging folder) for the run folder `shown`; the manifest (what `prunesim
+/// rerun DIR` runs again) is the claim's ([`crate::run_folder`]).
 pub fn write_outputs(
     dir: &Path,
+    shown: &Path,
     summary: &Summary,
     trials: &[TrialMetrics],
     manifest: &RunManifest,
 ) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    for stale in runner::files::clean_temporaries(dir) {
-        tracing::info!(file = %stale.display(), "removed a temporary file a killed run left");
-    }
     let write_atomic = |path: &Path, bytes: &[u8]| runner::files::write_atomic(path, bytes);
     let mut w = csv::Writer::from_writer(Vec::new());
     if let Some(first) = trials.first() {
@@ -346,171 +344,20 @@ pub fn write_outputs(
         &dir.join("summary.json"),
         serde_json::to_string_pretty(summary)?.as_bytes(),
     )?;
-    write_atomic(
-        &dir.join("manifest.json"),
-        serde_json::to_string_pretty(manifest)?.as_bytes(),
-    )?;
     let experiment = format!(
         "# The experiment as it ran (prunesim {}, git {}). `prunesim rerun {}` also\n# checks the input files against their hashes in manifest.json.\n{}",
         manifest.version,
         manifest.git_revision,
-        dir.display(),
+        shown.display(),
         toml::to_string(&manifest.experiment).context("formatting experiment.toml")?
     );
     write_atomic(&dir.join("experiment.toml"), experiment.as_bytes())?;
     Ok(())
 }
 
-/// The files a run writes into its folder besides its traces (`trace/`).
-pub const RUN_FILES: [&str; 5] = [
-    "trials.csv",
-    "summary.json",
-    "manifest.json",
-    "experiment.toml",
-    report::html::REPORT_FILE,
-];
-
-/// The trial of a trace file a run writes (`tasks-<k>.csv`, `events-<k>.csv`,
-/// `timeline-<k>.svg`, `timeline-<k>.png`); `None` for any other name.
-pub(crate) fn trace_file_trial(name: &str) -> Option<u64> {
-    let (stem, ext) = name.rsplit_once('.')?;
-    let k = match ext {
-        "csv" => stem
-            .strip_prefix("tasks-")
-            .or_else(|| stem.strip_prefix("events-"))?,
-        "svg" | "png" => stem.strip_prefix("timeline-")?,
-        _ => return None,
-    };
-    if k.is_empty() || !k.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    k.parse().ok()
-}
-
-/// The experiment whose run `dir` holds: the name in its `manifest.json` (else its
-/// `summary.json`); `None` when it holds neither; `Some(None)` when one is there but does not
-/// name an experiment (damaged, or another program's file).
-pub fn run_owner(dir: &Path) -> Option<Option<String>> {
-    for (file, pointer) in [
-        ("manifest.json", "/experiment/name"),
-        ("summary.json", "/experiment"),
-    ] {
-        let path = dir.join(file);
-        if std::fs::symlink_metadata(&path).is_err() {
-            continue;
-        }
-        let name = runner::files::read_input(&path)
-            .ok()
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-            .and_then(|v| v.pointer(pointer)?.as_str().map(str::to_owned));
-        return Some(name);
-    }
-    None
-}
-
-/// Checks that `--out dir` may take a run of `experiment`: a folder with no run, or one of the
-/// same experiment. With `force`, a run of another experiment is removed first (only the files
-/// a run writes: [`RUN_FILES`] and the trace files). Called before the run starts.
-pub fn claim_folder(dir: &Path, experiment: &str, force: bool) -> Result<()> {
-    let other = match run_owner(dir) {
-        None => return Ok(()),
-        Some(Some(name)) if name == experiment => return Ok(()),
-        Some(name) => name,
-    };
-    if !force {
-        let whose = match &other {
-            Some(name) => format!("a run of another experiment ({:?})", escape_controls(name)),
-            None => "a run whose manifest.json names no experiment".to_owned(),
-        };
-        anyhow::bail!(
-            "--out {}: the folder holds {whose}, and a run folder holds one experiment's run;              give another folder, or --force to remove that run's files first ({}, trace/)",
-            dir.display(),
-            RUN_FILES.join(", ")
-        );
-    }
-    for f in RUN_FILES {
-        remove_if_there(&dir.join(f))?;
-    }
-    remove_stale_traces(dir, 0)?;
-    Ok(())
-}
-
-fn remove_if_there(path: &Path) -> Result<()> {
-    match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-            Err(e).with_context(|| format!("removing {}", path.display()))
-        }
-        _ => Ok(()),
-    }
-}
-
-/// Removes the trace files of trials `trials..` from `dir/trace` (and the folder when nothing
-/// else is left in it): what an earlier run of more trials, or a traced one, left.
-pub fn remove_stale_traces(dir: &Path, trials: u64) -> Result<()> {
-    let trace = report::trace_dir(dir);
-    let entries = match std::fs::read_dir(&trace) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e).with_context(|| format!("listing {}", trace.display())),
-    };
-    for e in entries {
-        let e = e.with_context(|| format!("listing {}", trace.display()))?;
-        let stale = e
-            .file_name()
-            .to_str()
-            .and_then(trace_file_trial)
-            .is_some_and(|k| k >= trials);
-        if stale {
-            remove_if_there(&e.path())?;
-        }
-    }
-    // Kept when anything else is in it.
-    let _ = std::fs::remove_dir(&trace);
-    Ok(())
-}
-
-/// Removes the timeline figures (`timeline-<k>.svg`, `.png`) from the trace folder `trace`:
-/// a run draws its own only on request.
-pub fn remove_timelines(trace: &Path) -> Result<()> {
-    let entries = match std::fs::read_dir(trace) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e).with_context(|| format!("listing {}", trace.display())),
-    };
-    for e in entries {
-        let e = e.with_context(|| format!("listing {}", trace.display()))?;
-        let timeline = e
-            .file_name()
-            .to_str()
-            .is_some_and(|n| n.starts_with("timeline-") && trace_file_trial(n).is_some());
-        if timeline {
-            remove_if_there(&e.path())?;
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_the_trace_files_a_run_writes_are_recognised() {
-        for (name, k) in [
-            ("tasks-0.csv", Some(0)),
-            ("events-12.csv", Some(12)),
-            ("timeline-3.svg", Some(3)),
-            ("timeline-3.png", Some(3)),
-            ("tasks-.csv", None),
-            ("tasks-1.txt", None),
-            ("timeline-1.csv", None),
-            ("tasks-+1.csv", None),
-            ("notes.csv", None),
-            ("mine-1.csv", None),
-        ] {
-            assert_eq!(trace_file_trial(name), k, "{name}");
-        }
-    }
 
     #[test]
     fn control_characters_are_escaped_and_text_is_kept() {

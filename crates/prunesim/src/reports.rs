@@ -26,6 +26,30 @@ pub fn draw_timelines(dir: &Path, jobs: usize) -> Result<()> {
     Ok(())
 }
 
+/// Whether `path` holds nothing or a page `prunesim report` wrote (its head names prunesim
+/// as its generator; pages of earlier versions by their titles).
+pub fn is_report_page(path: &Path) -> bool {
+    if std::fs::symlink_metadata(path).is_err() {
+        return true;
+    }
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut head = Vec::new();
+    use std::io::Read;
+    if file.take(4096).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let head = String::from_utf8_lossy(&head);
+    [
+        "<meta name=\"generator\" content=\"prunesim\">",
+        " - prunesim report</title>",
+        "<title>Sweeps: ",
+    ]
+    .iter()
+    .any(|m| head.contains(m))
+}
+
 /// `prunesim report DIR`, and `run --report`: the HTML report of a run folder.
 pub fn write_report(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
     // A traced point of a sweep: the report of its sweep, at the point's section.
@@ -43,8 +67,15 @@ pub fn write_report(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
         }
     }
     let out = output.map_or_else(|| dir.join(report::html::REPORT_FILE), Path::to_path_buf);
-    let stats = report::html::write_report(dir, &out)
-        .with_context(|| format!("the report of {}", dir.display()))?;
+    write_run_report(dir, &out, &out)?;
+    Ok(out)
+}
+
+/// The report of the run whose files are in `dir`, written to `out`; `shown` is where it
+/// ends up (a run writes its folder's files in a staging folder first).
+pub fn write_run_report(dir: &Path, out: &Path, shown: &Path) -> Result<()> {
+    let stats = report::html::write_report(dir, out)
+        .with_context(|| format!("the report of {}", shown.display()))?;
     if !stats.stale.is_empty() {
         tracing::warn!(
             "{}: left out the traces of trials {:?}: beyond the summary's trials (another run's files)",
@@ -54,12 +85,12 @@ pub fn write_report(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
     }
     eprintln!(
         "report: {} ({} traced trials, {} task rows, {:.1} MB)",
-        out.display(),
+        shown.display(),
         stats.trials,
         stats.tasks,
         stats.bytes as f64 / 1e6
     );
-    Ok(out)
+    Ok(())
 }
 
 /// The report of a sweep's output folder (every sweep in it), DIR/report.html by default.

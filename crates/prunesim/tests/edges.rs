@@ -350,7 +350,12 @@ fn a_run_folder_holds_one_run_and_nothing_stale_reaches_a_report() {
     refused(
         &args,
         d,
-        &["--out run", "another experiment (\"small\")", "--force"],
+        &[
+            "--out run",
+            "another configuration",
+            "experiment \"small\"",
+            "--force",
+        ],
     );
     assert_eq!(summary_experiment(&run), "small");
     assert_eq!(trace_files(&run), before);
@@ -365,14 +370,14 @@ fn a_run_folder_holds_one_run_and_nothing_stale_reaches_a_report() {
         std::fs::read_to_string(run.join("notes.txt")).unwrap(),
         "mine"
     );
-    // The same experiment again: traced with 3 trials and their timelines, then with 2 and
-    // none: nothing of trial 2 stays, and no figure of the earlier run.
-    let three = into_run(&["--trials", "3", "--trace", "--timelines"]);
+    // The same configuration again (tracing is no part of it): traced with the timelines,
+    // then without them: no figure of the earlier run stays.
+    let timelines = into_run(&["--trials", "2", "--trace", "--timelines"]);
     ok(&prunesim(
-        &three.iter().map(String::as_str).collect::<Vec<_>>(),
+        &timelines.iter().map(String::as_str).collect::<Vec<_>>(),
         d,
     ));
-    assert_eq!(trace_files(&run).len(), 1 + 3 * 4);
+    assert_eq!(trace_files(&run).len(), 1 + 2 * 4);
     let two = into_run(&["--trials", "2", "--trace"]);
     ok(&prunesim(
         &two.iter().map(String::as_str).collect::<Vec<_>>(),
@@ -385,6 +390,16 @@ fn a_run_folder_holds_one_run_and_nothing_stale_reaches_a_report() {
         }
     }
     expected.sort();
+    assert_eq!(trace_files(&run), expected);
+    // Fewer trials of the same configuration (each trial's result depends on its own
+    // streams only): the traces of the trials beyond go.
+    let one = into_run(&["--trials", "1", "--trace"]);
+    ok(&prunesim(&strs(&one), d));
+    assert_eq!(
+        trace_files(&run),
+        ["events-0.csv", "mine.csv", "tasks-0.csv"]
+    );
+    ok(&prunesim(&strs(&two), d));
     assert_eq!(trace_files(&run), expected);
     let out = prunesim(&["report", "run"], d);
     ok(&out);
@@ -502,4 +517,395 @@ fn standard_input_and_the_input_cap() {
         "100000",
         &["run", &f, "--trials", "1", "--no-bound"],
     ));
+}
+
+/// The bytes of every file under `dir` (relative path -> bytes), symlinks as their target.
+fn tree(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let t = e.file_type().unwrap();
+            let rel = p.strip_prefix(dir).unwrap().to_path_buf();
+            if t.is_dir() {
+                stack.push(p);
+            } else if t.is_symlink() {
+                let target = std::fs::read_link(&p).unwrap();
+                files.insert(rel, target.into_os_string().into_encoded_bytes());
+            } else {
+                files.insert(rel, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// `run experiment.toml --out .`, an input named like an output (`trials.csv` as the PET,
+/// `manifest.json` as the experiment): refused naming both, nothing written (the user's
+/// experiment was replaced by the experiment as it ran); into a run folder, the message
+/// points to `prunesim rerun`.
+#[test]
+fn an_output_never_replaces_an_input_of_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    experiment(d, "experiment.toml", "mine");
+    let mut text = std::fs::read_to_string(d.join("experiment.toml")).unwrap();
+    text.insert_str(0, "# my notes on this experiment\n");
+    std::fs::write(d.join("experiment.toml"), &text).unwrap();
+    let before = tree(d);
+    refused(
+        &["run", "experiment.toml", "--no-bound", "--out", "."],
+        d,
+        &[
+            "would replace the experiment experiment.toml",
+            "nothing was written",
+        ],
+    );
+    assert_eq!(tree(d), before);
+    // Through a symlinked folder too.
+    std::os::unix::fs::symlink(".", d.join("here")).unwrap();
+    refused(
+        &["run", "experiment.toml", "--no-bound", "--out", "here"],
+        d,
+        &["would replace the experiment"],
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("experiment.toml")).unwrap(),
+        text
+    );
+    // A measured PET named trials.csv.
+    let samples =
+        "task_type,machine,execution_time\nA,m1,3\nA,m1,4\nA,m2,6\nB,m1,5\nB,m2,2\nB,m2,3\n";
+    std::fs::write(d.join("trials.csv"), samples).unwrap();
+    refused(
+        &["run", "--pet", "trials.csv", "--no-bound", "--out", "."],
+        d,
+        &["would replace the PET", "trials.csv"],
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("trials.csv")).unwrap(),
+        samples
+    );
+    // An experiment named manifest.json.
+    std::fs::copy(d.join("experiment.toml"), d.join("manifest.json")).unwrap();
+    refused(
+        &["run", "manifest.json", "--no-bound", "--out", "."],
+        d,
+        &["would replace the experiment manifest.json"],
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("manifest.json")).unwrap(),
+        text
+    );
+    // A run folder's own experiment: `rerun` is the way.
+    ok(&prunesim(
+        &["run", "experiment.toml", "--no-bound", "--out", "r"],
+        d,
+    ));
+    let run = tree(&d.join("r"));
+    refused(
+        &["run", "r/experiment.toml", "--no-bound", "--out", "r"],
+        d,
+        &["would replace the experiment", "prunesim rerun r"],
+    );
+    assert_eq!(tree(&d.join("r")), run);
+}
+
+/// A file an output would take that no run manifest names is the user's: refused naming it,
+/// with --force too, and left as it is (a foreign `trials.csv`; `summary.json` a symlink to
+/// `/dev/null`, which was removed by --force; `experiment.toml` a symlink to `/dev/zero`,
+/// refused only after three outputs were written). Files named like numbered temporaries
+/// (`backup.tmp2024`) are never removed as temporaries.
+#[test]
+fn a_run_never_writes_over_or_removes_a_file_it_did_not_write() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let f = experiment(d, "small.toml", "small");
+    let run_into = |out: &str, force: bool| {
+        let mut args = vec!["run", f.as_str(), "--no-bound", "--jobs", "1", "--out", out];
+        if force {
+            args.push("--force");
+        }
+        args.into_iter().map(str::to_owned).collect::<Vec<_>>()
+    };
+    let refused_into = |out: &str, says: &[&str]| {
+        for force in [false, true] {
+            let args = run_into(out, force);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            refused(&args, d, says);
+        }
+    };
+    std::fs::create_dir(d.join("o1")).unwrap();
+    std::fs::write(d.join("o1/trials.csv"), "mine\n").unwrap();
+    let before = tree(&d.join("o1"));
+    refused_into(
+        "o1",
+        &[
+            "o1/trials.csv is not a file of a prunesim run",
+            "never writes over",
+        ],
+    );
+    assert_eq!(tree(&d.join("o1")), before);
+    std::fs::create_dir(d.join("o2")).unwrap();
+    std::os::unix::fs::symlink("/dev/null", d.join("o2/summary.json")).unwrap();
+    refused_into("o2", &["o2/summary.json"]);
+    assert_eq!(
+        tree(&d.join("o2")),
+        [(PathBuf::from("summary.json"), b"/dev/null".to_vec())].into()
+    );
+    std::fs::create_dir(d.join("o3")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", d.join("o3/experiment.toml")).unwrap();
+    refused_into("o3", &["o3/experiment.toml"]);
+    assert_eq!(
+        tree(&d.join("o3")).len(),
+        1,
+        "outputs were written beside the link"
+    );
+    // The run's own summary.json, made a symlink to a device afterwards: refused before
+    // anything is written, naming it (the error named manifest.json).
+    ok(&prunesim(
+        &run_into("o4", false)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+        d,
+    ));
+    std::fs::remove_file(d.join("o4/summary.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/null", d.join("o4/summary.json")).unwrap();
+    let before = tree(&d.join("o4"));
+    let args = run_into("o4", false);
+    let err = refused(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+        d,
+        &["o4/summary.json", "a symlink to a character device"],
+    );
+    assert!(!err.contains("manifest.json"), "{err}");
+    assert_eq!(tree(&d.join("o4")), before);
+    // Files named like numbered temporaries, older than any temporary of a killed run.
+    std::fs::create_dir(d.join("o5")).unwrap();
+    let users = ["backup.tmp2024", "data.tmp1", "results.tmp2"];
+    let long_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    for u in users {
+        let p = d.join("o5").join(u);
+        std::fs::write(&p, u).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_modified(long_ago)
+            .unwrap();
+    }
+    ok(&prunesim(
+        &run_into("o5", false)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+        d,
+    ));
+    std::fs::write(
+        d.join("s.toml"),
+        "kind = \"cutting\"\nid = \"t5\"\ntitle = \"T\"\ntable = \"table5\"\ntrials = 2\nseed = 1\n",
+    )
+    .unwrap();
+    ok(&prunesim(
+        &["sweep", "s.toml", "--out", "o5", "--jobs", "1"],
+        d,
+    ));
+    for u in users {
+        assert_eq!(std::fs::read_to_string(d.join("o5").join(u)).unwrap(), u);
+    }
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+/// The text of `run/summary.json`.
+fn summary(run: &Path) -> String {
+    std::fs::read_to_string(run.join("summary.json")).unwrap()
+}
+
+/// Two experiments of one name, the same file with another seed, an edited file: another
+/// configuration, refused unless --force (the second run silently replaced the first).
+#[test]
+fn a_run_folder_holds_the_run_of_one_configuration() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let small = |rate: u32, seed: u32, heuristic: &str| {
+        format!(
+            "name = \"same\"\n[workload]\nrate = {rate}\nseed = {seed}\ntasks = 20\n\n[system]\nskip_first = 0\nskip_last = 0\n\n[mapper]\nname = \"{heuristic}\"\n"
+        )
+    };
+    std::fs::write(d.join("a.toml"), small(19000, 3, "PAM")).unwrap();
+    std::fs::write(d.join("b.toml"), small(34000, 2, "MM")).unwrap();
+    let run = |file: &str, extra: &[&str]| {
+        let mut v = vec!["run", file, "--no-bound", "--jobs", "1", "--out", "r"];
+        v.extend_from_slice(extra);
+        v.into_iter().map(str::to_owned).collect::<Vec<_>>()
+    };
+    ok(&prunesim(&strs(&run("a.toml", &[])), d));
+    let first = tree(&d.join("r"));
+    for (file, extra) in [("b.toml", vec![]), ("a.toml", vec!["--seed", "42"])] {
+        refused(
+            &strs(&run(file, &extra)),
+            d,
+            &["another configuration", "experiment \"same\"", "--force"],
+        );
+        assert_eq!(tree(&d.join("r")), first);
+    }
+    std::fs::write(
+        d.join("a.toml"),
+        small(19000, 3, "PAM").replace("tasks = 20", "tasks = 21"),
+    )
+    .unwrap();
+    refused(&strs(&run("a.toml", &[])), d, &["another configuration"]);
+    assert_eq!(tree(&d.join("r")), first);
+    std::fs::write(d.join("a.toml"), small(19000, 3, "PAM")).unwrap();
+    ok(&prunesim(&strs(&run("a.toml", &[])), d));
+    assert_eq!(
+        summary(&d.join("r")),
+        String::from_utf8(first[Path::new("summary.json")].clone()).unwrap()
+    );
+    ok(&prunesim(&strs(&run("b.toml", &["--force"])), d));
+    assert!(
+        summary(&d.join("r")).contains("\"MM\""),
+        "{}",
+        summary(&d.join("r"))
+    );
+}
+
+/// The staging folders (`.prunesim-<random>.run`) in `dir`.
+fn staging_folders(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir() && p.to_string_lossy().ends_with(".run"))
+        .collect()
+}
+
+/// A run stopped part-way (SIGINT, SIGKILL) leaves its folder as it was: an interrupted traced
+/// run left seed-99 traces beside a seed-3 summary, and `report` drew them. While a run
+/// writes a folder, a second process writing it is refused. A folder whose manifest says the
+/// run did not finish is refused by `report` and `rerun`, naming why.
+#[test]
+fn an_interrupted_run_leaves_the_folder_as_it_was_and_a_busy_folder_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let f = experiment(d, "small.toml", "small");
+    let seed3 = [
+        "run",
+        &f,
+        "--seed",
+        "3",
+        "--no-bound",
+        "--jobs",
+        "1",
+        "--out",
+        "r",
+    ];
+    ok(&prunesim(&seed3, d));
+    ok(&prunesim(&["report", "r"], d));
+    let before = tree(&d.join("r"));
+    std::fs::write(
+        d.join("long.toml"),
+        "name = \"long\"\n[workload]\nrate = 34000\nhorizon = 100000000\nseed = 1\ntasks = 1000000\n\n[mapper]\nname = \"PAM\"\n",
+    )
+    .unwrap();
+    for signal in ["-INT", "-KILL"] {
+        let left = staging_folders(&d.join("r"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_prunesim"))
+            .args([
+                "run",
+                "long.toml",
+                "--seed",
+                "99",
+                "--trace",
+                "--no-bound",
+                "--trials",
+                "1",
+                "--jobs",
+                "1",
+                "--out",
+                "r",
+                "--force",
+            ])
+            .current_dir(d)
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Until the run writes its traces in a staging folder of its own.
+        let started = Instant::now();
+        loop {
+            let staging = staging_folders(&d.join("r"));
+            if staging
+                .iter()
+                .any(|s| !left.contains(s) && s.join("trace").is_dir())
+            {
+                break;
+            }
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "the long run ended first: {:?}",
+                child.wait_with_output().map(|o| stderr(&o))
+            );
+            assert!(started.elapsed() < Duration::from_secs(60), "never staged");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        refused(
+            &["run", &f, "--seed", "3", "--no-bound", "--out", "r"],
+            d,
+            &["another prunesim process is writing this folder"],
+        );
+        std::thread::sleep(Duration::from_millis(100));
+        let killed = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            !out.status.success(),
+            "the long run finished: {}",
+            stderr(&out)
+        );
+        // The folder as it was, but for the killed run's staging folder.
+        let mut now = tree(&d.join("r"));
+        now.retain(|p, _| !p.to_string_lossy().starts_with(".prunesim-"));
+        assert!(
+            now == before,
+            "after {signal}: {:?}, before {:?}",
+            now.keys(),
+            before.keys()
+        );
+        ok(&prunesim(&["report", "r"], d));
+    }
+    // The next run into the folder removes what the killed runs left.
+    ok(&prunesim(&seed3, d));
+    assert!(staging_folders(&d.join("r")).is_empty());
+    assert!(
+        tree(&d.join("r"))
+            .keys()
+            .all(|p| !p.to_string_lossy().contains(".prunesim-")),
+        "{:?}",
+        tree(&d.join("r")).keys()
+    );
+    assert!(trace_files(&d.join("r")).is_empty());
+    // A run killed while its files were moved into place leaves its manifest saying so.
+    let manifest = d.join("r/manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text.contains("\"complete\": true"), "{text}");
+    std::fs::write(
+        &manifest,
+        text.replace("\"complete\": true", "\"complete\": false"),
+    )
+    .unwrap();
+    for cmd in [vec!["report", "r"], vec!["rerun", "r"]] {
+        refused(&cmd, d, &["did not finish", "complete = false"]);
+    }
+    ok(&prunesim(&seed3, d));
+    ok(&prunesim(&["report", "r"], d));
 }

@@ -81,6 +81,46 @@ pub struct RunManifest {
     /// The arrival-trial files, in trial order, when the trials came from files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workload_files: Option<Vec<FileRef>>,
+    /// Whether the run finished: `false` from the moment it starts writing its folder until
+    /// every output is in place, so a folder whose run was interrupted says so (`prunesim
+    /// report` and `rerun` refuse it). Absent in manifests of earlier versions: finished.
+    #[serde(default = "finished")]
+    pub complete: bool,
+    /// The files the run wrote into its folder, relative to it (`/`-separated): the only
+    /// files a later run into the folder replaces or removes. `None` in manifests of earlier
+    /// versions ([`RunManifest::written_files`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<Vec<String>>,
+}
+
+fn finished() -> bool {
+    true
+}
+
+/// The files a run folder holds besides its traces.
+pub const RUN_FILES: [&str; 5] = [
+    "trials.csv",
+    "summary.json",
+    "manifest.json",
+    "experiment.toml",
+    "report.html",
+];
+
+/// The trial of a trace file a run writes into `trace/` (`tasks-<k>.csv`, `events-<k>.csv`,
+/// `timeline-<k>.svg`, `timeline-<k>.png`); `None` for any other name.
+pub fn trace_file_trial(name: &str) -> Option<u64> {
+    let (stem, ext) = name.rsplit_once('.')?;
+    let k = match ext {
+        "csv" => stem
+            .strip_prefix("tasks-")
+            .or_else(|| stem.strip_prefix("events-"))?,
+        "svg" | "png" => stem.strip_prefix("timeline-")?,
+        _ => return None,
+    };
+    if k.is_empty() || !k.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    k.parse().ok()
 }
 
 impl RunManifest {
@@ -116,7 +156,48 @@ impl RunManifest {
             pet_sha256: pet_sha256(&prepared.pet),
             machines: prepared.pet.machine_names().to_vec(),
             workload_files,
+            complete: true,
+            files: None,
         })
+    }
+
+    /// The content hash of the run's whole configuration: the experiment as it ran, the seed,
+    /// the bracket, the PET's content and the workload files' contents; a run folder holds the
+    /// run of one hash. Left out: whether it was traced, and how many trials ran, which change
+    /// no trial's result (trial `k` has its own random streams: a run of 2 trials is the first
+    /// 2 trials of a run of 30).
+    pub fn config_sha256(&self) -> String {
+        let mut experiment = self.experiment.clone();
+        experiment.trace = false;
+        experiment.workload.trials = 0;
+        let key = serde_json::json!({
+            "experiment": experiment,
+            "seed": self.seed,
+            "with_bound": self.with_bound,
+            "pet_sha256": self.pet_sha256,
+            "workload_sha256": self
+                .workload_files
+                .iter()
+                .flatten()
+                .map(|f| f.sha256.as_str())
+                .collect::<Vec<_>>(),
+        });
+        crate::provenance::sha256_hex(key.to_string().as_bytes())
+    }
+
+    /// Whether the run wrote `name` (relative to its folder, `/`-separated) into its folder:
+    /// named in [`RunManifest::files`]; for a manifest of an earlier version, which does not
+    /// list them, one of the files such a run wrote ([`RUN_FILES`], and trace files of its
+    /// trials under `trace/`).
+    pub fn wrote(&self, name: &str) -> bool {
+        if let Some(files) = &self.files {
+            return files.iter().any(|f| f == name);
+        }
+        RUN_FILES.contains(&name)
+            || name
+                .strip_prefix("trace/")
+                .and_then(trace_file_trial)
+                .is_some_and(|k| k < self.trials)
     }
 
     /// Reads `manifest.json` (or the manifest inside a folder).
