@@ -103,26 +103,7 @@ fn the_estimate_bounds_the_peak_of_every_run_shape() {
             vec!["--trials", "1", "--no-bound"],
         ),
     ];
-    let mut failures = Vec::new();
-    let mut table = String::from("shape | estimate MiB | peak MiB\n");
-    for (i, (name, text, args)) in shapes.iter().enumerate() {
-        let (estimate, peak) = measure(dir.path(), &format!("shape{i}"), text, args);
-        let line = format!(
-            "{name} | {:.1} | {:.1}\n",
-            estimate as f64 / 1048576.0,
-            peak as f64 / 1048576.0
-        );
-        table.push_str(&line);
-        if estimate < peak {
-            failures.push(line);
-        }
-    }
-    println!("{table}");
-    assert!(
-        failures.is_empty(),
-        "the estimate is below the measured peak:\n{}\n{table}",
-        failures.concat()
-    );
+    assert_estimates_bound_peaks(dir.path(), "shape", &shapes);
 }
 
 /// The shapes whose cost grows faster than their tasks: a deep queue that drops nothing (the
@@ -166,15 +147,20 @@ fn the_estimate_bounds_the_peak_of_deep_queues_long_pmfs_and_wide_counts() {
                 .to_owned(),
         ),
     ];
+    let shapes: Vec<(&str, String, Vec<&str>)> = shapes
+        .into_iter()
+        .map(|(name, text)| (name, text, vec!["--trials", "1", "--no-bound"]))
+        .collect();
+    assert_estimates_bound_peaks(dir.path(), "grow", &shapes);
+}
+
+/// Runs each shape (a name, its experiment, the command's options) in `dir` and fails,
+/// with the table of estimates and peaks, when an estimate is below its measured peak.
+fn assert_estimates_bound_peaks(dir: &Path, prefix: &str, shapes: &[(&str, String, Vec<&str>)]) {
     let mut failures = Vec::new();
     let mut table = String::from("shape | estimate MiB | peak MiB\n");
-    for (i, (name, text)) in shapes.iter().enumerate() {
-        let (estimate, peak) = measure(
-            dir.path(),
-            &format!("grow{i}"),
-            text,
-            &["--trials", "1", "--no-bound"],
-        );
+    for (i, (name, text, args)) in shapes.iter().enumerate() {
+        let (estimate, peak) = measure(dir, &format!("{prefix}{i}"), text, args);
         let line = format!(
             "{name} | {:.1} | {:.1}\n",
             estimate as f64 / 1048576.0,
