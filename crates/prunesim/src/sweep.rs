@@ -247,6 +247,17 @@ fn write_slurm(
         &collect,
     )?;
     let path = slurm::script_path(&options.out, &caller.name);
+    // A script of that name that is not one prunesim wrote is the user's.
+    if std::fs::symlink_metadata(&path).is_ok() {
+        let ours = runner::files::read_input(&path)
+            .is_ok_and(|t| t.lines().any(|l| l.starts_with(slurm::SHARDS_MARKER)));
+        if !ours {
+            bail!(
+                "{} is not a job-array script prunesim wrote, and prunesim never writes over a file it did not write: move it, or give another --out",
+                path.display()
+            );
+        }
+    }
     let logs = options.out.join("slurm-logs");
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
     runner::files::write_atomic(&path, text.as_bytes())?;

@@ -715,6 +715,34 @@ fn a_run_never_writes_over_or_removes_a_file_it_did_not_write() {
     for u in users {
         assert_eq!(std::fs::read_to_string(d.join("o5").join(u)).unwrap(), u);
     }
+    // A sweep's outputs, and its job-array script, of names a user's files have.
+    for (mine, args) in [
+        (
+            "t5.csv",
+            vec!["sweep", "s.toml", "--out", "o6", "--jobs", "1"],
+        ),
+        (
+            "timings.csv",
+            vec!["sweep", "s.toml", "--out", "o7", "--jobs", "1"],
+        ),
+        (
+            "t5.sbatch",
+            vec!["sweep", "s.toml", "--out", "o8", "--slurm"],
+        ),
+    ] {
+        let out = d.join(args[3]);
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(out.join(mine), "mine\n").unwrap();
+        refused(
+            &args,
+            d,
+            &[mine, "never writes over a file it did not write"],
+        );
+        assert_eq!(
+            tree(&out),
+            [(PathBuf::from(mine), b"mine\n".to_vec())].into()
+        );
+    }
 }
 
 fn strs(v: &[String]) -> Vec<&str> {
