@@ -88,7 +88,7 @@ pub struct RunManifest {
     pub complete: bool,
     /// The files the run wrote into its folder, relative to it (`/`-separated): the only
     /// files a later run into the folder replaces or removes. `None` in manifests of earlier
-    /// versions ([`RunManifest::written_files`]).
+    /// versions ([`RunManifest::wrote`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub files: Option<Vec<String>>,
 }
