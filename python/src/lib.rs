@@ -451,6 +451,7 @@ fn run_sweeps(
             fresh,
             ..runner::sweep::Options::default()
         };
+        runner::sweep::check_inputs(&paths, &sweeps, &options, &[])?;
         runner::sweep::run(&sweeps, &options, &collect)?;
         let texts = collect.texts.into_inner().unwrap_or_default();
         Ok::<_, RunError>(

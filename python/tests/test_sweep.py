@@ -59,6 +59,30 @@ def test_a_bad_sweep_file_names_its_line(tmp_path: Path) -> None:
         prunesim.sweep(path, tmp_path / "out")
 
 
+def test_a_sweep_never_writes_over_a_file_it_did_not_write(tmp_path: Path) -> None:
+    # A user's file of an output's name, and a sweep file that is an output: refused, kept.
+    path = tmp_path / "tiny.toml"
+    path.write_text(SWEEP)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "tiny.csv").write_text("mine\n")
+    with pytest.raises(prunesim.PrunesimError, match=r"tiny\.csv is not a file prunesim wrote"):
+        prunesim.sweep(path, out)
+    assert (out / "tiny.csv").read_text() == "mine\n"
+    assert not (out / "tiny.svg").exists()
+    clash = tmp_path / "tiny.manifest.json"
+    clash.write_text(SWEEP)
+    with pytest.raises(prunesim.PrunesimError, match=r"would replace the sweep file"):
+        prunesim.sweep(clash, tmp_path)
+    assert clash.read_text() == SWEEP
+    # A sweep id that is a path: refused at its line.
+    escape = tmp_path / "escape.toml"
+    escape.write_text(SWEEP.replace('id = "tiny"', 'id = "../escaped"'))
+    with pytest.raises(prunesim.PrunesimError, match=r"escape\.toml:1"):
+        prunesim.sweep(escape, out)
+    assert not (tmp_path / "escaped.csv").exists()
+
+
 # 12 rates x 2 series at 12 trials of 400 tasks: 2 to 3 seconds of trials on 2 cores, a
 # point in a tenth of one.
 LONG = SWEEP.replace('id = "tiny"', 'id = "long"').replace("trials = 2", "trials = 12").replace(

@@ -152,21 +152,12 @@ pub fn run(
 ) -> Result<()> {
     let engine = options.engine()?;
     // No output may replace an input: a sweep file, the PET.
-    let mut inputs: Vec<(&str, &Path)> = files
-        .iter()
-        .map(|f| ("the sweep file", f.as_path()))
-        .collect();
-    if let Some(p) = &engine.pet {
-        inputs.push(("the PET", p));
-    }
-    let mut outputs: Vec<PathBuf> = sweeps
-        .iter()
-        .flat_map(|s| sweep::output_files(s.id()))
-        .chain(["timings.csv".to_owned()])
-        .map(|f| engine.out.join(f))
-        .collect();
-    outputs.push(slurm::script_path(&engine.out, &caller.name));
-    runner::files::check_clashes(&inputs, &outputs)?;
+    sweep::check_inputs(
+        files,
+        sweeps,
+        &engine,
+        &[slurm::script_path(&engine.out, &caller.name)],
+    )?;
     if options.slurm {
         return write_slurm(files, &engine, options, caller);
     }

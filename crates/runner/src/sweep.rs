@@ -49,7 +49,8 @@ mod moldable;
 pub mod slurm;
 
 pub use engine::{
-    Mode, Monitor, Options, Report, Silent, SweepReport, check_outputs, output_files, run,
+    Mode, Monitor, Options, Report, Silent, SweepReport, check_inputs, check_outputs, output_files,
+    run,
 };
 pub use figures::Chart;
 pub use file::{CuttingSpec, MoldableSpec, SweepFile, SweepKind};

@@ -470,6 +470,31 @@ pub fn output_files(id: &str) -> [String; 5] {
     ]
 }
 
+/// Refuses a run of `sweeps` (read from `files`) whose outputs, or `more` outputs of the
+/// caller's, would replace an input: a sweep file or the PET ([`crate::files::check_clashes`]).
+pub fn check_inputs(
+    files: &[PathBuf],
+    sweeps: &[SweepFile],
+    options: &Options,
+    more: &[PathBuf],
+) -> Result<(), RunError> {
+    let mut inputs: Vec<(&str, &Path)> = files
+        .iter()
+        .map(|f| ("the sweep file", f.as_path()))
+        .collect();
+    if let Some(p) = &options.pet {
+        inputs.push(("the PET", p));
+    }
+    let outputs: Vec<PathBuf> = sweeps
+        .iter()
+        .flat_map(|s| output_files(s.id()))
+        .chain(["timings.csv".to_owned()])
+        .map(|f| options.out.join(f))
+        .chain(more.iter().cloned())
+        .collect();
+    crate::files::check_clashes(&inputs, &outputs)
+}
+
 /// Whether `path` is the manifest of sweep `id` (a JSON object naming it as its `figure`).
 fn is_sweep_manifest(path: &Path, id: &str) -> bool {
     crate::files::read_input(path)
