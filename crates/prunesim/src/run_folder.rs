@@ -282,11 +282,18 @@ pub fn claim(
             } else {
                 " that did not finish"
             };
+            let mut differ = run.config_differences(manifest);
+            if differ.len() > 6 {
+                let more = differ.len() - 5;
+                differ.truncate(5);
+                differ.push(format!("{more} more"));
+            }
             bail!(
-                "--out {}: the folder holds a run{state} of another configuration ({}; this run: {}), and a run folder holds one configuration's run: give another folder, or --force to replace that run (only the {} files its manifest names are removed)",
+                "--out {}: the folder holds a run{state} of another configuration ({}; this run: {}; they differ in {}), and a run folder holds one configuration's run: give another folder, or --force to replace that run (only the {} files its manifest names are removed)",
                 dir.display(),
                 describe(&run),
                 describe(manifest),
+                escape_controls(&differ.join(", ")),
                 files.len()
             );
         } else {

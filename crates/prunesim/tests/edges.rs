@@ -774,11 +774,27 @@ fn a_run_folder_holds_the_run_of_one_configuration() {
     };
     ok(&prunesim(&strs(&run("a.toml", &[])), d));
     let first = tree(&d.join("r"));
-    for (file, extra) in [("b.toml", vec![]), ("a.toml", vec!["--seed", "42"])] {
+    for (file, extra, differ) in [
+        (
+            "b.toml",
+            vec![],
+            "they differ in seed, workload.pet_seed, workload.rate, workload.seed, mapper.name, 6 more",
+        ),
+        (
+            "a.toml",
+            vec!["--seed", "42"],
+            "they differ in seed, workload.pet_seed, workload.seed, pet)",
+        ),
+    ] {
         refused(
             &strs(&run(file, &extra)),
             d,
-            &["another configuration", "experiment \"same\"", "--force"],
+            &[
+                "another configuration",
+                "experiment \"same\"",
+                differ,
+                "--force",
+            ],
         );
         assert_eq!(tree(&d.join("r")), first);
     }

@@ -97,6 +97,33 @@ fn finished() -> bool {
     true
 }
 
+/// Appends to `out` the dotted paths under `at` where `a` and `b` differ (a whole array as one
+/// value).
+fn diff(at: &str, a: &serde_json::Value, b: &serde_json::Value, out: &mut Vec<String>) {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for k in keys {
+                let path = if at.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{at}.{k}")
+                };
+                let (u, v) = (x.get(k), y.get(k));
+                match (u, v) {
+                    (Some(u), Some(v)) => diff(&path, u, v, out),
+                    _ => out.push(path),
+                }
+            }
+        }
+        _ if a != b => out.push(at.to_owned()),
+        _ => {}
+    }
+}
+
 /// The files a run folder holds besides its traces.
 pub const RUN_FILES: [&str; 5] = [
     "trials.csv",
@@ -161,28 +188,51 @@ impl RunManifest {
         })
     }
 
+    /// Where the configurations of two runs differ ([`RunManifest::config_sha256`]): the
+    /// dotted paths of the values that differ, what a user writes first (`name`, `seed`,
+    /// `workload`, `mapper`, `system`), what follows from it last (the pruner a heuristic's
+    /// name resolves to, the PET's content).
+    pub fn config_differences(&self, other: &RunManifest) -> Vec<String> {
+        let mut out = Vec::new();
+        diff("", &self.config_key(), &other.config_key(), &mut out);
+        let rank = |path: &String| match path.split('.').next().unwrap_or_default() {
+            "name" | "seed" | "workload" => 0,
+            "mapper" | "system" | "with_bound" | "workload_files" => 1,
+            "pruner" | "pet" => 3,
+            _ => 2,
+        };
+        out.sort_by_key(rank);
+        out
+    }
+
+    /// The configuration [`RunManifest::config_sha256`] hashes.
+    fn config_key(&self) -> serde_json::Value {
+        let mut experiment = self.experiment.clone();
+        experiment.trace = false;
+        experiment.workload.trials = 0;
+        let mut key = serde_json::to_value(&experiment).unwrap_or_default();
+        if let Some(o) = key.as_object_mut() {
+            o.insert("seed".into(), self.seed.into());
+            o.insert("with_bound".into(), self.with_bound.into());
+            o.insert("pet".into(), self.pet_sha256.clone().into());
+            let workload: Vec<&str> = self
+                .workload_files
+                .iter()
+                .flatten()
+                .map(|f| f.sha256.as_str())
+                .collect();
+            o.insert("workload_files".into(), workload.into());
+        }
+        key
+    }
+
     /// The content hash of the run's whole configuration: the experiment as it ran, the seed,
     /// the bracket, the PET's content and the workload files' contents; a run folder holds the
     /// run of one hash. Left out: whether it was traced, and how many trials ran, which change
     /// no trial's result (trial `k` has its own random streams: a run of 2 trials is the first
     /// 2 trials of a run of 30).
     pub fn config_sha256(&self) -> String {
-        let mut experiment = self.experiment.clone();
-        experiment.trace = false;
-        experiment.workload.trials = 0;
-        let key = serde_json::json!({
-            "experiment": experiment,
-            "seed": self.seed,
-            "with_bound": self.with_bound,
-            "pet_sha256": self.pet_sha256,
-            "workload_sha256": self
-                .workload_files
-                .iter()
-                .flatten()
-                .map(|f| f.sha256.as_str())
-                .collect::<Vec<_>>(),
-        });
-        crate::provenance::sha256_hex(key.to_string().as_bytes())
+        crate::provenance::sha256_hex(self.config_key().to_string().as_bytes())
     }
 
     /// Whether the run wrote `name` (relative to its folder, `/`-separated) into its folder:
@@ -284,5 +334,74 @@ impl RunManifest {
         )?;
         p.with_bound = self.with_bound;
         Ok(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_trace_files_a_run_writes_are_recognised() {
+        for (name, k) in [
+            ("tasks-0.csv", Some(0)),
+            ("events-12.csv", Some(12)),
+            ("timeline-3.svg", Some(3)),
+            ("timeline-3.png", Some(3)),
+            ("tasks-.csv", None),
+            ("tasks-1.txt", None),
+            ("timeline-1.csv", None),
+            ("tasks-+1.csv", None),
+            ("notes.csv", None),
+            ("mine-1.csv", None),
+        ] {
+            assert_eq!(trace_file_trial(name), k, "{name}");
+        }
+    }
+
+    #[test]
+    fn differences_are_the_paths_of_the_values_that_differ() {
+        let a = serde_json::json!({"seed": 1, "workload": {"rate": 1, "tasks": 2}, "x": [1, 2]});
+        let b =
+            serde_json::json!({"seed": 1, "workload": {"rate": 3, "tasks": 2, "new": 0}, "x": [1]});
+        let mut out = Vec::new();
+        diff("", &a, &b, &mut out);
+        assert_eq!(out, ["workload.new", "workload.rate", "x"]);
+        out.clear();
+        diff("", &a, &a, &mut out);
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_manifest_of_an_earlier_version_names_the_files_such_a_run_wrote() {
+        // The fields a manifest had before it listed its files.
+        let text = serde_json::json!({
+            "program": "prunesim", "version": "0", "git_revision": "x",
+            "experiment": ExperimentConfig::paper_default(),
+            "trials": 2, "seed": 1, "with_bound": false, "pet_sha256": "p", "machines": [],
+        });
+        let m: RunManifest = serde_json::from_value(text).unwrap();
+        assert!(m.complete && m.files.is_none());
+        for name in [
+            "trials.csv",
+            "report.html",
+            "trace/tasks-1.csv",
+            "trace/timeline-0.png",
+        ] {
+            assert!(m.wrote(name), "{name}");
+        }
+        for name in [
+            "notes.txt",
+            "trace/tasks-2.csv",
+            "trace/mine.csv",
+            "tasks-0.csv",
+        ] {
+            assert!(!m.wrote(name), "{name}");
+        }
+        let listed = RunManifest {
+            files: Some(vec!["trials.csv".into()]),
+            ..m
+        };
+        assert!(listed.wrote("trials.csv") && !listed.wrote("summary.json"));
     }
 }
