@@ -106,8 +106,8 @@ pub struct Claim {
     _lock: Option<std::fs::File>,
     /// Where the run writes its files until [`Claim::finish`] (removed when dropped).
     staging: tempfile::TempDir,
-    /// The run before, when it is of another configuration and `force` replaces it.
-    replaced: Option<RunManifest>,
+    /// Whether the run before is of another configuration, which `force` replaces.
+    replacing: bool,
     /// The files of the run before that are still there (this run's configuration, or an
     /// interrupted run of it).
     previous: Vec<String>,
@@ -115,41 +115,29 @@ pub struct Claim {
     planned: Vec<String>,
 }
 
-/// Locks `dir` for this process ([`runner::files::lock_folder`]).
-pub fn lock(dir: &Path) -> Result<Option<std::fs::File>> {
-    Ok(runner::files::lock_folder(dir)?)
-}
-
 /// Refuses an output of `planned` in `dir` that is one of `inputs`.
 fn check_inputs(dir: &Path, inputs: &[Input], planned: &[String], has_run: bool) -> Result<()> {
-    let inputs: Vec<(&Input, PathBuf)> = inputs
-        .iter()
-        .filter_map(|i| Some((i, std::fs::canonicalize(&i.path).ok()?)))
-        .collect();
-    for name in planned {
-        let out = dir.join(name);
-        let Some(target) = runner::files::canonical_output(&out) else {
-            continue;
-        };
-        if let Some((input, _)) = inputs.iter().find(|(_, p)| *p == target) {
-            let hint = if has_run && input.what == "the experiment" {
-                format!(
-                    "; to run the folder's experiment again, `prunesim rerun {}`",
-                    dir.display()
-                )
-            } else {
-                "; give another --out".to_owned()
-            };
-            bail!(
-                "--out {}: the output {} would replace {} {} (the same file); nothing was written{hint}",
-                dir.display(),
-                out.display(),
-                input.what,
-                input.path.display()
-            );
-        }
-    }
-    Ok(())
+    let paths: Vec<&Path> = inputs.iter().map(|i| i.path.as_path()).collect();
+    let outputs: Vec<PathBuf> = planned.iter().map(|n| dir.join(n)).collect();
+    let Some((out, i)) = runner::files::find_clash(&paths, &outputs) else {
+        return Ok(());
+    };
+    let input = &inputs[i];
+    let hint = if has_run && input.what == "the experiment" {
+        format!(
+            "; to run the folder's experiment again, `prunesim rerun {}`",
+            dir.display()
+        )
+    } else {
+        "; give another --out".to_owned()
+    };
+    bail!(
+        "--out {}: the output {} would replace {} {} (the same file); nothing was written{hint}",
+        dir.display(),
+        out.display(),
+        input.what,
+        input.path.display()
+    );
 }
 
 /// The run the folder holds: its manifest, or `None` without one. A `manifest.json` that is
@@ -257,7 +245,7 @@ pub fn claim(
         bail!("--out {}: not a folder", dir.display());
     }
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let lock = lock(dir)?;
+    let lock = runner::files::lock_folder(dir)?;
     // Under the lock, every temporary and staging folder of ours here is a killed run's.
     let trace = report::trace_dir(dir);
     for stale in runner::files::clean_temporaries_locked(dir)
@@ -271,7 +259,7 @@ pub fn claim(
     check_inputs(dir, inputs, &planned, has_run)?;
     let before = previous_run(dir)?;
     let mut previous = Vec::new();
-    let mut replaced = None;
+    let mut replacing = false;
     if let Some(run) = before {
         let files = files_of(dir, &run)?;
         if run.config_sha256() == manifest.config_sha256() {
@@ -299,10 +287,10 @@ pub fn claim(
         } else {
             check_outputs(dir, &planned, |name| run.wrote(name))?;
             previous = files;
-            replaced = Some(run);
+            replacing = true;
         }
     }
-    if replaced.is_none() {
+    if !replacing {
         check_outputs(dir, &planned, |name| previous.iter().any(|p| p == name))?;
     }
     let staging = tempfile::Builder::new()
@@ -314,7 +302,7 @@ pub fn claim(
         dir: dir.to_path_buf(),
         _lock: lock,
         staging,
-        replaced,
+        replacing,
         previous,
         planned,
     })
@@ -399,7 +387,7 @@ impl Claim {
         files.dedup();
         marker.files = Some(files);
         write_manifest(&self.dir, &marker)?;
-        if self.replaced.is_some() {
+        if self.replacing {
             // --force: the run of another configuration goes first, wholly.
             remove(&self.dir, &self.previous)?;
         }
@@ -469,7 +457,7 @@ pub fn check_complete(dir: &Path, what: &str) -> Result<()> {
 /// the folder), after refusing any of them that is there and not the run's. Returns the lock
 /// and the manifest, `None` when `dir` holds no run manifest.
 pub fn adopt(dir: &Path, names: &[String]) -> Result<Option<std::fs::File>> {
-    let lock = lock(dir)?;
+    let lock = runner::files::lock_folder(dir)?;
     let Some(mut run) = previous_run(dir)? else {
         return Ok(lock);
     };

@@ -237,26 +237,34 @@ pub fn canonical_output(path: &Path) -> Option<PathBuf> {
     Some(std::fs::canonicalize(parent).ok()?.join(path.file_name()?))
 }
 
-/// Refuses outputs that would replace inputs: each of `inputs` (what it is, its path) is
-/// compared with each of `outputs` after symlinks; a clash names both.
-pub fn check_clashes(inputs: &[(&str, &Path)], outputs: &[PathBuf]) -> Result<(), RunError> {
-    let inputs: Vec<(&str, &Path, PathBuf)> = inputs
+/// The first output of `outputs` that would replace one of `inputs` (compared after
+/// symlinks): the output and the input's index; `None` when none would.
+pub fn find_clash<'a>(inputs: &[&Path], outputs: &'a [PathBuf]) -> Option<(&'a Path, usize)> {
+    let inputs: Vec<(usize, PathBuf)> = inputs
         .iter()
-        .filter_map(|(what, p)| Some((*what, *p, std::fs::canonicalize(p).ok()?)))
+        .enumerate()
+        .filter_map(|(i, p)| Some((i, std::fs::canonicalize(p).ok()?)))
         .collect();
-    for out in outputs {
-        let Some(target) = canonical_output(out) else {
-            continue;
-        };
-        if let Some((what, p, _)) = inputs.iter().find(|(_, _, c)| *c == target) {
-            return Err(RunError::Input(format!(
-                "the output {} would replace {what} {} (the same file); nothing was written: give another output folder",
-                out.display(),
-                p.display()
-            )));
-        }
+    outputs.iter().find_map(|out| {
+        let target = canonical_output(out)?;
+        let (i, _) = inputs.iter().find(|(_, c)| *c == target)?;
+        Some((out.as_path(), *i))
+    })
+}
+
+/// Refuses outputs that would replace inputs ([`find_clash`]): each of `inputs` is what it
+/// is and its path; a clash names both.
+pub fn check_clashes(inputs: &[(&str, &Path)], outputs: &[PathBuf]) -> Result<(), RunError> {
+    let paths: Vec<&Path> = inputs.iter().map(|(_, p)| *p).collect();
+    match find_clash(&paths, outputs) {
+        None => Ok(()),
+        Some((out, i)) => Err(RunError::Input(format!(
+            "the output {} would replace {} {} (the same file); nothing was written: give another output folder",
+            out.display(),
+            inputs[i].0,
+            inputs[i].1.display()
+        ))),
     }
-    Ok(())
 }
 
 /// The longest name [`check_name`] accepts.
