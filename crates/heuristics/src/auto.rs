@@ -3,18 +3,26 @@
 //! only while a machine has better use for its time.
 //!
 //! What it decides, at each mapping event:
-//! 1. Every machine accepts tasks only while it holds fewer than `depth` tasks, the
-//!    executing one included ([`VirtualQueues::limit_depth`]; default [`DEFAULT_DEPTH`],
-//!    at most the queue's limit). A mapping event follows every completion, so a machine
-//!    with one task waiting behind the executing one never idles; a deeper queue only
-//!    commits tasks to a machine before it is known when the tasks ahead of them end, and a
-//!    committed task cannot move when another machine frees early. The tasks left in the
-//!    batch queue are placed at a later event, with what is known then, and the pruner
-//!    reconsiders them there (deferring) instead of in a machine queue (dropping).
-//! 2. The two phases of MM (thesis 3.3.1.1, paper VI-C1): per task the machine of minimum
-//!    expected completion time; of those pairs, the minimum expected completion time. A
-//!    task whose chance on its machine is at or below its type's defer threshold is
-//!    deferred, as every batch heuristic does with the pruner's thresholds.
+//! 1. **Plan to the queue, commit to the depth.** The batch is planned into the machine
+//!    queues as deep as the queues go (their limit, `queue_size`), and of each machine's
+//!    planned tasks only the first ones are committed: while the machine holds fewer than
+//!    `depth` tasks, the executing one included ([`VirtualQueues::plan_ahead`]; default
+//!    [`DEFAULT_DEPTH`], at most the queue's limit). A mapping event follows every
+//!    completion, so a machine with one task waiting behind the executing one never idles;
+//!    a deeper commitment only binds tasks to a machine before it is known when the tasks
+//!    ahead of them end, and a committed task cannot move when another machine frees early.
+//!    The tasks planned but not committed stay in the batch queue and are planned again at
+//!    the next event, with what is known then; the pruner reconsiders them there
+//!    (deferring) instead of in a machine queue (dropping). Planning deep is what lets the
+//!    plan see the backlog: capped at the depth, a fast machine always looks at most
+//!    `depth` tasks away, so the slower machines stay idle while the batch waits for the
+//!    fast ones; planned to the queue, a task goes to a slower machine when its expected
+//!    completion there beats the fast machine's behind the tasks planned ahead of it
+//!    (docs/reproduction.md, "The recommended scheduler").
+//! 2. The two phases of MM (thesis 3.3.1.1, paper VI-C1), over the plan: per task the
+//!    machine of minimum expected completion time; of those pairs, the minimum expected
+//!    completion time. A task whose chance on its machine is at or below its type's defer
+//!    threshold is deferred, as every batch heuristic does with the pruner's thresholds.
 //! 3. Deferring is work-conserving: the machines that would stay idle after steps 1-2
 //!    (nothing executing, queued or assigned) take deferred tasks, one each, chosen by the
 //!    same two phases of MM over those machines alone, with [`FILL_FLOOR`] in place of the
@@ -37,7 +45,8 @@
 //!
 //! With input-data staging (JPDC-2016 section 5) a queued task's input is staged while the
 //! tasks ahead of it run, which a shallow queue would forgo: there the default depth is the
-//! queue's own limit (an explicit `depth` still applies).
+//! queue's own limit (an explicit `depth` still applies). With `queue_size` no larger than
+//! the depth, the plan and the commitment are one.
 
 use model::{BatchHeuristic, Decision, TaskId, View, VirtualQueues};
 
@@ -91,7 +100,8 @@ impl Auto {
         }
     }
 
-    /// The virtual queues it maps into: the view's, capped at the depth in force.
+    /// The virtual queues it plans on: the view's, planned to the queues' limits, with at
+    /// most the depth in force committed on each machine (step 1 of the module docs).
     fn queues<'a>(&self, view: &View<'a>, lazy: bool) -> VirtualQueues<'a> {
         let mut vq = if lazy {
             VirtualQueues::from_view_lazy(view)
@@ -99,7 +109,12 @@ impl Auto {
             VirtualQueues::from_view(view)
         };
         if let Some(d) = self.depth(view) {
-            vq.limit_depth(d);
+            let commit = view
+                .machines()
+                .iter()
+                .map(|m| d.saturating_sub(m.len()).min(m.free_slots()))
+                .collect();
+            vq.plan_ahead(commit);
         }
         vq
     }
@@ -110,9 +125,22 @@ impl Auto {
         let mut decision = Decision::default();
         let mut vq = self.queues(view, false);
         crate::reference::run(view, self.plan, &mut vq, view.batch(), &mut decision);
+        commit(&vq, &mut decision);
         fill_idle(view, self.plan, &mut decision, crate::reference::run);
         decision
     }
+}
+
+/// Keeps of the plan's assignments those `vq` commits ([`VirtualQueues::plan_ahead`]): on
+/// each machine the first ones, in the order assigned. The others are not in the decision:
+/// their tasks stay in the batch queue.
+fn commit(vq: &VirtualQueues, decision: &mut Decision) {
+    let mut room: Vec<usize> = (0..vq.machines().len()).map(|m| vq.commits(m)).collect();
+    decision.assign.retain(|&(_, m)| {
+        let keep = room[m] > 0;
+        room[m] = room[m].saturating_sub(1);
+        keep
+    });
 }
 
 /// Work-conserving deferring (step 3 of the module docs): the machines that would stay idle
@@ -173,6 +201,7 @@ impl BatchHeuristic for Auto {
             &mut decision,
             &mut self.kept,
         );
+        commit(&vq, &mut decision);
         fill_idle(view, self.plan, &mut decision, |v, plan, vq, cands, d| {
             run(v, plan, vq, cands, d, &mut Kept::default());
         });

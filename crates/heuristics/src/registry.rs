@@ -53,7 +53,7 @@ pub const REGISTRY: &[Entry] = &[
         aliases: &[],
         mode: Mode::Batch,
         parameters: &["phase1", "depth"],
-        description: "batch, recommended: MM's two phases with the paper's pruner, committing at most `depth` tasks (default 2) to a machine; a machine that would stay idle takes a deferred task",
+        description: "batch, recommended: MM's two phases with the paper's pruner, planned to the queue size, committing at most `depth` tasks (default 2) to a machine; a machine that would stay idle takes a deferred task",
         build: |p| Mapper::Batch(Box::new(Auto::new(p.scope, p.depth))),
     },
     Entry {

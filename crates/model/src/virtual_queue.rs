@@ -100,6 +100,19 @@ pub struct VirtualQueues<'a> {
     idle: Vec<Tick>,
     /// What is derived from the machines' queues.
     oracle: &'a Oracle,
+    /// Planning deeper than committing ([`VirtualQueues::plan_ahead`]).
+    commit: Option<Commit>,
+}
+
+/// The tasks a plan that looks deeper than it commits may commit.
+#[derive(Debug, Clone)]
+struct Commit {
+    /// Per machine, how many of its first assignments are committed.
+    commit: Vec<usize>,
+    /// Per machine, how many more may be.
+    left: Vec<usize>,
+    /// The machines that may commit another.
+    open: usize,
 }
 
 impl<'a> VirtualQueues<'a> {
@@ -156,6 +169,7 @@ impl<'a> VirtualQueues<'a> {
             with_free,
             idle,
             oracle: view.oracle,
+            commit: None,
         }
     }
 
@@ -186,9 +200,38 @@ impl<'a> VirtualQueues<'a> {
         }
     }
 
-    /// True when some machine has a free slot.
+    /// Plans deeper than it commits: the plan fills the queues to their limits, while only
+    /// the first `commit[m]` tasks assigned to machine `m` are committed (at most its free
+    /// slots; one entry per machine). The plan is open ([`VirtualQueues::any_free`]) while
+    /// some machine has a free slot and some machine may still commit a task: the tasks
+    /// planned after that would not be committed. Only a committed task's PCT is handed
+    /// over to the oracle. What the caller keeps of the plan is, per machine, its first
+    /// [`VirtualQueues::commits`] assignments.
+    pub fn plan_ahead(&mut self, commit: Vec<usize>) {
+        debug_assert_eq!(commit.len(), self.machines.len());
+        let commit: Vec<usize> = commit
+            .into_iter()
+            .zip(&self.machines)
+            .map(|(c, vm)| c.min(vm.free))
+            .collect();
+        let open = commit.iter().filter(|&&c| c > 0).count();
+        self.commit = Some(Commit {
+            left: commit.clone(),
+            commit,
+            open,
+        });
+    }
+
+    /// How many of the tasks assigned to machine `m` are committed: every one, unless the
+    /// queues plan ahead ([`VirtualQueues::plan_ahead`]).
+    pub fn commits(&self, m: MachineId) -> usize {
+        self.commit.as_ref().map_or(usize::MAX, |c| c.commit[m])
+    }
+
+    /// True when some machine has a free slot (and, planning ahead, some machine may still
+    /// commit a task).
     pub fn any_free(&self) -> bool {
-        self.with_free > 0
+        self.with_free > 0 && self.commit.as_ref().is_none_or(|c| c.open > 0)
     }
 
     /// Machine `m`'s tail CDF (the machine's PCTs are computed if they were not yet).
@@ -462,8 +505,19 @@ impl<'a> VirtualQueues<'a> {
         pct.trim_tv(self.oracle.pct_epsilon());
         let vm = &self.machines[m];
         let on_machine = vm.own.as_ref().is_none_or(|o| o.on_machine);
+        let committed = match &mut self.commit {
+            None => true,
+            Some(c) => match c.left[m] {
+                0 => false,
+                left => {
+                    c.left[m] = left - 1;
+                    c.open -= usize::from(left == 1);
+                    true
+                }
+            },
+        };
         // The same convolution the oracle would compute when the engine appends the task.
-        let handover = on_machine.then(|| pct.clone_in(&mut spare));
+        let handover = (on_machine && committed).then(|| pct.clone_in(&mut spare));
         drop(spare);
         if let Some(copy) = handover {
             self.oracle.hand_over(m, task, copy);

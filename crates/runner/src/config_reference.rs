@@ -583,7 +583,7 @@ const MAPPER: &[Key] = &[
     key("depth", "integer", "2; with `[staging]`, the queue size")
         .unit("tasks")
         .allowed(">= 1")
-        .means("auto: the most tasks, the executing one included, committed to a machine's queue (at most `[system] queue_size`); the rest wait in the batch queue for a later mapping event")
+        .means("auto: the most tasks, the executing one included, committed to a machine's queue (at most `[system] queue_size`); the batch is planned into the queues up to `queue_size`, and the tasks planned beyond the depth wait in the batch queue for a later mapping event")
         .example("name = \"auto\"\ndepth = 3"),
 ];
 

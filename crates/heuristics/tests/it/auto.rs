@@ -83,21 +83,21 @@ proptest! {
     }
 }
 
-/// A machine holding `depth` tasks gets none; a free machine gets at most `depth`.
-#[test]
-fn a_machine_at_its_depth_gets_no_task() {
+/// A system of one task type on a fast and a slow machine (point masses of `fast` and
+/// `slow` ticks, queues of 6), the fast one executing task 0 from tick 0 and holding task 1,
+/// and tasks 2.. in the batch queue (`batch` of them), deadlines far away.
+fn fast_and_slow(fast: pmf::Tick, slow: pmf::Tick, batch: usize) -> System {
     use model::{Machine, Oracle, TaskSpec};
     use ndarray::Array2;
     use pmf::{DropModel, Pmf};
     use workload::Pet;
-    // One task type, two machines: machine 0 fast (2 ticks), machine 1 slow (50 ticks).
     let pet = Pet::new(
-        Array2::from_shape_vec((1, 2), vec![Pmf::point(2), Pmf::point(50)]).unwrap(),
+        Array2::from_shape_vec((1, 2), vec![Pmf::point(fast), Pmf::point(slow)]).unwrap(),
         vec!["t".into()],
         vec!["fast".into(), "slow".into()],
     )
     .unwrap();
-    let tasks: Vec<TaskSpec> = (0..6)
+    let tasks: Vec<TaskSpec> = (0..2 + batch)
         .map(|id| TaskSpec {
             id,
             task_type: 0,
@@ -106,32 +106,65 @@ fn a_machine_at_its_depth_gets_no_task() {
         })
         .collect();
     let mut machines = vec![Machine::new(0, Some(6)), Machine::new(1, Some(6))];
-    // Machine 0 executes task 0 and holds task 1: two tasks, at the default depth.
-    machines[0].start(0, 0, 2);
+    machines[0].start(0, 0, fast);
     machines[0].push(1);
     let mut oracle = Oracle::new(2);
     oracle.sync(&machines, 0);
-    let system = System {
+    System {
         pet,
         tasks,
         machines,
         oracle,
-        batch: vec![2, 3, 4, 5],
+        batch: (2..2 + batch).collect(),
         now: 0,
         model: DropModel::All,
         defer: None,
-    };
+    }
+}
+
+/// A machine holding `depth` tasks gets none, and a task waits for it when its planned
+/// completion there, behind the tasks planned ahead of it, is the soonest.
+#[test]
+fn a_machine_at_its_depth_gets_no_task() {
+    // Machine 0 (2 ticks) executes task 0 and holds task 1: at the default depth. Every
+    // task of the batch ends sooner there, even sixth in its queue (at 12), than on the
+    // slow machine (50): nothing is committed, every task waits.
+    let system = fast_and_slow(2, 50, 4);
     let view = system.view();
-    let mut auto = Auto::new(Phase1Scope::FreeMachines, None);
-    let d = auto.map(&view);
-    // Every task would finish first on machine 0, but it is at its depth: only machine 1,
-    // empty, takes two tasks (its depth), and the others wait in the batch queue.
-    assert_eq!(d.assign, vec![(2, 1), (3, 1)]);
+    for scope in [Phase1Scope::AllMachines, Phase1Scope::FreeMachines] {
+        let mut auto = Auto::new(scope, None);
+        let d = auto.map(&view);
+        assert_eq!(d.assign, vec![], "{scope:?}");
+        assert_eq!(d, auto.map_reference(&view), "{scope:?}");
+    }
     // With depth 6 (the queue's limit) machine 0 takes every task: MM's decision.
     let mut deep = Auto::new(Phase1Scope::FreeMachines, Some(6));
     let d = deep.map(&view);
     assert_eq!(d.assign.len(), 4);
     assert!(d.assign.iter().all(|&(_, m)| m == 0));
+}
+
+/// The plan sees the backlog: capped at its depth, the fast machine would always look two
+/// tasks away, and the slow machine would idle while the batch waits for the fast one.
+/// Planned to the queue, the third task of the batch ends sooner on the slow machine (45)
+/// than fourth behind the fast machine's (50), and only it is committed.
+#[test]
+fn the_plan_sees_the_backlog_of_a_fast_machine() {
+    // Fast machine: task 0 executing to 10, task 1 to 20; tasks 2-7 in the batch.
+    let system = fast_and_slow(10, 45, 6);
+    let view = system.view();
+    let mut auto = Auto::new(Phase1Scope::AllMachines, None);
+    let d = auto.map(&view);
+    // The plan: 2 and 3 on the fast machine (30, 40), 4 on the slow one (45), 5 and 6 on
+    // the fast one (50, 60); 7 waits (the fast queue full, 90 on the slow one). Of those,
+    // the fast machine commits none (it holds 2, the depth), the slow one its first.
+    assert_eq!(d.assign, vec![(4, 1)]);
+    assert_eq!(d, auto.map_reference(&view));
+    // Depth 3: the fast machine commits its first planned task too.
+    let mut three = Auto::new(Phase1Scope::AllMachines, Some(3));
+    let d = three.map(&view);
+    assert_eq!(d.assign, vec![(2, 0), (4, 1)]);
+    assert_eq!(d, three.map_reference(&view));
 }
 
 /// A deferred task takes a machine that would stay idle when its chance there is above
