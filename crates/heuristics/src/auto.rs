@@ -3,26 +3,18 @@
 //! only while a machine has better use for its time.
 //!
 //! What it decides, at each mapping event:
-//! 1. **Plan to the queue, commit to the depth.** The batch is planned into the machine
-//!    queues as deep as the queues go (their limit, `queue_size`), and of each machine's
-//!    planned tasks only the first ones are committed: while the machine holds fewer than
-//!    `depth` tasks, the executing one included ([`VirtualQueues::plan_ahead`]; default
-//!    [`DEFAULT_DEPTH`], at most the queue's limit). A mapping event follows every
-//!    completion, so a machine with one task waiting behind the executing one never idles;
-//!    a deeper commitment only binds tasks to a machine before it is known when the tasks
-//!    ahead of them end, and a committed task cannot move when another machine frees early.
-//!    The tasks planned but not committed stay in the batch queue and are planned again at
-//!    the next event, with what is known then; the pruner reconsiders them there
-//!    (deferring) instead of in a machine queue (dropping). Planning deep is what lets the
-//!    plan see the backlog: capped at the depth, a fast machine always looks at most
-//!    `depth` tasks away, so the slower machines stay idle while the batch waits for the
-//!    fast ones; planned to the queue, a task goes to a slower machine when its expected
-//!    completion there beats the fast machine's behind the tasks planned ahead of it
-//!    (docs/reproduction.md, "The recommended scheduler").
-//! 2. The two phases of MM (thesis 3.3.1.1, paper VI-C1), over the plan: per task the
-//!    machine of minimum expected completion time; of those pairs, the minimum expected
-//!    completion time. A task whose chance on its machine is at or below its type's defer
-//!    threshold is deferred, as every batch heuristic does with the pruner's thresholds.
+//! 1. Every machine accepts tasks only while it holds fewer than `depth` tasks, the
+//!    executing one included ([`VirtualQueues::limit_depth`]; default [`DEFAULT_DEPTH`],
+//!    at most the queue's limit). A mapping event follows every completion, so a machine
+//!    with one task waiting behind the executing one never idles; a deeper queue only
+//!    commits tasks to a machine before it is known when the tasks ahead of them end, and a
+//!    committed task cannot move when another machine frees early. The tasks left in the
+//!    batch queue are placed at a later event, with what is known then, and the pruner
+//!    reconsiders them there (deferring) instead of in a machine queue (dropping).
+//! 2. The two phases of MM (thesis 3.3.1.1, paper VI-C1): per task the machine of minimum
+//!    expected completion time; of those pairs, the minimum expected completion time. A
+//!    task whose chance on its machine is at or below its type's defer threshold is
+//!    deferred, as every batch heuristic does with the pruner's thresholds.
 //! 3. Deferring is work-conserving: the machines that would stay idle after steps 1-2
 //!    (nothing executing, queued or assigned) take deferred tasks, one each, chosen by the
 //!    same two phases of MM over those machines alone, with [`FILL_FLOOR`] in place of the
@@ -45,8 +37,28 @@
 //!
 //! With input-data staging (JPDC-2016 section 5) a queued task's input is staged while the
 //! tasks ahead of it run, which a shallow queue would forgo: there the default depth is the
-//! queue's own limit (an explicit `depth` still applies). With `queue_size` no larger than
-//! the depth, the plan and the commitment are one.
+//! queue's own limit (an explicit `depth` still applies).
+//!
+//! # `lookahead`: PAM's plan over the whole queues, committed to the depth
+//! [`Auto::lookahead`] differs from `auto` in two steps, for systems where one machine type
+//! is the fastest for every task type and times are narrow (measured inference services):
+//! * **Plan to the queue, commit to the depth.** The batch is planned into the machine
+//!   queues as deep as they go (their limit, `queue_size`), and of each machine's planned
+//!   tasks only the first ones are committed, while the machine holds fewer than `depth`
+//!   tasks ([`VirtualQueues::plan_ahead`]). The tasks planned deeper stay in the batch
+//!   queue and are planned again at the next event. Capped at the depth, a fast machine
+//!   always looks at most `depth` tasks away, so the slower machines stay idle while the
+//!   batch waits for the fast ones; planned to the queue, a task goes to a slower machine
+//!   when it does better there than behind the tasks planned ahead of it on the fast one.
+//! * **PAM's two phases** (paper V-D1) in place of MM's: per task the machine of the highest
+//!   chance of meeting its deadline, ties by the minimum expected completion time; of those
+//!   pairs, the minimum expected completion time, ties by the shortest expected execution
+//!   time. Behind the tasks on a fast machine a task's chance falls with every outlier that
+//!   may come before it; on an idle slow machine it is the task's own.
+//!
+//! Step 3 (idle machines take deferred tasks) runs the same two phases. Its plan costs more
+//! than `auto`'s where many machines and a long batch meet: a machine that frees is given a
+//! task only once the plan, in its order, reaches one for it (docs/performance.md).
 
 use model::{BatchHeuristic, Decision, TaskId, View, VirtualQueues};
 
@@ -60,12 +72,14 @@ pub const DEFAULT_DEPTH: usize = 2;
 /// drop threshold (HCW 2019, VII), so a task the pruner would keep.
 pub const FILL_FLOOR: f64 = 0.5;
 
-/// The recommended heuristic (see the module docs).
+/// The recommended heuristic, and `lookahead` (see the module docs).
 #[derive(Debug, Clone)]
 pub struct Auto {
     plan: Plan,
     /// `None`: [`DEFAULT_DEPTH`], or the queue's limit with staging.
     depth: Option<usize>,
+    /// `lookahead`: planned to the queues' limits, committed to the depth.
+    lookahead: bool,
     /// Chances kept across mapping events.
     kept: Kept,
 }
@@ -82,6 +96,24 @@ impl Auto {
                 scope,
             },
             depth,
+            lookahead: false,
+            kept: Kept::default(),
+        }
+    }
+
+    /// `lookahead` (module docs): PAM's two phases, planned to the queues' limits and
+    /// committed to the depth given (`None`: the default).
+    pub fn lookahead(scope: Phase1Scope, depth: Option<usize>) -> Self {
+        Auto {
+            plan: Plan {
+                phase1: Phase1::MaxSuccess,
+                phase2: Phase2::MinCompletion {
+                    tie_by_execution: true,
+                },
+                scope,
+            },
+            depth,
+            lookahead: true,
             kept: Kept::default(),
         }
     }
@@ -100,21 +132,26 @@ impl Auto {
         }
     }
 
-    /// The virtual queues it plans on: the view's, planned to the queues' limits, with at
-    /// most the depth in force committed on each machine (step 1 of the module docs).
+    /// The virtual queues it plans on: the view's, capped at the depth in force (`auto`), or
+    /// planned to their limits with at most the depth committed on each machine
+    /// (`lookahead`). `lazy` builds no tail CDF until one is read.
     fn queues<'a>(&self, view: &View<'a>, lazy: bool) -> VirtualQueues<'a> {
         let mut vq = if lazy {
             VirtualQueues::from_view_lazy(view)
         } else {
             VirtualQueues::from_view(view)
         };
-        if let Some(d) = self.depth(view) {
-            let commit = view
-                .machines()
-                .iter()
-                .map(|m| d.saturating_sub(m.len()).min(m.free_slots()))
-                .collect();
-            vq.plan_ahead(commit);
+        match self.depth(view) {
+            Some(d) if self.lookahead => {
+                let commit = view
+                    .machines()
+                    .iter()
+                    .map(|m| d.saturating_sub(m.len()).min(m.free_slots()))
+                    .collect();
+                vq.plan_ahead(commit);
+            }
+            Some(d) => vq.limit_depth(d),
+            None => {}
         }
         vq
     }
@@ -125,7 +162,9 @@ impl Auto {
         let mut decision = Decision::default();
         let mut vq = self.queues(view, false);
         crate::reference::run(view, self.plan, &mut vq, view.batch(), &mut decision);
-        commit(&vq, &mut decision);
+        if self.lookahead {
+            commit(&vq, &mut decision);
+        }
         fill_idle(view, self.plan, &mut decision, crate::reference::run);
         decision
     }
@@ -186,13 +225,14 @@ fn fill_idle(
 
 impl BatchHeuristic for Auto {
     fn name(&self) -> &str {
-        "auto"
+        if self.lookahead { "lookahead" } else { "auto" }
     }
 
     fn map(&mut self, view: &View<'_>) -> Decision {
         let mut decision = Decision::default();
         // MinCompletion reads only expected tails: no tail CDF is built until one is read.
-        let mut vq = self.queues(view, true);
+        let lazy = self.plan.phase1 == Phase1::MinCompletion;
+        let mut vq = self.queues(view, lazy);
         run(
             view,
             self.plan,
@@ -201,7 +241,9 @@ impl BatchHeuristic for Auto {
             &mut decision,
             &mut self.kept,
         );
-        commit(&vq, &mut decision);
+        if self.lookahead {
+            commit(&vq, &mut decision);
+        }
         fill_idle(view, self.plan, &mut decision, |v, plan, vq, cands, d| {
             run(v, plan, vq, cands, d, &mut Kept::default());
         });

@@ -98,11 +98,11 @@ pub fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared) -> Re
         s.mapper.alpha.map(|a| format!("alpha {a}")),
         s.mapper.epsilon.map(|e| format!("epsilon {e}")),
         s.mapper.k.map(|k| format!("k {k}")),
-        // auto's depth ([mapper] depth): given, or its default (the queue's own limit
-        // with staging).
-        s.mapper
-            .name
-            .eq_ignore_ascii_case("auto")
+        // auto's and lookahead's depth ([mapper] depth): given, or its default (the
+        // queue's own limit with staging).
+        ["auto", "lookahead"]
+            .iter()
+            .any(|n| s.mapper.name.eq_ignore_ascii_case(n))
             .then(|| match s.mapper.depth {
                 Some(d) => format!("depth {d}"),
                 None if prepared.config.staging.is_some() => "depth = queue size".to_owned(),

@@ -556,7 +556,7 @@ const DRIFT: &[Key] = &[
 
 const MAPPER: &[Key] = &[
     key("name", "string", "required")
-        .allowed("recommended: auto; batch: MM, MSD, MMU, MOC, PAM, EDF, SJF; immediate: FCFS, MET, MCT, KPB, MR; variants: PAMF, PAMF-R, PUM, PAMND, MOCA, `<H>-D`, `<H>-Drop`, `<H>-P` (`prunesim list`); case-insensitive")
+        .allowed("recommended: auto; batch: lookahead, MM, MSD, MMU, MOC, PAM, EDF, SJF; immediate: FCFS, MET, MCT, KPB, MR; variants: PAMF, PAMF-R, PUM, PAMND, MOCA, `<H>-D`, `<H>-Drop`, `<H>-P` (`prunesim list`); case-insensitive")
         .paper("the heuristics' names (thesis 3.3, 4.3, 5.2; HCW 2019, V-D and VI-C; JPDC 2016, 6)")
         .means("the mapping heuristic; a variant name also sets the pruner")
         .example("name = \"MOC\""),
@@ -583,7 +583,7 @@ const MAPPER: &[Key] = &[
     key("depth", "integer", "2; with `[staging]`, the queue size")
         .unit("tasks")
         .allowed(">= 1")
-        .means("auto: the most tasks, the executing one included, committed to a machine's queue (at most `[system] queue_size`); the batch is planned into the queues up to `queue_size`, and the tasks planned beyond the depth wait in the batch queue for a later mapping event")
+        .means("auto, lookahead: the most tasks, the executing one included, committed to a machine's queue (at most `[system] queue_size`); the rest wait in the batch queue for a later mapping event (lookahead plans them into the queues up to `queue_size` first)")
         .example("name = \"auto\"\ndepth = 3"),
 ];
 

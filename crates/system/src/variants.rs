@@ -101,7 +101,7 @@ pub const VARIANTS: &[(&str, &str)] = &[
 ];
 
 /// The pruner of a name without a `[pruner]` table: the paper's for PAM, its variants,
-/// `auto` and the suffixed names, none for a plain base heuristic.
+/// `auto`, `lookahead` and the suffixed names, none for a plain base heuristic.
 fn default_table(pruned: bool) -> PrunerTable {
     PrunerTable {
         preset: pruned.then_some(Preset::Paper),
@@ -113,7 +113,7 @@ fn default_table(pruned: bool) -> PrunerTable {
 /// (`given`, `None` when the experiment has none). Returns the base heuristic's config and the
 /// effective pruner configuration, or why the combination means nothing.
 ///
-/// Without a `[pruner]` table, PAM, its variants, `auto` and the suffixed names (`-D`, `-Drop`, `-P`)
+/// Without a `[pruner]` table, PAM, its variants, `auto`, `lookahead` and the suffixed names (`-D`, `-Drop`, `-P`)
 /// use the paper's pruner ([`Preset::Paper`]) and a plain base heuristic runs unpruned; with
 /// one, the table as resolved by [`PrunerTable::resolve`], adjusted by the name's rule.
 pub fn resolve(
@@ -132,7 +132,7 @@ pub fn resolve(
     };
     let variant = matches!(
         base.as_str(),
-        "PAMF" | "PAMF-R" | "PUM" | "PAMND" | "MOCA" | "AUTO"
+        "PAMF" | "PAMF-R" | "PUM" | "PAMND" | "MOCA" | "AUTO" | "LOOKAHEAD"
     );
     if variant && pruning != Pruning::Plain {
         return Err(VariantError::SuffixOnVariant {

@@ -1,5 +1,6 @@
-//! `auto` decides as the plain reference loop on its depth-capped queues, and never commits
-//! a machine deeper than its depth.
+//! `auto` and `lookahead` decide as the plain reference loop on their queues (capped at the
+//! depth, or planned to the queues' limits), and never commit a machine deeper than the
+//! depth.
 
 use heuristics::{Auto, Phase1Scope};
 use model::{BatchHeuristic, View};
@@ -16,13 +17,22 @@ fn depths_after(view: &View<'_>, assign: &[(usize, usize)]) -> Vec<usize> {
     d
 }
 
-fn check(system: &System, free_only: bool, depth: Option<usize>) -> Result<(), TestCaseError> {
+fn check(
+    system: &System,
+    free_only: bool,
+    depth: Option<usize>,
+    lookahead: bool,
+) -> Result<(), TestCaseError> {
     let scope = if free_only {
         Phase1Scope::FreeMachines
     } else {
         Phase1Scope::AllMachines
     };
-    let mut fast = Auto::new(scope, depth);
+    let mut fast = if lookahead {
+        Auto::lookahead(scope, depth)
+    } else {
+        Auto::new(scope, depth)
+    };
     let reference = fast.clone();
     let (a, b) = (system.clone(), system.clone());
     let got = fast.map(&a.view());
@@ -66,8 +76,9 @@ proptest! {
         system in system_strategy(),
         free_only in any::<bool>(),
         depth in prop_oneof![Just(None), (1usize..5).prop_map(Some)],
+        lookahead in any::<bool>(),
     ) {
-        check(&system, free_only, depth)?;
+        check(&system, free_only, depth, lookahead)?;
     }
 }
 
@@ -78,8 +89,9 @@ proptest! {
     fn auto_decides_as_the_reference_loop_on_many_machines(
         system in prop_oneof![many_machines_strategy(), large_batch_strategy()],
         depth in prop_oneof![Just(None), (1usize..4).prop_map(Some)],
+        lookahead in any::<bool>(),
     ) {
-        check(&system, false, depth)?;
+        check(&system, false, depth, lookahead)?;
     }
 }
 
@@ -122,46 +134,56 @@ fn fast_and_slow(fast: pmf::Tick, slow: pmf::Tick, batch: usize) -> System {
     }
 }
 
-/// A machine holding `depth` tasks gets none, and a task waits for it when its planned
-/// completion there, behind the tasks planned ahead of it, is the soonest.
+/// A machine holding `depth` tasks gets none; a free machine gets at most `depth`.
 #[test]
 fn a_machine_at_its_depth_gets_no_task() {
-    // Machine 0 (2 ticks) executes task 0 and holds task 1: at the default depth. Every
-    // task of the batch ends sooner there, even sixth in its queue (at 12), than on the
-    // slow machine (50): nothing is committed, every task waits.
+    // Machine 0 (2 ticks) executes task 0 and holds task 1: at the default depth.
     let system = fast_and_slow(2, 50, 4);
     let view = system.view();
-    for scope in [Phase1Scope::AllMachines, Phase1Scope::FreeMachines] {
-        let mut auto = Auto::new(scope, None);
-        let d = auto.map(&view);
-        assert_eq!(d.assign, vec![], "{scope:?}");
-        assert_eq!(d, auto.map_reference(&view), "{scope:?}");
-    }
+    let mut auto = Auto::new(Phase1Scope::FreeMachines, None);
+    let d = auto.map(&view);
+    // Every task would finish first on machine 0, but it is at its depth: only machine 1,
+    // empty, takes two tasks (its depth), and the others wait in the batch queue.
+    assert_eq!(d.assign, vec![(2, 1), (3, 1)]);
     // With depth 6 (the queue's limit) machine 0 takes every task: MM's decision.
     let mut deep = Auto::new(Phase1Scope::FreeMachines, Some(6));
     let d = deep.map(&view);
     assert_eq!(d.assign.len(), 4);
     assert!(d.assign.iter().all(|&(_, m)| m == 0));
+    // `lookahead` plans to the queue: every task ends sooner on machine 0, even sixth in its
+    // queue (at 12), than on the slow machine (50), so nothing is committed and every task
+    // waits for machine 0.
+    for scope in [Phase1Scope::AllMachines, Phase1Scope::FreeMachines] {
+        let mut ahead = Auto::lookahead(scope, None);
+        let d = ahead.map(&view);
+        assert_eq!(d.assign, vec![], "{scope:?}");
+        assert_eq!(d, ahead.map_reference(&view), "{scope:?}");
+    }
 }
 
-/// The plan sees the backlog: capped at its depth, the fast machine would always look two
-/// tasks away, and the slow machine would idle while the batch waits for the fast one.
-/// Planned to the queue, the third task of the batch ends sooner on the slow machine (45)
-/// than fourth behind the fast machine's (50), and only it is committed.
+/// `lookahead`'s plan sees the backlog: capped at its depth, the fast machine always looks
+/// two tasks away, and `auto` leaves the slow machine idle while the batch waits for the fast
+/// one. Planned to the queue, the third task of the batch ends sooner on the slow machine
+/// (45) than fourth behind the fast machine's (50), and only it is committed. (Deadlines are
+/// far away: every chance is 1, and phase 1 chooses by the expected completion.)
 #[test]
 fn the_plan_sees_the_backlog_of_a_fast_machine() {
     // Fast machine: task 0 executing to 10, task 1 to 20; tasks 2-7 in the batch.
     let system = fast_and_slow(10, 45, 6);
     let view = system.view();
-    let mut auto = Auto::new(Phase1Scope::AllMachines, None);
-    let d = auto.map(&view);
+    assert_eq!(
+        Auto::new(Phase1Scope::AllMachines, None).map(&view).assign,
+        vec![]
+    );
+    let mut ahead = Auto::lookahead(Phase1Scope::AllMachines, None);
+    let d = ahead.map(&view);
     // The plan: 2 and 3 on the fast machine (30, 40), 4 on the slow one (45), 5 and 6 on
     // the fast one (50, 60); 7 waits (the fast queue full, 90 on the slow one). Of those,
     // the fast machine commits none (it holds 2, the depth), the slow one its first.
     assert_eq!(d.assign, vec![(4, 1)]);
-    assert_eq!(d, auto.map_reference(&view));
+    assert_eq!(d, ahead.map_reference(&view));
     // Depth 3: the fast machine commits its first planned task too.
-    let mut three = Auto::new(Phase1Scope::AllMachines, Some(3));
+    let mut three = Auto::lookahead(Phase1Scope::AllMachines, Some(3));
     let d = three.map(&view);
     assert_eq!(d.assign, vec![(2, 0), (4, 1)]);
     assert_eq!(d, three.map_reference(&view));
@@ -223,7 +245,7 @@ fn a_deferred_task_takes_an_idle_machine_above_the_floor() {
     assert_eq!(d.deferred, vec![0]);
 }
 
-/// The idle machine takes the deferred task MM's two phases choose (the least expected
+/// The idle machine takes the deferred task its plan's phase 2 chooses (the least expected
 /// completion), not the first in batch order; a task at or below `FILL_FLOOR` is passed
 /// over.
 #[test]

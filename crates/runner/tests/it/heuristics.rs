@@ -205,11 +205,16 @@ fn auto_brings_the_papers_pruner_and_checks_its_depth() {
     assert_eq!(h.depth, Some(3));
     let e = resolve("[mapper]\nname = \"MM\"\ndepth = 3\n").unwrap_err();
     assert!(e.contains("depth does not apply to MM"), "{e}");
+    // lookahead: the same pruner and depth.
+    let (h, p) = resolve("[mapper]\nname = \"lookahead\"\ndepth = 3\n").unwrap();
+    assert_eq!(h.depth, Some(3));
+    assert_eq!(p, pruner::PrunerConfig::default());
+    let e = resolve("[mapper]\nname = \"lookahead-P\"\n").unwrap_err();
+    assert!(e.contains("suffixes"), "{e}");
 }
 
-/// `auto` plans to the queue size and commits at most `depth` tasks to a machine: with depth
-/// 2 a queue of 6 is planned deeper than a queue of 2 (it decides otherwise), and with
-/// depth 6 it commits deeper too.
+/// `auto` commits at most `depth` tasks to a machine: with depth 2 a queue of 6 runs as a
+/// queue of 2, and with depth 6 it does not.
 #[test]
 fn auto_commits_no_deeper_than_its_depth() {
     let run = |mapper: &str, queue: usize| {
@@ -226,7 +231,11 @@ fn auto_commits_no_deeper_than_its_depth() {
             .collect::<Vec<_>>()
     };
     let auto = "name = \"auto\"";
-    assert_ne!(run(auto, 6), run(auto, 2));
+    assert_eq!(run(auto, 6), run(auto, 2));
     assert_eq!(run(auto, 6), run("name = \"auto\"\ndepth = 2", 6));
     assert_ne!(run(auto, 6), run("name = \"auto\"\ndepth = 6", 6));
+    // lookahead plans a queue of 6 deeper than a queue of 2, and commits the same depth.
+    let ahead = "name = \"lookahead\"";
+    assert_ne!(run(ahead, 6), run(ahead, 2));
+    assert_eq!(run(ahead, 6), run("name = \"lookahead\"\ndepth = 2", 6));
 }
