@@ -554,3 +554,57 @@ impl Drop for VirtualQueues<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::task::TaskSpec;
+    use ndarray::Array2;
+    use pmf::DropModel;
+    use workload::Pet;
+
+    /// Planning ahead: machine 0 (empty) may commit one task and machine 1 (executing one)
+    /// none, while both take tasks in the plan. Only the committed task's PCT is handed over,
+    /// and the plan closes once no machine may commit another.
+    #[test]
+    fn a_plan_ahead_commits_only_the_first_tasks_and_closes() {
+        let pet = Pet::new(
+            Array2::from_shape_vec((1, 2), vec![Pmf::point(3), Pmf::point(5)]).unwrap(),
+            vec!["t".into()],
+            vec!["a".into(), "b".into()],
+        )
+        .unwrap();
+        let tasks: Vec<TaskSpec> = (0..5)
+            .map(|id| TaskSpec {
+                id,
+                task_type: 0,
+                arrival: 0,
+                deadline: 1_000,
+            })
+            .collect();
+        let mut machines = vec![Machine::new(0, Some(4)), Machine::new(1, Some(4))];
+        machines[1].start(0, 0, 5);
+        let mut oracle = Oracle::new(2);
+        oracle.sync(&machines, 0);
+        let batch = [1, 2, 3, 4];
+        let view = View::new(0, &pet, &tasks, &batch, &machines, &oracle, DropModel::All);
+        let mut vq = VirtualQueues::from_view(&view);
+        vq.plan_ahead(vec![1, 0]);
+        assert_eq!((vq.commits(0), vq.commits(1)), (1, 0));
+        assert!(vq.any_free());
+        // Machine 1 first: planned, not committed, so not handed over; the plan stays open.
+        vq.assign(&view, 1, 1);
+        assert!(!oracle.handed_over(1, 1));
+        assert!(vq.any_free());
+        // Machine 0's first task is committed and handed over; then no machine may commit.
+        vq.assign(&view, 0, 2);
+        assert!(oracle.handed_over(0, 2));
+        assert!(!vq.any_free());
+        // The queues still plan: machine 0's tail is past its committed task.
+        assert_eq!(vq.free(0), 3);
+        assert_eq!(vq.expected_completion(&view, 0, 3), 6.0);
+        // Without planning ahead every assignment is committed.
+        let plain = VirtualQueues::from_view(&view);
+        assert_eq!(plain.commits(0), usize::MAX);
+    }
+}
