@@ -12,7 +12,8 @@
 //!                           # per cell from the truth, `bin_width` ticks wide, default 1),
 //!                           # "scaled" (the truth's times times `scale`), "flat" (uniform
 //!                           # on 1 ..= the truth's longest time, every cell), "etc" (the
-//!                           # `.etc` file `path`)
+//!                           # `.etc` file `path`), "permuted" (each machine believed to run
+//!                           # as the next machine type: a wrong prior, below)
 //! samples = 10
 //! bin_width = 1
 //! scale = 0.5
@@ -43,6 +44,12 @@
 //! machine = 3               # times multiplied by `scale` and shifted by `shift` ticks
 //! scale = 2.0
 //! ```
+//!
+//! `"permuted"` is a wrong prior of the right shape: the machine types (machines that are
+//! copies of each other, [`workload::Pet::canonical`]) in the order of their first machine,
+//! each machine's column is the truth's column of the next type, the last type taking the
+//! first's. Copies move as a block, so the prior is never the truth; a PET whose machines are
+//! all copies of one type has nothing to permute, and is an error.
 //!
 //! A key that does not apply to the source or prior chosen is an error naming it. The
 //! `samples` prior of trial `k` draws from stream `(seed, k, Belief)`: a belief from a few
@@ -93,6 +100,8 @@ pub enum PriorKind {
     Flat,
     /// An `.etc` file.
     Etc,
+    /// The truth with each machine's column that of the next machine type (module docs).
+    Permuted,
 }
 
 /// The `[belief]` table (module docs).
@@ -366,6 +375,16 @@ impl BeliefConfig {
                     .map_pmfs(|_, _, _| Ok::<_, Message>(flat.clone()))
                     .map_err(|m| m.0)?
             }
+            PriorKind::Permuted => {
+                let next = next_machine_type(truth).ok_or_else(|| {
+                    "belief.prior = \"permuted\": every machine is a copy of one machine type, \
+                     so a permutation would change nothing"
+                        .to_string()
+                })?;
+                truth
+                    .map_pmfs(|t, m, _| Ok::<_, Message>(truth.pmf(t, next[m]).clone()))
+                    .map_err(|m| m.0)?
+            }
             PriorKind::Etc => {
                 let path = self.path.clone().unwrap_or_default();
                 let (pet, _) =
@@ -385,6 +404,32 @@ impl BeliefConfig {
         };
         Ok(Some(pet))
     }
+}
+
+/// Per machine, a machine of the next machine type (`"permuted"`, module docs): the machine
+/// types (classes of copies, [`Pet::canonical`]) in the order of their first machine, the
+/// last followed by the first. `None` when every machine is a copy of one type.
+fn next_machine_type(truth: &Pet) -> Option<Vec<usize>> {
+    let machines = truth.n_machines();
+    let mut kinds: Vec<usize> = Vec::new();
+    let mut kind_of = Vec::with_capacity(machines);
+    for m in 0..machines {
+        let c = truth.canonical(m);
+        let k = match kinds.iter().position(|&x| x == c) {
+            Some(k) => k,
+            None => {
+                kinds.push(c);
+                kinds.len() - 1
+            }
+        };
+        kind_of.push(k);
+    }
+    (kinds.len() >= 2).then(|| {
+        kind_of
+            .iter()
+            .map(|&k| kinds[(k + 1) % kinds.len()])
+            .collect()
+    })
 }
 
 /// The most draws per cell of a `samples` prior (each cell's draws are held at once, 8 bytes
@@ -619,6 +664,42 @@ mod tests {
         }
         assert_eq!(b.prior_pet(&truth, 5, 0).unwrap().unwrap(), p0);
         assert_ne!(b.prior_pet(&truth, 5, 1).unwrap().unwrap(), p0);
+    }
+
+    #[test]
+    fn a_permuted_prior_moves_each_machine_type_to_the_next_as_a_block() {
+        use ndarray::Array2;
+        let pet = |ticks: &[Tick]| {
+            let names = (0..ticks.len()).map(|m| format!("m{m}")).collect();
+            let pmfs = ticks.iter().map(|&k| Pmf::point(k)).collect();
+            Pet::new(
+                Array2::from_shape_vec((1, ticks.len()), pmfs).unwrap(),
+                vec!["t".into()],
+                names,
+            )
+            .unwrap()
+        };
+        let b = parse("source = \"fixed\"\nprior = \"permuted\"").unwrap();
+        let columns = |truth: &Pet| -> Vec<Tick> {
+            let p = b.prior_pet(truth, 5, 0).unwrap().unwrap();
+            (0..truth.n_machines()).map(|m| p.pmf(0, m).min()).collect()
+        };
+        // Two copies of a 2-tick type and a 5-tick type: the copies move together.
+        assert_eq!(columns(&pet(&[2, 2, 5])), vec![5, 5, 2]);
+        assert_eq!(columns(&pet(&[2, 5, 2])), vec![5, 2, 5]);
+        // Three types: each believed to run as the next, the last as the first.
+        assert_eq!(columns(&pet(&[2, 5, 9])), vec![5, 9, 2]);
+        // The default PET's 8 distinct machines: every cell of every column moves.
+        let truth = Pet::default_pet(1);
+        let p = b.prior_pet(&truth, 5, 0).unwrap().unwrap();
+        for m in 0..8 {
+            for t in 0..truth.n_types() {
+                assert_eq!(p.pmf(t, m), truth.pmf(t, (m + 1) % 8));
+            }
+        }
+        // Copies of one type only: nothing to permute.
+        let e = b.prior_pet(&pet(&[3, 3]), 5, 0).unwrap_err();
+        assert!(e.contains("belief.prior = \"permuted\""), "{e}");
     }
 
     #[test]

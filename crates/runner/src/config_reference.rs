@@ -437,8 +437,8 @@ const BELIEF: &[Key] = &[
         .example("source = \"learned\"")
         .default_toml("\"oracle\""),
     key("prior", "string", "\"truth\"")
-        .allowed("\"truth\", \"samples\", \"scaled\", \"flat\", \"etc\"; not with the oracle")
-        .means("the fixed PET, or the learned one's starting point: the truth at the start, a histogram of `samples` draws per cell, the truth's times times `scale`, uniform on 1 to the truth's longest time, or the `.etc` file `path`")
+        .allowed("\"truth\", \"samples\", \"scaled\", \"flat\", \"etc\", \"permuted\"; not with the oracle; \"permuted\" needs two machine types or more")
+        .means("the fixed PET, or the learned one's starting point: the truth at the start, a histogram of `samples` draws per cell, the truth's times times `scale`, uniform on 1 to the truth's longest time, the `.etc` file `path`, or a wrong prior of the right shape: each machine believed to run as the next machine type (the types in the order of their first machine, the last as the first; copies move as a block)")
         .example("source = \"fixed\"\nprior = \"flat\""),
     key("samples", "integer", "required with prior = \"samples\"")
         .unit("draws per cell")

@@ -399,6 +399,16 @@ fn estimate_with(shape: &RunShape<'_>, given_slack: Option<u64>) -> Footprint {
                     let s = b.scale.unwrap_or(1.0).max(1.0);
                     saturate(pet as f64 * s)
                 }
+                // Each machine's column is another's: at most the widest column on every one.
+                PriorKind::Permuted => column_bins
+                    .iter()
+                    .copied()
+                    .max()
+                    .unwrap_or(0)
+                    .saturating_mul(machines)
+                    .saturating_mul(BYTES_PER_BIN)
+                    .saturating_add(cells.saturating_mul(BYTES_PER_CELL))
+                    .max(pet),
             };
             if b.source == BeliefSource::Learned {
                 prior.saturating_mul(LEARNED_PET_COPIES)
