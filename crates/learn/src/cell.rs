@@ -44,6 +44,9 @@ pub(crate) struct Cell {
     /// Whether the observations reject the prior at the last rebuild
     /// ([`Options::prior_check`]).
     pub(crate) rejected: bool,
+    /// Whether the observations depart from the prior beyond the band at the last rebuild,
+    /// with the prior check or the guard on ([`Options::prior_guard`]).
+    pub(crate) contradicted: bool,
 }
 
 impl Cell {
@@ -59,6 +62,7 @@ impl Cell {
             base: prior.clone(),
             used: 0,
             rejected: false,
+            contradicted: false,
         }
     }
 
@@ -219,7 +223,7 @@ impl Cell {
         &self,
         prior: &Pmf,
         options: &Options,
-    ) -> Result<Option<(Pmf, usize, bool)>, LearnError> {
+    ) -> Result<Option<(Pmf, usize, Verdict)>, LearnError> {
         let ignore = options.censoring == Censoring::Ignore;
         let Some(Walk {
             mut pairs,
@@ -230,15 +234,31 @@ impl Cell {
         else {
             return Ok(None);
         };
-        let rejected = options.prior_check && contradicts(prior, &pairs, last, n)?;
+        let contradicted =
+            (options.prior_check || options.prior_guard) && contradicts(prior, &pairs, last, n)?;
+        let rejected = options.prior_check && contradicted;
         if s > 0.0 {
             let prior = (!rejected).then_some(prior);
             push_tail(&mut pairs, s, last, prior, options, || {
                 (self.total(options.window), self.completed)
             })?;
         }
-        Ok(Some((Pmf::from_weighted_pairs(pairs)?, n, rejected)))
+        let verdict = Verdict {
+            rejected,
+            contradicted,
+        };
+        Ok(Some((Pmf::from_weighted_pairs(pairs)?, n, verdict)))
     }
+}
+
+/// What a cell's observations say of its prior at a rebuild.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Verdict {
+    /// Rejected in the cell ([`Options::prior_check`]): it weighs nothing there.
+    pub(crate) rejected: bool,
+    /// Beyond the band ([`contradicts`]), whether or not the check is on: what the guard
+    /// counts ([`Options::prior_guard`]).
+    pub(crate) contradicted: bool,
 }
 
 /// A Kaplan-Meier walk over a cell's counts ([`Cell::kaplan_meier`]).

@@ -40,6 +40,38 @@ pub(crate) struct Factor {
 }
 
 impl Estimator {
+    /// Whether one factor for the whole machine explains, or may yet explain, what
+    /// `machine`'s cells observe (with [`Options::scale_by_evidence`]): its Kaplan-Meier
+    /// median ratio, estimated now from the window's ratios, is a factor (more than
+    /// [`SCALE_STEP`] from 1), and either fewer of its cells hold [`MIN_SCALE_EVIDENCE`]
+    /// observations than [`Estimator::fits`] compares (the evidence is still coming) or
+    /// they lie nearer their prior stretched by it. A prior wrong only by a factor is right
+    /// in shape: too fast, the factor corrects it; too slow, each cell does (step 4 of the
+    /// crate docs). The prior guard leaves such a machine alone.
+    pub(crate) fn factor_may_explain(&mut self, machine: usize) -> Result<bool, LearnError> {
+        if !self.scaled {
+            return Ok(false);
+        }
+        let f = &mut self.factors[machine];
+        if f.ratios.len() < MIN_MACHINE_OBSERVATIONS.min(self.options.machine_window) {
+            return Ok(false);
+        }
+        let Some(est) = median_ratio(f.ratios.make_contiguous())? else {
+            return Ok(false);
+        };
+        let est = est.clamp(1.0 / MAX_SCALE, MAX_SCALE);
+        if est.ln().abs() <= SCALE_STEP.ln_1p() {
+            return Ok(false);
+        }
+        let ready = (0..self.types)
+            .filter(|&t| self.cells[t * self.machines + machine].n >= MIN_SCALE_EVIDENCE)
+            .count();
+        if ready < self.types.clamp(2, evidence::JOIN_TYPES) {
+            return Ok(true);
+        }
+        self.fits(machine, est)
+    }
+
     /// Adds a ratio to `machine`'s window and re-estimates its factor; when the factor
     /// applied moves, the machine's cells take their PMFs at the new factor: stretched by
     /// it ([`Options::machine_scale`]), or blended with their priors stretched by it
@@ -124,10 +156,18 @@ impl Estimator {
     /// itself: the Kolmogorov-Smirnov distance of its Kaplan-Meier CDF over the observed
     /// range ([`departure`]) is smaller from the one than from the other. A distance, not a
     /// median: the median of a cell of two modes jumps between them with the draws.
-    fn slower_than_prior(&self, machine: usize, est: f64) -> Result<bool, LearnError> {
+    pub(crate) fn slower_than_prior(&self, machine: usize, est: f64) -> Result<bool, LearnError> {
         if est <= 1.0 {
             return Ok(false);
         }
+        self.fits(machine, est)
+    }
+
+    /// Whether every cell of `machine` holding [`MIN_SCALE_EVIDENCE`] observations, at least
+    /// [`evidence::JOIN_TYPES`] of them (all the types, when fewer, and at least 2), lies
+    /// nearer its prior stretched by `est` than its prior itself
+    /// ([`Estimator::slower_than_prior`]'s test, whichever way `est` goes).
+    pub(crate) fn fits(&self, machine: usize, est: f64) -> Result<bool, LearnError> {
         let ignore = self.options.censoring == Censoring::Ignore;
         let mut compared = 0;
         for t in 0..self.types {

@@ -148,6 +148,34 @@
 //!    first group forms, every PMF is the one learned without looking, bit for bit. Not
 //!    with the machine factor.
 //!
+//! 7. **The prior guard** ([`Options::prior_guard`], on by default). The prior check
+//!    (step 3) judges each cell by its own observations, and so never reaches the cells a
+//!    scheduler does not run, which are the ones a wrong prior hurts most: a prior from
+//!    another system, with machine types swapped, or flat keeps every cell it believes slow
+//!    unobserved, and a greedy policy's first few unlucky observations of a cell keep it so.
+//!    The guard judges a machine: after each rebuild of one of its cells it counts the
+//!    machine's cells holding [`GUARD_OBSERVATIONS`] observations and, among them, those
+//!    whose Kaplan-Meier CDF departs from their prior (stretched by the machine factor, if
+//!    one applies) by more than the prior check's band ([`contradicts`]). When more than
+//!    half of them do, at least [`GUARD_CELLS`] (all the types, when fewer), and no one
+//!    factor for the whole machine explains it or waits for its evidence to (with
+//!    [`Options::scale_by_evidence`], step 4: a prior wrong only by a factor is right in
+//!    shape; too fast, the factor corrects it, too slow, the cells do), the machine **drops
+//!    its prior**
+//!    ([`Estimator::dropped_prior`]): every cell of the machine is from then on learned as
+//!    from no prior at all, its observations alone (no weight, the geometric tail beyond
+//!    a censored last observation), and a cell not yet observed is read as one tick. The
+//!    drop is for good: a prior once contradicted on most of a machine is not trusted
+//!    again (a drift is for the window to follow).
+//!
+//!    **No prior.** A prior of one tick in every cell weighing nothing is no prior at all:
+//!    what a scheduler has that knows the task types and the machines and no time. An
+//!    unobserved cell read as one tick is the most favourable belief there is, so every
+//!    policy tries it (optimism in the face of ignorance, which costs one task per cell),
+//!    and from its first observation on it reads its observations alone. Which machines
+//!    are copies no time can say; the user who names the kinds of their machines does
+//!    ([`Estimator::with_machine_types`]).
+//!
 //! [`Options`] choose ignoring censoring (the naive estimator, for comparison), a sliding
 //! window over the last observations of each cell (for drift), the machine factor, and the
 //! update cadence: a cell's PMF is rebuilt after every `k`-th observation of that cell, and
@@ -225,6 +253,7 @@ mod error;
 mod estimate;
 pub mod evidence;
 mod factor;
+mod guard;
 mod options;
 
 use std::collections::VecDeque;
@@ -237,9 +266,10 @@ pub use estimate::{
     median_ratio, optimism, optimistic, prior_band,
 };
 pub use factor::{MAX_SCALE, MIN_MACHINE_OBSERVATIONS, MIN_SCALE_EVIDENCE, SCALE_STEP};
+pub use guard::{GUARD_CELLS, GUARD_OBSERVATIONS};
 pub use options::{Censoring, DEFAULT_EXPLORE, Options, Tail};
 
-use cell::Cell;
+use cell::{Cell, Verdict};
 use estimate::{read, stretch};
 pub use evidence::{
     JOIN_DELTA, JOIN_TYPES, LEAVE_DELTA, MIN_POOL_OBSERVATIONS, POOL_EVERY, copies_band,
@@ -298,6 +328,9 @@ pub struct Estimator {
     /// Copies found from the evidence ([`Options::pool_by_evidence`]), when the prior tells
     /// no machines apart.
     evidence: Option<Evidence>,
+    /// Per machine (the first of its copies), whether the guard dropped its prior
+    /// ([`Options::prior_guard`]).
+    dropped: Vec<bool>,
     options: Options,
 }
 
@@ -406,8 +439,37 @@ impl Estimator {
             class,
             copies,
             evidence,
+            dropped: vec![false; machines],
             options,
         })
+    }
+
+    /// The estimator told which machines are copies: `kinds[m]` names machine `m`'s machine
+    /// type (any labels; machines with equal labels are copies), as a user who names the
+    /// kinds of their machines knows it without knowing any time. With
+    /// [`Options::pool_copies`] the copies learn as one from the first observation, in place
+    /// of the copies the prior's equal columns say and of those found from the evidence
+    /// ([`Options::pool_by_evidence`]); without it, nothing changes. Call it before any
+    /// observation.
+    ///
+    /// Errors: [`LearnError::PriorShape`] when `kinds` does not have one label per machine.
+    pub fn with_machine_types(mut self, kinds: &[usize]) -> Result<Self, LearnError> {
+        if kinds.len() != self.machines {
+            return Err(LearnError::PriorShape {
+                types: self.types,
+                machines: self.machines,
+                found: kinds.len(),
+            });
+        }
+        if !self.options.pool_copies {
+            return Ok(self);
+        }
+        self.class = (0..self.machines)
+            .map(|m| kinds.iter().position(|&k| k == kinds[m]).unwrap_or(m))
+            .collect();
+        self.copies = members(&self.class);
+        self.evidence = None;
+        Ok(self)
     }
 
     /// The options.
@@ -494,7 +556,7 @@ impl Estimator {
         let time = if censored { time.floor() } else { time.ceil() } + 0.0;
         let mut update = Update::Unchanged;
         let mut failed = None;
-        if self.scaled {
+        if self.scaled && !self.dropped[machine] {
             match self.update_factor(machine, time / self.medians[i], censored) {
                 Ok(true) => update = Update::Machine,
                 Ok(false) => {}
@@ -516,8 +578,15 @@ impl Estimator {
             return Err(e);
         }
         if self.evidence.is_some() {
-            return self.observe_pooled(task_type, machine);
+            let pooled = self.observe_pooled(task_type, machine)?;
+            if !self.guard(machine)? {
+                return Ok(pooled);
+            }
+            // The machine's cells, and those learned together with them.
+            let alone = (0..self.types).all(|t| self.cell_copies(t, machine).len() == 1);
+            return Ok(if alone { Update::Machine } else { Update::All });
         }
+        let options = self.options_of(machine);
         let cell = &mut self.cells[i];
         if cell.since >= rebuild_after(&options, cell.n) {
             cell.since = 0;
@@ -527,6 +596,9 @@ impl Estimator {
                 update = Update::Cell;
             }
             built.install(cell);
+            if self.guard(machine)? {
+                update = Update::Machine;
+            }
         }
         Ok(update)
     }
@@ -574,7 +646,8 @@ impl Estimator {
             merged = Cell::merged(first, group[1..].iter().map(|&g| &self.cells[row + g]));
             &merged
         };
-        let built = build(cell, &self.prior[row + group[0]], 1.0, &self.options)?;
+        let options = self.options_of(group[0]);
+        let built = build(cell, &self.prior[row + group[0]], 1.0, &options)?;
         let mut changed = false;
         for g in group {
             let c = &mut self.cells[row + g];
@@ -775,7 +848,7 @@ struct Built {
     current: Pmf,
     base: Pmf,
     used: usize,
-    rejected: bool,
+    verdict: Verdict,
 }
 
 impl Built {
@@ -783,19 +856,29 @@ impl Built {
         cell.current = self.current;
         cell.base = self.base;
         cell.used = self.used;
-        cell.rejected = self.rejected;
+        cell.rejected = self.verdict.rejected;
+        cell.contradicted = self.verdict.contradicted;
     }
 }
 
 /// The cell's estimate blended with its `prior` (a prior the observations reject weighing
 /// nothing, [`Options::prior_check`]), stretched by the machine's `factor` and read
 /// optimistically while explored.
-fn build(cell: &Cell, prior: &Pmf, factor: f64, options: &Options) -> Result<Built, LearnError> {
-    let (estimate, used, rejected) = match cell.estimate(prior, options)? {
-        Some((p, n, r)) => (Some(p), n, r),
-        None => (None, 0, false),
+pub(crate) fn build(
+    cell: &Cell,
+    prior: &Pmf,
+    factor: f64,
+    options: &Options,
+) -> Result<Built, LearnError> {
+    let (estimate, used, verdict) = match cell.estimate(prior, options)? {
+        Some((p, n, v)) => (Some(p), n, v),
+        None => (None, 0, Verdict::default()),
     };
-    let n0 = if rejected { 0.0 } else { options.prior_weight };
+    let n0 = if verdict.rejected {
+        0.0
+    } else {
+        options.prior_weight
+    };
     let base = match estimate {
         Some(e) => blend(prior, n0, &e, used)?,
         None => prior.clone(),
@@ -808,7 +891,7 @@ fn build(cell: &Cell, prior: &Pmf, factor: f64, options: &Options) -> Result<Bui
         current,
         base,
         used,
-        rejected,
+        verdict,
     })
 }
 

@@ -95,6 +95,14 @@ pub struct Options {
     /// [`prior_band`]) learns from its observations alone: the prior weighs nothing there
     /// and the censored tail does not read it (the crate docs, step 3). Off by default.
     pub prior_check: bool,
+    /// The prior guard: a machine whose cells' observations contradict their prior (the
+    /// prior check's test, [`crate::contradicts`], whether or not the check is on) in most
+    /// of its cells that hold [`crate::GUARD_OBSERVATIONS`] observations, at least
+    /// [`crate::GUARD_CELLS`] of them (all its cells when it has fewer), drops its prior:
+    /// from then on every cell of the machine is learned as from no prior at all (`none`:
+    /// a cell not yet observed read as one tick, the observations alone once there are
+    /// some, no machine factor; the crate docs, step 7). On by default.
+    pub prior_guard: bool,
 }
 
 /// The observations since a cell's last rebuild after which it is rebuilt, for a cell
@@ -121,6 +129,7 @@ impl Default for Options {
             pool_copies: true,
             pool_by_evidence: true,
             prior_check: false,
+            prior_guard: true,
         }
     }
 }

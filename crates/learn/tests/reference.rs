@@ -176,6 +176,8 @@ proptest! {
             pool_copies: false,
             pool_by_evidence: false,
             prior_check,
+            // The reference keeps its prior (the guard: `guard.rs`).
+            prior_guard: false,
         };
         let mut est = Estimator::new(2, 2, prior.clone(), o).unwrap();
         let mut reference = Reference::new(2, 2, prior, o);
@@ -205,6 +207,7 @@ fn the_reference_agrees_on_a_long_sequence_with_a_geometric_tail() {
             window,
             prior_weight: 3.0,
             scale_by_evidence: false,
+            prior_guard: false,
             ..Options::default()
         };
         let prior = vec![Pmf::point(5)];

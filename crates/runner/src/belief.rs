@@ -13,7 +13,8 @@
 //!                           # "scaled" (the truth's times times `scale`), "flat" (uniform
 //!                           # on 1 ..= the truth's longest time, every cell), "etc" (the
 //!                           # `.etc` file `path`), "permuted" (each machine believed to run
-//!                           # as the next machine type: a wrong prior, below)
+//!                           # as the next machine type: a wrong prior, below), "none"
+//!                           # (learned only: no times at all, below)
 //! samples = 10
 //! bin_width = 1
 //! scale = 0.5
@@ -38,6 +39,8 @@
 //!                           # observations (a two-sample test per task type)
 //! prior_check = true        # a cell whose observations reject its prior learns from
 //!                           # them alone (default false)
+//! prior_guard = true        # a machine whose observations contradict its prior in most
+//!                           # of its cells drops it: learned as from "none" (the default)
 //!
 //! [[drift]]                 # from `at` (time units) or the arrival of task `at_task`,
 //! at_task = 2500            # the truth of `machine` (or of `task_type`, or both) has its
@@ -50,6 +53,13 @@
 //! each machine's column is the truth's column of the next type, the last type taking the
 //! first's. Copies move as a block, so the prior is never the truth; a PET whose machines are
 //! all copies of one type has nothing to permute, and is an error.
+//!
+//! `"none"` is no prior at all, for a learned belief only: every cell a point mass on one tick
+//! (a cell not yet observed is read as the fastest possible, so a policy tries it) weighing
+//! nothing unless `prior_weight` is given (its observations alone from the first one), and
+//! the machine types (the truth's copies, [`workload::Pet::canonical`]) told to the
+//! estimator ([`learn::Estimator::with_machine_types`]): a user who knows no time still
+//! knows which of their machines are of one kind.
 //!
 //! A key that does not apply to the source or prior chosen is an error naming it. The
 //! `samples` prior of trial `k` draws from stream `(seed, k, Belief)`: a belief from a few
@@ -102,6 +112,8 @@ pub enum PriorKind {
     Etc,
     /// The truth with each machine's column that of the next machine type (module docs).
     Permuted,
+    /// No times at all (module docs).
+    None,
 }
 
 /// The `[belief]` table (module docs).
@@ -172,6 +184,10 @@ pub struct BeliefConfig {
     /// Learned: a cell whose observations reject its prior learns from them alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prior_check: Option<bool>,
+    /// Learned: a machine whose observations contradict its prior in most of its cells
+    /// drops it (learned as from no prior).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prior_guard: Option<bool>,
 }
 
 impl BeliefConfig {
@@ -181,7 +197,13 @@ impl BeliefConfig {
         learn::Options {
             censoring: self.censoring.unwrap_or(d.censoring),
             tail: self.tail.unwrap_or(d.tail),
-            prior_weight: self.prior_weight.unwrap_or(d.prior_weight),
+            prior_weight: self
+                .prior_weight
+                .unwrap_or(if self.prior == Some(PriorKind::None) {
+                    0.0
+                } else {
+                    d.prior_weight
+                }),
             window: self.window.or(d.window),
             cadence: self.cadence.unwrap_or(d.cadence),
             cadence_share: self.cadence_share.unwrap_or(d.cadence_share),
@@ -193,6 +215,7 @@ impl BeliefConfig {
             pool_copies: self.pool_copies.unwrap_or(d.pool_copies),
             pool_by_evidence: self.pool_by_evidence.unwrap_or(d.pool_by_evidence),
             prior_check: self.prior_check.unwrap_or(d.prior_check),
+            prior_guard: self.prior_guard.unwrap_or(d.prior_guard),
         }
     }
 
@@ -214,27 +237,7 @@ impl BeliefConfig {
                 ));
             }
         }
-        if self.source != BeliefSource::Learned {
-            let given = [
-                set("censoring", self.censoring.is_some()),
-                set("tail", self.tail.is_some()),
-                set("prior_weight", self.prior_weight.is_some()),
-                set("window", self.window.is_some()),
-                set("cadence", self.cadence.is_some()),
-                set("cadence_share", self.cadence_share.is_some()),
-                set("machine_scale", self.machine_scale.is_some()),
-                set("scale_by_evidence", self.scale_by_evidence.is_some()),
-                set("machine_window", self.machine_window.is_some()),
-                set("explore", self.explore.is_some()),
-                set("optimism", self.optimism.is_some()),
-                set("pool_copies", self.pool_copies.is_some()),
-                set("pool_by_evidence", self.pool_by_evidence.is_some()),
-                set("prior_check", self.prior_check.is_some()),
-            ];
-            if let Some(k) = given.into_iter().flatten().next() {
-                return Err(format!("belief.{k} applies only to source = \"learned\""));
-            }
-        }
+        self.check_learned_only()?;
         let only = |k: &str, what: &str, is: bool, applies: bool| {
             if is && !applies {
                 Err(format!("belief.{k} applies only to prior = \"{what}\""))
@@ -313,6 +316,47 @@ impl BeliefConfig {
         Ok(())
     }
 
+    /// Checks that the keys of a learned belief (and the prior `none`) are given only with
+    /// `source = "learned"`, and the prior guard only without the machine factor.
+    fn check_learned_only(&self) -> Result<(), String> {
+        let set = |name: &'static str, is: bool| is.then_some(name);
+        if self.source != BeliefSource::Learned {
+            let given = [
+                set("censoring", self.censoring.is_some()),
+                set("tail", self.tail.is_some()),
+                set("prior_weight", self.prior_weight.is_some()),
+                set("window", self.window.is_some()),
+                set("cadence", self.cadence.is_some()),
+                set("cadence_share", self.cadence_share.is_some()),
+                set("machine_scale", self.machine_scale.is_some()),
+                set("scale_by_evidence", self.scale_by_evidence.is_some()),
+                set("machine_window", self.machine_window.is_some()),
+                set("explore", self.explore.is_some()),
+                set("optimism", self.optimism.is_some()),
+                set("pool_copies", self.pool_copies.is_some()),
+                set("pool_by_evidence", self.pool_by_evidence.is_some()),
+                set("prior_check", self.prior_check.is_some()),
+                set("prior_guard", self.prior_guard.is_some()),
+            ];
+            if let Some(k) = given.into_iter().flatten().next() {
+                return Err(format!("belief.{k} applies only to source = \"learned\""));
+            }
+        }
+        if self.prior == Some(PriorKind::None) && self.source != BeliefSource::Learned {
+            return Err(
+                "belief.prior = \"none\" applies only to source = \"learned\" (a fixed belief needs times)"
+                    .into(),
+            );
+        }
+        if self.prior_guard == Some(true) && self.machine_scale == Some(true) {
+            return Err(
+                "belief.prior_guard applies only without machine_scale (the factor rescales what the guard would test)"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+
     /// Relative paths resolved against `base` (the experiment file's folder).
     pub fn rebase(&mut self, base: &Path) {
         if let Some(p) = &self.path {
@@ -373,6 +417,12 @@ impl BeliefConfig {
                     .map_err(|e| format!("belief.prior = \"flat\": {e}"))?;
                 truth
                     .map_pmfs(|_, _, _| Ok::<_, Message>(flat.clone()))
+                    .map_err(|m| m.0)?
+            }
+            PriorKind::None => {
+                let point = Pmf::point(1);
+                truth
+                    .map_pmfs(|_, _, _| Ok::<_, Message>(point.clone()))
                     .map_err(|m| m.0)?
             }
             PriorKind::Permuted => {
@@ -640,6 +690,15 @@ mod tests {
                 "source = \"learned\"\nprior_weight = -2.0",
                 "belief.prior_weight",
             ),
+            ("source = \"fixed\"\nprior = \"none\"", "belief.prior"),
+            (
+                "source = \"learned\"\nmachine_scale = true\nprior_guard = true",
+                "belief.prior_guard",
+            ),
+            (
+                "source = \"fixed\"\nprior_guard = false",
+                "belief.prior_guard",
+            ),
         ] {
             let e = parse(text).unwrap_err();
             assert!(e.contains(key), "{text}: {e}");
@@ -647,6 +706,19 @@ mod tests {
         let e = parse("source = \"learned\"\nforget = 3").unwrap_err();
         assert!(e.contains("forget"), "{e}");
         assert!(parse("source = \"learned\"\nprior = \"flat\"\nwindow = 50").is_ok());
+    }
+
+    #[test]
+    fn no_prior_is_one_tick_in_every_cell_weighing_nothing_unless_told() {
+        let truth = Pet::default_pet(1);
+        let b = parse("source = \"learned\"\nprior = \"none\"").unwrap();
+        let p = b.prior_pet(&truth, 5, 0).unwrap().unwrap();
+        assert!(p.pmfs().iter().all(|c| c.as_pmf() == &Pmf::point(1)));
+        assert_eq!(b.options().prior_weight, 0.0);
+        let b = parse("source = \"learned\"\nprior = \"none\"\nprior_weight = 2.0").unwrap();
+        assert_eq!(b.options().prior_weight, 2.0);
+        let b = parse("source = \"learned\"\nprior = \"flat\"").unwrap();
+        assert_eq!(b.options().prior_weight, 10.0);
     }
 
     #[test]

@@ -437,8 +437,8 @@ const BELIEF: &[Key] = &[
         .example("source = \"learned\"")
         .default_toml("\"oracle\""),
     key("prior", "string", "\"truth\"")
-        .allowed("\"truth\", \"samples\", \"scaled\", \"flat\", \"etc\", \"permuted\"; not with the oracle; \"permuted\" needs two machine types or more")
-        .means("the fixed PET, or the learned one's starting point: the truth at the start, a histogram of `samples` draws per cell, the truth's times times `scale`, uniform on 1 to the truth's longest time, the `.etc` file `path`, or a wrong prior of the right shape: each machine believed to run as the next machine type (the types in the order of their first machine, the last as the first; copies move as a block)")
+        .allowed("\"truth\", \"samples\", \"scaled\", \"flat\", \"etc\", \"permuted\", \"none\"; not with the oracle; \"permuted\" needs two machine types or more; \"none\" only with source = \"learned\"")
+        .means("the fixed PET, or the learned one's starting point: the truth at the start, a histogram of `samples` draws per cell, the truth's times times `scale`, uniform on 1 to the truth's longest time, the `.etc` file `path`, a wrong prior of the right shape: each machine believed to run as the next machine type (the types in the order of their first machine, the last as the first; copies move as a block), or none: no time at all, only which machines are copies of one machine type (as a user who names the kinds of their machines knows it); a cell not yet observed is read as one tick, so it is tried, and its observations alone once it has some (prior_weight 0 unless given)")
         .example("source = \"fixed\"\nprior = \"flat\""),
     key("samples", "integer", "required with prior = \"samples\"")
         .unit("draws per cell")
@@ -468,7 +468,7 @@ const BELIEF: &[Key] = &[
         .allowed("\"prior\", \"at_last\"; only with source = \"learned\"")
         .means("where the mass beyond a censored largest observation goes: on the prior beyond it (geometric beyond the prior), or on the observation itself")
         .example("source = \"learned\"\ntail = \"at_last\""),
-    key("prior_weight", "number", "10")
+    key("prior_weight", "number", "10; 0 with prior = \"none\"")
         .unit("observations")
         .allowed(">= 0; only with source = \"learned\"")
         .means("how many observations the prior weighs as")
@@ -521,6 +521,10 @@ const BELIEF: &[Key] = &[
         .allowed("only with source = \"learned\"")
         .means("the prior check: a cell whose observations reject its prior learns from them alone: when the Kaplan-Meier CDF of its n observations departs from the prior's CDF by more than sqrt(ln(2 / 0.05) / (2 n)) at some observed time (the Dvoretzky-Kiefer-Wolfowitz band at 95%), the prior weighs nothing in the cell and its censored tail is geometric instead of the prior's; checked at every rebuild, so a prior the evidence agrees with again weighs again")
         .example("source = \"learned\"\nprior = \"flat\"\nprior_weight = 0\nprior_check = true"),
+    key("prior_guard", "boolean", "true")
+        .allowed("only with source = \"learned\"; not with machine_scale")
+        .means("the prior guard: a machine whose observations contradict its prior drops it, and from then on learns as from prior = \"none\" (a cell not yet observed read as one tick, so it is tried; the observations alone; no machine factor). A cell votes once it holds 11 observations (after the machine factor from the evidence had its say): it contradicts the prior when its Kaplan-Meier CDF departs from the prior's (stretched by the machine factor, if one applies) by more than the prior check's band; the machine drops its prior when more than half of its voting cells contradict it, at least 3 of them (all its task types, when it has fewer). It catches a prior wrong as a whole (another system's, machine types swapped, flat) that each cell alone would keep where it runs no task")
+        .example("source = \"learned\"\nprior = \"scaled\"\nscale = 2.0\nprior_guard = false"),
 ];
 
 const DRIFT: &[Key] = &[

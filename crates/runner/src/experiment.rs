@@ -49,7 +49,7 @@ use serde::{Deserialize, Serialize};
 use workload::rng::{Purpose, stream};
 use workload::{Pet, PetSource, Staging, StagingConfig, Trial, WorkloadConfig};
 
-use crate::belief::{BeliefConfig, BeliefSource, DriftConfig, drift_schedule};
+use crate::belief::{BeliefConfig, BeliefSource, DriftConfig, PriorKind, drift_schedule};
 use crate::engine::{
     Belief, EngineConfig, JpdcOptions, Knowledge, QueueSize, TrialRecord, simulate_inner,
 };
@@ -707,8 +707,18 @@ impl Prepared {
         };
         let belief = match (&self.config.belief, &prior) {
             (Some(b), Some(prior)) if b.source == BeliefSource::Learned => {
-                let estimator = system::estimator_from_prior(prior, b.options())
+                let mut estimator = system::estimator_from_prior(prior, b.options())
                     .map_err(|e| RunError::Input(format!("belief: {e}")))?;
+                if matches!(b.prior, Some(PriorKind::None | PriorKind::Flat)) {
+                    // No times (or none that tell machines apart), but the machine types,
+                    // as a user names the kinds of their machines.
+                    let kinds: Vec<usize> = (0..self.pet.n_machines())
+                        .map(|m| self.pet.canonical(m))
+                        .collect();
+                    estimator = estimator
+                        .with_machine_types(&kinds)
+                        .map_err(|e| RunError::Input(format!("belief: {e}")))?;
+                }
                 Belief::Learned {
                     prior,
                     estimator: Box::new(estimator),

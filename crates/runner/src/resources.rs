@@ -386,6 +386,8 @@ fn estimate_with(shape: &RunShape<'_>, given_slack: Option<u64>) -> Footprint {
         Some(b) => {
             let prior = match b.prior.unwrap_or_default() {
                 PriorKind::Flat => cells.saturating_mul(cell_bytes(longest)),
+                // One tick per cell.
+                PriorKind::None => cells.saturating_mul(cell_bytes(1)),
                 PriorKind::Etc => b
                     .path
                     .as_deref()
