@@ -200,6 +200,9 @@ class DaskScheduler:
             busy until the function returns); ``"none"``: nothing is dropped at a deadline.
         learn: learn the PET online from the measured ends (``learn_online``), with these
             options (e.g. ``{"prior_weight": 10.0}``); ``None`` keeps the PET given.
+            ``{"prior": "none"}`` learns from no time at all (``pet`` then gives only the
+            names, e.g. ``Pet.unknown(types, machine_types)``): every worker's cells one
+            tick until observed, the workers of one machine type learning as one.
         poll: seconds between two looks at the cluster's workers (joins and departures).
         **options: the rest of :class:`prunesim.Scheduler`'s settings (``pruner``,
             ``queue_size``, ``resolution``: the seconds of a PET tick, ...).
@@ -239,6 +242,11 @@ class DaskScheduler:
         # heuristic gives it a task, not even one that starts a task on any idle machine.
         never = Pmf.point(_NEVER)
         self._hold = pet.task_types
+        no_prior = learn is not None and learn.get("prior") == "none"
+        if no_prior:
+            # No time is known: a worker that joins reads one tick until observed.
+            learn = {"machine_types": list(self.worker_types), **learn}
+            pet = Pet.unknown(list(pet.type_names), list(pet.machine_names))
         self._up_pet = Pet(
             [[pet.pmf(i, j) for j in columns] for i in range(pet.task_types)]
             + [[never for _ in columns]],

@@ -655,6 +655,18 @@ impl PyPet {
         .map_err(config_error)
     }
 
+    /// `Pet.unknown(type_names, machine_names)`: a PET that knows no time, one tick in every
+    /// cell, for a scheduler that learns from nothing (`learn_online(prior="none")`, the
+    /// Dask scheduler's `learn={"prior": "none"}`): only the names and the shape count.
+    #[staticmethod]
+    fn unknown(type_names: Vec<String>, machine_names: Vec<String>) -> PyResult<Self> {
+        let (rows, cols) = (type_names.len(), machine_names.len());
+        let matrix = ndarray::Array2::from_elem((rows, cols), pmf::Pmf::point(1));
+        workload::Pet::new(matrix, type_names, machine_names)
+            .map(PyPet)
+            .map_err(config_error)
+    }
+
     /// The generated default PET (12 task types x 8 machines) of `seed`.
     #[staticmethod]
     #[pyo3(signature = (seed=2019))]

@@ -136,22 +136,65 @@ impl PyScheduler {
     /// deadline or a failure is censored at the time it ran, a task dropped before it
     /// started is not observed. The PET decided on takes the estimator's changed cells after
     /// every `refresh_every` observations. `options` as the `Estimator`'s (`censoring`,
-    /// `tail`, `prior_weight`, `window`, `cadence`); the prior is the current PET.
-    #[pyo3(signature = (refresh_every=1, **options))]
+    /// `tail`, `prior_weight`, `window`, `cadence`, `prior_guard`, ...). `prior`: `"pet"`
+    /// (the current PET is the prior) or `"none"` (its times forgotten: every cell one tick
+    /// until observed, then its observations alone; `prior_weight` 0 unless given).
+    /// `machine_types`: a label per machine, machines with equal labels learning as copies
+    /// (default: those whose columns of the PET are equal).
+    #[pyo3(signature = (refresh_every=1, prior="pet", machine_types=None, **options))]
     fn learn_online(
         &self,
         refresh_every: usize,
+        prior: &str,
+        machine_types: Option<Vec<Bound<'_, PyAny>>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<()> {
-        let options: learn::Options = match options {
-            None => learn::Options::default(),
-            Some(o) => toml::Value::Table(toml_table(o.as_any(), "options")?)
-                .try_into()
-                .map_err(|e| ConfigError::new_err(format!("estimator options: {e}")))?,
+        let no_prior = match prior {
+            "pet" => false,
+            "none" => true,
+            other => {
+                return Err(ConfigError::new_err(format!(
+                    "prior: expected \"pet\" or \"none\", found {other:?}"
+                )));
+            }
+        };
+        let mut table = match options {
+            None => toml::map::Map::new(),
+            Some(o) => toml_table(o.as_any(), "options")?,
+        };
+        if no_prior && !table.contains_key("prior_weight") {
+            table.insert("prior_weight".into(), toml::Value::Float(0.0));
+        }
+        let options: learn::Options = toml::Value::Table(table)
+            .try_into()
+            .map_err(|e| ConfigError::new_err(format!("estimator options: {e}")))?;
+        // Labels of any kind, equal ones naming one machine type.
+        let machine_types = match machine_types {
+            None => None,
+            Some(labels) => {
+                let mut seen: Vec<Bound<'_, PyAny>> = Vec::new();
+                let mut kinds = Vec::with_capacity(labels.len());
+                for label in labels {
+                    let mut found = None;
+                    for (k, s) in seen.iter().enumerate() {
+                        if s.eq(&label)? {
+                            found = Some(k);
+                            break;
+                        }
+                    }
+                    kinds.push(found.unwrap_or_else(|| {
+                        seen.push(label);
+                        seen.len() - 1
+                    }));
+                }
+                Some(kinds)
+            }
         };
         let config = live::LearnConfig {
             options,
             refresh_every,
+            no_prior,
+            machine_types,
         };
         self.with(|s| s.learn_online(config))?.map_err(live_error)
     }

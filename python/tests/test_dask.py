@@ -204,6 +204,29 @@ def test_a_task_that_raises_fails_and_the_others_go_on(client: Any) -> None:
         DaskScheduler(client, dask_pool.make_pet(), {"0": "medium"})
 
 
+def test_a_scheduler_that_knows_no_time_learns_from_its_first_tasks(client: Any) -> None:
+    wait_idle(client)
+    names = list(dask_pool.make_pet().type_names)
+    pet = prunesim.Pet.unknown(names, ["fast", "slow"])
+    with DaskScheduler(
+        client, pet, TYPES, learn={"prior": "none"}, resolution=0.01
+    ) as ds:
+        futures = [ds.submit(boom, x, task_type=names[0], deadline=30.0) for x in (0, 1, 2, 4)]
+        assert ds.wait(timeout=60)
+        assert [f.result() for f in futures] == [0, 1, 2, 4]
+        learned = ds.sched.pet
+        ran = {int(w) for w in ds.tasks()["worker"]}
+        # A worker that ran a task reads what it measured, and so does the other worker of
+        # its kind (workers 0 and 1 are fast, 2 and 3 slow); a kind that ran nothing reads
+        # one tick.
+        for m in ran:
+            assert learned.pmf(0, m).offset > 1
+            assert learned.pmf(0, m) == learned.pmf(0, m ^ 1)
+        for m in set(range(4)) - {x for r in ran for x in (r, r ^ 1)}:
+            assert learned.pmf(0, m).offset == 1
+
+
+
 @pytest.mark.parametrize(
     "fn, options, error, match",
     [

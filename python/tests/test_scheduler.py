@@ -146,3 +146,30 @@ def test_the_scheduler_learns_its_pet_from_the_completions_it_is_told_about() ->
     assert learned.offset == 7 and list(learned.masses) == [1.0]
     s.stop_learning()
     assert not s.learning
+
+
+def test_a_scheduler_given_no_times_learns_from_its_first_executions() -> None:
+    pet = prunesim.Pet.default(1)
+    s = prunesim.Scheduler(pet, heuristic="MM", drop_model="none")
+    with pytest.raises(prunesim.ConfigError, match="prior"):
+        s.learn_online(prior="guess")
+    with pytest.raises(prunesim.ConfigError, match="machine_types"):
+        s.learn_online(prior="none", machine_types=["cpu"])
+    kinds = ["cpu", "cpu", "gpu", "gpu", "arm", "arm", "fpga", "fpga"]
+    s.learn_online(prior="none", machine_types=kinds)
+    # The PET's times are forgotten: every cell one tick until observed.
+    assert all(
+        s.pet.pmf(i, m).offset == 1 and list(s.pet.pmf(i, m).masses) == [1.0]
+        for i in range(pet.task_types)
+        for m in range(pet.machines)
+    )
+    t = s.submit(0.0, 0, 1_000.0)
+    start = next(a for a in s.decide(0.0) if a.kind == "start")
+    s.started(t, 0.0)
+    s.completed(t, 9.0)
+    s.decide(9.0)
+    # Its one observation, on the machine and the other of its kind.
+    other = start.machine ^ 1
+    for m in (start.machine, other):
+        learned = s.pet.pmf(0, m)
+        assert learned.offset == 9 and list(learned.masses) == [1.0]

@@ -43,9 +43,29 @@ fn scheduler(refresh_every: usize) -> Scheduler {
     s.learn_online(LearnConfig {
         options,
         refresh_every,
+        ..LearnConfig::default()
     })
     .unwrap();
     s
+}
+
+/// Submits a task of type 0 at time 0 (deadline `deadline`), starts it where the scheduler
+/// places it, completes it at `end` and lets the scheduler see it; returns its machine.
+fn run_one(s: &mut Scheduler, deadline: f64, end: f64) -> usize {
+    let t = s.submit(0.0, 0, deadline).unwrap();
+    let m = s
+        .decide(0.0)
+        .unwrap()
+        .iter()
+        .find_map(|a| match *a {
+            Action::Start { task, machine } if task == t => Some(machine),
+            _ => None,
+        })
+        .unwrap();
+    s.started(t, 0.0).unwrap();
+    s.completed(t, end).unwrap();
+    s.decide(end).unwrap();
+    m
 }
 
 fn started(actions: &[Action]) -> Vec<usize> {
@@ -175,6 +195,7 @@ fn a_machine_factor_that_moves_refreshes_every_cell_of_the_machine_in_the_pet() 
     s.learn_online(LearnConfig {
         options,
         refresh_every: 1,
+        ..LearnConfig::default()
     })
     .unwrap();
     let mut now = 0.0;
@@ -211,6 +232,7 @@ fn two_types_always_deferred(explore: usize) -> Scheduler {
     s.learn_online(LearnConfig {
         options,
         refresh_every: 1,
+        ..LearnConfig::default()
     })
     .unwrap();
     s
@@ -283,22 +305,11 @@ fn a_completion_on_one_copy_reaches_every_copy() {
             ..LearnOptions::default()
         },
         refresh_every: 1,
+        ..LearnConfig::default()
     })
     .unwrap();
     assert_eq!(s.estimator().unwrap().copies(2), &[0, 2]);
-    let t = s.submit(0.0, 0, 30.0).unwrap();
-    let m = s
-        .decide(0.0)
-        .unwrap()
-        .iter()
-        .find_map(|a| match *a {
-            Action::Start { task, machine } if task == t => Some(machine),
-            _ => None,
-        })
-        .unwrap();
-    s.started(t, 0.0).unwrap();
-    s.completed(t, 2.0).unwrap();
-    s.decide(2.0).unwrap();
+    let m = run_one(&mut s, 30.0, 2.0);
     assert_ne!(m, 1, "a copy");
     let est = s.estimator().unwrap();
     // Kaplan-Meier all at 2, blended 1:1 with the prior: 0.75 at 2, on both copies.
@@ -327,6 +338,7 @@ fn the_prior_check_reaches_the_live_scheduler() {
             ..LearnOptions::default()
         },
         refresh_every: 1,
+        ..LearnConfig::default()
     })
     .unwrap();
     let mut now = 0.0;
@@ -342,4 +354,43 @@ fn the_prior_check_reaches_the_live_scheduler() {
     assert!(est.rejects_prior(0, 0));
     assert_eq!(est.pmf(0, 0), &Pmf::point(5));
     assert_eq!(s.pet().pmf(0, 0), &Pmf::point(5));
+}
+
+#[test]
+fn a_scheduler_given_no_times_tries_every_machine_and_learns_from_its_observations() {
+    // Two machines of one kind and a third of another; the PET's times are forgotten.
+    let cell = || Pmf::new(2, two_or_twenty()).unwrap();
+    let pet = Pet::new(
+        Array2::from_shape_fn((1, 3), |(_, m)| if m == 2 { Pmf::point(7) } else { cell() }),
+        vec!["a".into()],
+        vec!["x".into(), "y".into(), "z".into()],
+    )
+    .unwrap();
+    let mut s = Scheduler::new(pet.clone(), SchedulerConfig::default()).unwrap();
+    s.learn_online(LearnConfig::from_nothing()).unwrap();
+    // Every cell one tick until observed; the copies the PET's columns say learn as one.
+    for m in 0..3 {
+        assert_eq!(s.pet().pmf(0, m), &Pmf::point(1));
+    }
+    assert_eq!(s.estimator().unwrap().copies(1), &[0, 1]);
+    let m = run_one(&mut s, 100.0, 4.0);
+    // Its observation alone, on the machine and its copies.
+    for c in s.estimator().unwrap().copies(m).to_vec() {
+        assert_eq!(s.pet().pmf(0, c), &Pmf::point(4));
+    }
+    // Labels given say otherwise: every machine its own kind.
+    let mut s = Scheduler::new(pet, SchedulerConfig::default()).unwrap();
+    s.learn_online(LearnConfig {
+        machine_types: Some(vec![0, 1, 2]),
+        ..LearnConfig::from_nothing()
+    })
+    .unwrap();
+    assert_eq!(s.estimator().unwrap().copies(1), &[1]);
+    let e = s
+        .learn_online(LearnConfig {
+            machine_types: Some(vec![0, 1]),
+            ..LearnConfig::from_nothing()
+        })
+        .unwrap_err();
+    assert!(e.to_string().contains("machine_types"), "{e}");
 }

@@ -25,7 +25,7 @@ pub struct Sample {
 }
 
 /// How the scheduler learns its PET online ([`Scheduler::learn_online`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LearnConfig {
     /// The estimator's options ([`learn::Options`]: censoring, the censored tail, the prior's
     /// weight, a window, the per-cell cadence of its estimates).
@@ -33,6 +33,15 @@ pub struct LearnConfig {
     /// The PET decided on takes the estimator's changed cells after every this many
     /// observations (>= 1; 1: before the next mapping event that can read them).
     pub refresh_every: usize,
+    /// Learn from no prior: the times of the PET decided on are forgotten, every cell starts
+    /// as one tick (a cell not yet observed is tried) weighing [`learn::Options::prior_weight`]
+    /// (0, as [`LearnConfig::from_nothing`] sets it: its observations alone from the first
+    /// one; the `learn` crate docs, step 7). `false`: the PET decided on is the prior.
+    pub no_prior: bool,
+    /// Which machines are of one kind: a label per machine, machines with equal labels
+    /// learning as copies ([`learn::Estimator::with_machine_types`]). `None`: the machines
+    /// whose columns of the PET decided on are equal (a PET given per machine type).
+    pub machine_types: Option<Vec<usize>>,
 }
 
 impl Default for LearnConfig {
@@ -42,6 +51,23 @@ impl Default for LearnConfig {
         LearnConfig {
             options: learn::Options::default(),
             refresh_every: 1,
+            no_prior: false,
+            machine_types: None,
+        }
+    }
+}
+
+impl LearnConfig {
+    /// Learning from no prior ([`LearnConfig::no_prior`]) with the estimator's other
+    /// defaults: a scheduler that knows the task types and the machines and no time.
+    pub fn from_nothing() -> Self {
+        LearnConfig {
+            options: learn::Options {
+                prior_weight: 0.0,
+                ..learn::Options::default()
+            },
+            no_prior: true,
+            ..LearnConfig::default()
         }
     }
 }
@@ -84,8 +110,29 @@ impl Scheduler {
         }
         let pet = self.sys.pet();
         let (types, machines) = (pet.n_types(), pet.n_machines());
-        let estimator = system::estimator_from_prior(pet, config.options)
-            .map_err(|e| LiveError::Config(e.to_string()))?;
+        let config_error = |e: learn::LearnError| LiveError::Config(e.to_string());
+        let mut estimator = if config.no_prior {
+            let none = pmf::Pmf::point(1);
+            Estimator::with_prior(types, machines, |_, _| none.clone(), config.options)
+        } else {
+            system::estimator_from_prior(pet, config.options)
+        }
+        .map_err(config_error)?;
+        let kinds = match config.machine_types {
+            Some(kinds) => Some(kinds),
+            // The times are forgotten; the machine types the PET's columns say are kept.
+            None if config.no_prior => Some((0..machines).map(|m| pet.canonical(m)).collect()),
+            None => None,
+        };
+        if let Some(kinds) = kinds {
+            if kinds.len() != machines {
+                return Err(LiveError::Config(format!(
+                    "machine_types: {} labels for {machines} machines",
+                    kinds.len()
+                )));
+            }
+            estimator = estimator.with_machine_types(&kinds).map_err(config_error)?;
+        }
         // Explored cells may be read optimistically from the start (`learn::Options::optimism`).
         for t in 0..types {
             for m in 0..machines {
