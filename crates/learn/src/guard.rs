@@ -92,7 +92,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_majority_of_at_least_two_cells_drops_the_prior() {
+    fn a_majority_of_at_least_three_cells_drops_the_prior() {
         assert!(!drops(0, 0, 12));
         assert!(!drops(1, 1, 12), "one cell alone is not enough");
         assert!(!drops(2, 2, 12), "nor two");
