@@ -83,11 +83,11 @@ def seconds(kind: str, machine: str, draw: float) -> float:
 def work(kind: str, draw: float, types: Dict[str, str], marks: Optional[str], tag: int) -> float:
     """A task: sleeps its run on the worker it landed on; with ``marks``, first writes the
     wall-clock time it started to ``marks/<tag>`` (what the tests check drops against)."""
-    from distributed import get_worker
+    from prunesim.executor import current_worker
 
     if marks is not None:
         Path(marks, str(tag)).write_text(repr(time.time()))
-    run = seconds(kind, types[str(get_worker().name)], draw)
+    run = seconds(kind, types[str(current_worker())], draw)
     time.sleep(run)
     return run
 

@@ -1,11 +1,13 @@
 """The user guide's chapters "Python" (docs/guide/src/python.md) and "Pruning on a Dask
-cluster" (dask.md): their python blocks run, in order, in one namespace per chapter, in a
-temporary folder (the Rust guide test runs the other blocks)."""
+cluster" (dask.md): the first's python blocks run, in order, in one namespace, the second's
+as one script file, each in a temporary folder (the Rust guide test runs the other blocks)."""
 
 from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -37,22 +39,18 @@ def test_every_python_block_of_the_chapter_runs(
     assert os.path.exists(tmp_path / "results" / "rates.csv")
 
 
-def test_every_python_block_of_the_dask_chapter_runs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_dask_chapter_runs_as_a_script(tmp_path: Path) -> None:
+    """Its blocks, one after the other, saved as a file and run as a user would: the
+    ``__main__`` guards are what lets ``LocalCluster`` start its worker processes."""
     pytest.importorskip("distributed", reason="the dask extra: pip install ./python[dask]")
-    monkeypatch.chdir(tmp_path)
-    namespace: dict = {"__name__": "guide_dask"}
     codes = blocks(DASK.read_text())
     assert len(codes) >= 3
-    try:
-        for i, code in enumerate(codes):
-            try:
-                exec(compile(code, f"{DASK.name}, python block {i + 1}", "exec"), namespace)
-            except Exception as e:  # pragma: no cover - the failure is the message
-                raise AssertionError(f"python block {i + 1} of {DASK} failed: {e!r}") from e
-    finally:
-        for name in ("ds", "client", "cluster"):
-            if name in namespace:
-                namespace[name].close()
-    assert namespace["ds"].counts()["submitted"] == 7
+    script = tmp_path / "guide_dask.py"
+    script.write_text("\n".join(codes))
+    p = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr[-3000:]
+    lines = p.stdout.splitlines()
+    assert lines[0] == "[None, None, None, None, None, None]", p.stdout
+    assert lines[1] == "unmapped", p.stdout
+    assert 'prunesim_tasks_total{outcome="dropped",task_type="thumbnail"} 1' in p.stdout
