@@ -27,11 +27,12 @@ from __future__ import annotations
 import concurrent.futures
 import queue
 import threading
-import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import Pet
-from ._slot import Pickled, Slots
+from ._dask_worker import (_close_slots, _executing, _in_slot, _stop_keys, _timed,
+                           _warm_slots, _workers_by_name)
+from ._slot import Pickled
 from .executor import DROPS, OUTCOMES, Backend, Backlogged, Executor, ExecutorError, Run
 from .executor import TaskDropped, WorkerLost
 
@@ -50,78 +51,17 @@ def workers_by_resource(
     """Worker names to machine types from Dask's worker records (``scheduler_info()``'s
     ``"workers"``: each with its ``name`` and ``resources``): a worker's type is that of the
     first of ``resources`` (resource name to machine type) it has more than 0 of."""
-    out: Dict[str, Union[str, int]] = {}
-    for w in workers.values():
-        have = w.get("resources") or {}
-        kind = next((t for r, t in resources.items() if have.get(r, 0) > 0), None)
-        if kind is not None:
-            out[str(w["name"])] = kind
+    kinds = {str(w["name"]): _by_resource(w.get("resources"), resources)
+             for w in workers.values()}
+    out = {name: kind for name, kind in kinds.items() if kind is not None}
     if not out:
         raise ValueError(f"no worker has any of the resources {list(resources)}")
     return dict(sorted(out.items()))
 
 
-# ------------------------------------------------------------------- on the workers
-
-# Per worker process: the slots of each executor (by its tag).
-_SLOTS: Dict[str, Slots] = {}
-_SLOTS_LOCK = threading.Lock()
-
-
-def _slots(tag: str, worker: Any = None) -> Slots:
-    with _SLOTS_LOCK:
-        slots = _SLOTS.get(tag)
-        if slots is None:
-            if worker is None:
-                from distributed import get_worker
-
-                worker = get_worker()
-            slots = _SLOTS[tag] = Slots(str(worker.name))
-        return slots
-
-
-def _in_slot(tag: str, key: str, payload: bytes, kill_at: Optional[float]) -> Any:
-    """Runs on a worker: the task in a child process (process isolation)."""
-    return _slots(tag).run(key, payload, kill_at)
-
-
-async def _warm_slots(tag: str, dask_worker: Any) -> None:
-    """Runs on a worker: a child process started for each of its threads."""
-    _slots(tag, dask_worker).warm(dask_worker.state.nthreads)
-
-
-def _timed(fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
-    """Runs on a worker: the call's value and its wall-clock start and end (thread
-    isolation)."""
-    start = time.time()
-    value = fn(*args, **kwargs)
-    return (value, start, time.time())
-
-
-async def _stop_keys(tag: str, keys: List[str], why: str) -> int:
-    """Runs on a worker: kills the child processes running ``keys`` (those not started
-    yet are stopped when they come)."""
-    return sum(_slots(tag).stop(k, why) for k in keys)
-
-
-async def _close_slots(tag: str) -> None:
-    """Runs on a worker: the executor closed; its child processes end."""
-    with _SLOTS_LOCK:
-        slots = _SLOTS.pop(tag, None)
-    if slots is not None:
-        slots.close()
-
-
-def _executing(tag: str, dask_worker: Any) -> int:
-    """Runs on a worker: how many of the executor's keys it is executing."""
-    state = getattr(dask_worker, "state", dask_worker)
-    keys = [str(getattr(ts, "key", ts)) for ts in getattr(state, "executing", ())]
-    return sum(1 for k in keys if f"-{tag}-" in k)
-
-
-def _workers_by_name(dask_scheduler: Any) -> Dict[str, str]:
-    """Runs on the Dask scheduler: every worker's address by its name."""
-    return {str(ws.name): addr for addr, ws in dask_scheduler.workers.items()}
+def _by_resource(have: Optional[Mapping[str, float]], resources: Mapping[str, Any]) -> Any:
+    """The machine type of the first of ``resources`` a worker has more than 0 of."""
+    return next((t for r, t in resources.items() if (have or {}).get(r, 0) > 0), None)
 
 
 # ------------------------------------------------------------------- on the client
@@ -130,11 +70,16 @@ def _workers_by_name(dask_scheduler: Any) -> Dict[str, str]:
 class DaskBackend(Backend):
     """The executor's workers on a Dask cluster (see the module's text)."""
 
-    def __init__(self, client: Any, isolation: str = "process") -> None:
+    def __init__(
+        self, client: Any, isolation: str = "process",
+        kind_of: Optional[Callable[[Dict[str, Any]], Any]] = None,
+    ) -> None:
         if isolation not in ("process", "thread"):
             raise ValueError(f"isolation: 'process' or 'thread', found {isolation!r}")
         self.client = client
         self.isolation = isolation
+        self._kind_of = kind_of
+        self._info: Dict[str, Dict[str, Any]] = {}
         self._lock = threading.Lock()
         self._futures: Dict[int, Tuple[Run, Any]] = {}  # launched, not fetched yet
         # The values of the tasks that ended, fetched in batches by one thread (a gather
@@ -157,7 +102,10 @@ class DaskBackend(Backend):
         return self.executor._tag
 
     def present(self) -> Optional[Dict[str, Any]]:
-        workers = self.client.run_on_scheduler(_workers_by_name)
+        answer = self.client.run_on_scheduler(_workers_by_name)
+        workers = {name: addr for name, (addr, _, _) in answer.items()}
+        self._info = {name: {"name": name, "address": addr, "resources": res, "nthreads": n}
+                      for name, (addr, res, n) in answer.items()}
         self._addresses = set(workers.values())
         if self.isolation == "process":
             new = [a for a in workers.values() if a not in self._warmed]
@@ -219,7 +167,6 @@ class DaskBackend(Backend):
             else:
                 executor = self.executor
                 assert executor is not None
-                ok = True
                 for (run, _), (value, start, end) in zip(finished, values):
                     with self._lock:
                         self._futures.pop(run.task, None)
@@ -230,7 +177,7 @@ class DaskBackend(Backend):
                         executor.settled(run.task, error=e, run=(start, end), ended_ok=True)
                         continue
                     executor.settled(run.task, value=value, run=(start, end))
-                batch = [item for item in batch if item[2] != "finished"] if ok else batch
+                batch = [item for item in batch if item[2] != "finished"]
         for run, fut, status in batch:
             self._fetch(run, fut, status)
 
@@ -285,6 +232,13 @@ class DaskBackend(Backend):
         except Exception:  # the cluster is going away: nothing runs on it
             pass
 
+    def kind_of(self, worker: str) -> Optional[Union[str, int]]:
+        info = self._info.get(worker)
+        return self._kind_of(info) if info is not None and self._kind_of is not None else None
+
+    def threads_of(self, worker: str) -> int:
+        return int(self._info.get(worker, {}).get("nthreads", 1))
+
     def lost(self, worker: str) -> None:
         with self._lock:
             gone = [f for run, f in self._futures.values() if run.worker == worker]
@@ -329,6 +283,13 @@ class DaskScheduler(Executor):
             ``pet.machine_names`` or a column index). :meth:`from_resources` maps the
             workers by their Dask resources instead.
         isolation: ``"process"`` (default: a task can be stopped) or ``"thread"``.
+        spares: machines kept for workers that join later (machine type to how many: one
+            per thread of a joining worker, as many as are free), for ``cluster.scale``,
+            ``adapt`` and dask-jobqueue; freed when the worker leaves.
+        kind_of: the machine type of a worker that joins: a mapping of Dask resources to
+            types (the first it has, as :meth:`from_resources`) or a function of its record
+            (``name``, ``address``, ``resources``, ``nthreads``) returning a type or
+            ``None``; with one machine type in the PET, every joiner is of it.
         slots: how many machines each worker is (an integer for all, or by worker name):
             by default its threads (``nthreads``) when it is in the cluster, else 1. A
             worker of 4 threads is 4 machines ``"<name>/0"`` ... ``"<name>/3"``, whose
@@ -346,6 +307,9 @@ class DaskScheduler(Executor):
         *,
         isolation: str = "process",
         slots: Optional[Union[int, Mapping[Any, int]]] = None,
+        spares: Optional[Mapping[Union[str, int], int]] = None,
+        kind_of: Optional[Union[Mapping[str, Union[str, int]],
+                                Callable[[Dict[str, Any]], Any]]] = None,
         **options: Any,
     ) -> None:
         if _distributed is None:  # pragma: no cover - depends on the environment
@@ -368,8 +332,16 @@ class DaskScheduler(Executor):
                 machine = str(name) if n == 1 else f"{name}/{k}"
                 machines[machine] = kind
                 slot_of[machine] = str(name)
-        super().__init__(DaskBackend(client, isolation), pet, machines, slot_of=slot_of,
-                         **options)
+        classify: Optional[Callable[[Dict[str, Any]], Any]] = None
+        if isinstance(kind_of, Mapping):
+            resources = dict(kind_of)
+            classify = lambda info: _by_resource(info["resources"], resources)  # noqa: E731
+        elif kind_of is not None:
+            classify = kind_of
+        elif spares and len(pet.machine_names) == 1:
+            classify = lambda info: 0  # noqa: E731 - one machine type: every joiner is it
+        super().__init__(DaskBackend(client, isolation, classify), pet, machines,
+                         slot_of=slot_of, spares=spares, **options)
 
     @classmethod
     def from_resources(
@@ -378,7 +350,9 @@ class DaskScheduler(Executor):
         """A scheduler whose machines are the workers in the cluster now that have one of
         ``resources`` (a Dask worker resource, ``dask worker --resources "GPU=1"``, to a
         machine type), each of the type of the first of its resources in that order. The
-        rest as :class:`DaskScheduler`; a worker that joins later is not one of them."""
+        rest as :class:`DaskScheduler`; a worker that joins later takes a spare (``spares``)
+        of the type its resources say."""
         info = client.scheduler_info()["workers"]
+        options.setdefault("kind_of", resources)
         return cls(client, pet, workers_by_resource(info, resources), **options)
 

@@ -12,8 +12,10 @@ news back into the scheduler's events:
 * the backend reports a task's end (:meth:`Executor.ended`, at once) and its value or error
   (:meth:`Executor.settled`, when it is back); the measured run feeds ``learn_online``;
 * the workers present are polled (:meth:`Backend.present`): a mapped worker that leaves is
-  its machine marked down (its running task fails with :class:`WorkerLost`, its PET column
-  becomes a time no deadline meets), one that joins is marked up.
+  its machine marked down (its running task fails with :class:`WorkerLost`, the tasks queued
+  on it go back among the tasks to place, its PET column becomes a time no deadline meets),
+  one that joins is marked up; a worker no machine names takes spare machines of its type
+  (``spares``, :meth:`Backend.kind_of`).
 
 What every backend inherits:
 
@@ -185,6 +187,16 @@ class Backend:
         """How many of the executor's tasks still run on workers (``None``: cannot tell)."""
         return None
 
+    def kind_of(self, worker: str) -> Optional[Union[str, int]]:
+        """The machine type of a worker that joined and that no machine names (``None``:
+        leave it alone). Called from the driver, under its lock: answer from what
+        :meth:`present` saw."""
+        return None
+
+    def threads_of(self, worker: str) -> int:
+        """How many tasks a worker that joined runs at once (spares it may take)."""
+        return 1
+
     def shutdown(self) -> None:
         """The executor closed: release what the backend holds (not the user's client)."""
 
@@ -206,6 +218,7 @@ class _Task:
     deferrals: int = 0
     sent: Optional[float] = None
     launches: int = 0
+    placed_again: int = 0
     started: Optional[float] = None
     ended: Optional[float] = None
     outcome: Optional[str] = None
@@ -272,6 +285,12 @@ class Executor:
         poll: seconds between two looks at the workers present.
         slot_of: a machine's name to the name of the worker it is a slot of (a worker of
             several threads is several machines); by default each machine is a worker.
+        spares: machines kept for workers that join while it runs (machine type to how
+            many): a worker present that no machine names is given, if the backend knows
+            its type (:meth:`Backend.kind_of`), up to its number of threads
+            (:meth:`Backend.threads_of`) of the free spares of its type; a spare whose worker
+            leaves is free again. A spare is a machine the scheduler weighs at every
+            event, down while free.
         **options: the rest of :class:`prunesim.Scheduler`'s settings (``pruner``,
             ``queue_size``, ``resolution``: the seconds of a PET tick, ...).
     """
@@ -290,6 +309,7 @@ class Executor:
         ahead: Optional[int] = None,
         poll: float = 0.2,
         slot_of: Optional[Mapping[Any, str]] = None,
+        spares: Optional[Mapping[Union[str, int], int]] = None,
         **options: Any,
     ) -> None:
         if ahead is not None and (
@@ -305,6 +325,7 @@ class Executor:
         self.backend = backend
         backend.bind(self)
         self.type_names = list(pet.type_names)
+        self._machine_types = list(pet.machine_names)
         type_of = {name: j for j, name in enumerate(pet.machine_names)}
         self.worker_names: List[str] = []  # a machine's name
         self.worker_types: List[str] = []  # a machine's type
@@ -318,6 +339,21 @@ class Executor:
             self.worker_types.append(pet.machine_names[j])
             self.machine_workers.append(str((slot_of or {}).get(name, name)))
             columns.append(j)
+        # Spare machines: bound to workers that join (Backend.kind_of), freed when they leave.
+        self._spare: Dict[int, str] = {}  # spare machine -> its label when free
+        for kind, n in (spares or {}).items():
+            j = kind if isinstance(kind, int) else type_of.get(kind)
+            if j is None or not 0 <= j < pet.machines:
+                raise ValueError(f"spares: unknown machine type {kind!r}")
+            if isinstance(n, bool) or not isinstance(n, Integral) or n < 0:
+                raise ValueError(f"spares of {kind!r} must be an integer >= 0, found {n!r}")
+            for k in range(int(n)):
+                label = f"(spare {pet.machine_names[j]} {k})"
+                self._spare[len(columns)] = label
+                self.worker_names.append(label)
+                self.worker_types.append(pet.machine_names[j])
+                self.machine_workers.append(None)  # type: ignore[arg-type]
+                columns.append(j)
         if not columns:
             raise ValueError("workers: map at least one worker to a machine type")
         # The PET by worker, and a last task type, the hold, that only a machine that is
@@ -349,7 +385,10 @@ class Executor:
         self._wall0 = time.time()
         self._lock = threading.RLock()
         self._wake = threading.Event()
-        self._tasks: Dict[int, _Task] = {}
+        self._tasks: Dict[int, _Task] = {}  # by the scheduler's id
+        self._records: List[_Task] = []  # every task (and retried attempt) in order
+        self._ghosts: set = set()  # scheduler ids of tasks placed again on another machine
+        self._ghost_counts: Dict[str, int] = {"submitted": 0}
         self._open: Dict[int, _Task] = {}
         self._ends: List[Tuple[int, bool, float]] = []
         self._handles: List[Any] = [None] * len(columns)
@@ -464,6 +503,7 @@ class Executor:
                            retries=int(retries))
             future.task = task  # type: ignore[attr-defined]
             self._tasks[task] = record
+            self._records.append(record)
             self._open[task] = record
             self._bookkeeping_seconds += time.perf_counter() - t0
         self._wake.set()
@@ -588,16 +628,18 @@ class Executor:
         stopped past its deadline and grace, the error's type for a failure or for a task
         that ended but whose value did not come back, such as ``"WorkerLost"``;
         ``"retried"`` for an attempt that was submitted again), ``attempt``, ``deferrals``,
+        ``placed_again`` (times it was queued on a machine whose worker left and went back
+        among the tasks to place),
         ``run_start``, ``run_end`` (the worker's ``time.time()``), ``run_seconds``,
         ``dropped_at`` (``time.time()`` of the drop) and ``cancelled``."""
         import pandas
 
         with self._lock:
-            rows = [self._row(t) for t in self._tasks.values()]
+            rows = [self._row(t) for t in self._records]
         columns = [
             "task", "task_type", "worker", "machine_type", "submitted", "deadline", "sent",
-            "started", "ended", "outcome", "reason", "attempt", "deferrals", "run_start", "run_end",
-            "run_seconds", "dropped_at", "cancelled",
+            "started", "ended", "outcome", "reason", "attempt", "deferrals", "placed_again",
+            "run_start", "run_end", "run_seconds", "dropped_at", "cancelled",
         ]
         return pandas.DataFrame(rows, columns=columns)
 
@@ -630,7 +672,7 @@ class Executor:
         deciding and keeping the books on the client."""
         with self._lock:
             counts = self._counts()
-            tasks = [t for t in self._tasks.values() if t.reason != "retried"]
+            tasks = [t for t in self._records if t.reason != "retried"]
             events = self.sched.mapping_events
             decide, book = self._decide_seconds, self._bookkeeping_seconds
         n = len(tasks)
@@ -675,20 +717,21 @@ class Executor:
         """The executor's state in the Prometheus text format (version 0.0.4), for a
         ``/metrics`` endpoint: ``prunesim_tasks_total{outcome,task_type}`` (tasks ended),
         ``prunesim_open_tasks{state}`` (``waiting`` in the batch, ``queued`` on a
-        machine, ``running``), ``prunesim_workers{state}`` (``up``, ``down``),
+        machine, ``running``), ``prunesim_workers{state}`` (machines ``up``, ``down``, ``spare``),
         ``prunesim_decide_seconds_total``, ``prunesim_decide_seconds_max``,
         ``prunesim_mapping_events_total``."""
         with self._lock:
             ended: Dict[Tuple[str, str], int] = {}
-            for t in self._tasks.values():
+            for t in self._records:
                 if t.outcome is not None:
                     k = (t.outcome, self.type_names[t.type])
                     ended[k] = ended.get(k, 0) + 1
             waiting = sum(1 for t in self._open.values() if t.machine is None)
             running = sum(1 for t in self._open.values() if t.started is not None)
             queued = len(self._open) - waiting - running
-            down = len(self._down)
-            up = len(self.worker_names) - down
+            spare = sum(1 for m in self._spare if self.machine_workers[m] is None)
+            down = len(self._down) - spare
+            up = len(self.worker_names) - down - spare
             decide, worst = self._decide_seconds, self._decide_max
             events = self.sched.mapping_events
 
@@ -708,10 +751,11 @@ class Executor:
             f'prunesim_open_tasks{{state="waiting"}} {waiting}',
             f'prunesim_open_tasks{{state="queued"}} {queued}',
             f'prunesim_open_tasks{{state="running"}} {running}',
-            "# HELP prunesim_workers The mapped workers, up (present) or down.",
+            "# HELP prunesim_workers The machines: up (worker present), down, spare (free).",
             "# TYPE prunesim_workers gauge",
             f'prunesim_workers{{state="up"}} {up}',
             f'prunesim_workers{{state="down"}} {down}',
+            f'prunesim_workers{{state="spare"}} {spare}',
             "# HELP prunesim_decide_seconds_total Time spent deciding.",
             "# TYPE prunesim_decide_seconds_total counter",
             f"prunesim_decide_seconds_total {decide:.9g}",
@@ -726,9 +770,10 @@ class Executor:
 
     @property
     def down(self) -> List[str]:
-        """The mapped workers not present now (machines marked down)."""
+        """The machines whose worker is not present now (marked down; free spares left out)."""
         with self._lock:
-            return [self.worker_names[m] for m in sorted(self._down)]
+            return [self.worker_names[m] for m in sorted(self._down)
+                    if self.machine_workers[m] is not None]
 
     # ---------------------------------------------------------------- the driver
 
@@ -745,11 +790,13 @@ class Executor:
         return kind
 
     def _unsettled(self) -> List[_Task]:
-        return [t for t in self._tasks.values() if t.run is not None and not t.settled]
+        return [t for t in self._records if t.run is not None and not t.settled]
 
     def _counts(self) -> Dict[str, int]:
         counts = dict(self.sched.counts())
         for name, n in self._hold_counts.items():
+            counts[name] -= n
+        for name, n in self._ghost_counts.items():
             counts[name] -= n
         counts["failed"] -= self._overran
         counts["overran"] = self._overran
@@ -772,7 +819,8 @@ class Executor:
         return {
             "task": t.id,
             "task_type": self.type_names[t.type],
-            "worker": None if t.machine is None else self.worker_names[t.machine],
+            "worker": t.run.machine if t.run is not None else (
+                None if t.machine is None else self.worker_names[t.machine]),
             "machine_type": None if t.machine is None else self.worker_types[t.machine],
             "submitted": t.submitted,
             "deadline": t.deadline,
@@ -783,6 +831,7 @@ class Executor:
             "reason": t.reason,
             "attempt": t.attempt,
             "deferrals": t.deferrals,
+            "placed_again": t.placed_again,
             "run_start": t.run_start,
             "run_end": t.run_end,
             "run_seconds": seconds,
@@ -947,6 +996,7 @@ class Executor:
                       attempt=t.attempt + 1)
         t.reason = "retried"
         self._tasks[task] = again
+        self._records.append(again)
         self._open[task] = again
         self._wake.set()
 
@@ -958,6 +1008,9 @@ class Executor:
         for a in actions:
             if a.task in self._holds:
                 again |= self._act_hold(a)
+                continue
+            if a.task in self._ghosts:
+                again |= self._act_ghost(a)
                 continue
             t = self._tasks[a.task]
             if a.kind == "defer":
@@ -1051,6 +1104,38 @@ class Executor:
             return True
         return False
 
+    def _act_ghost(self, a: Any) -> bool:
+        """A task placed again elsewhere, as the scheduler still has it on a machine that
+        went down: ended at once, out of the counts."""
+        if a.kind == "start":
+            now = self._clock()
+            self.sched.started(a.task, now)
+            self.sched.failed(a.task, now)
+            self._ghosts.discard(a.task)
+            self._ghost_counts["failed"] = self._ghost_counts.get("failed", 0) + 1
+            return True
+        if a.kind == "drop":
+            self._ghosts.discard(a.task)
+            reason = a.reason or "dropped"
+            self._ghost_counts[reason] = self._ghost_counts.get(reason, 0) + 1
+            return True
+        return False
+
+    def _place_again(self, t: _Task) -> None:
+        """``t``, queued on a machine that went down, back among the tasks to place: a new
+        task of the scheduler, due as it was; the old one ends where it is, uncounted."""
+        now = self._clock()
+        old = t.id
+        t.id = self.sched.submit(now, t.type, t.deadline)
+        self._ghosts.add(old)
+        self._ghost_counts["submitted"] += 1
+        del self._tasks[old]
+        self._open.pop(old, None)
+        self._tasks[t.id] = t
+        self._open[t.id] = t
+        t.machine = None
+        t.placed_again += 1
+
     def _act_hold(self, a: Any) -> bool:
         """A hold's action: it executes on a machine that is down until the machine is up."""
         if a.kind == "start":
@@ -1116,11 +1201,12 @@ class Executor:
         self._close_task(t)
 
     def _look_at_workers(self, present: Dict[str, Any]) -> None:
-        """Marks machines down and up from the workers present."""
-        changed = False
+        """Marks machines down and up from the workers present; binds spares to workers
+        that joined."""
+        changed = self._bind_spares(present)
         lost_workers: set = set()
         for m, name in enumerate(self.machine_workers):
-            handle = present.get(name)
+            handle = present.get(name) if name is not None else None
             if handle == self._handles[m]:
                 continue
             if self._handles[m] is not None:  # it left (or came back as a new process)
@@ -1131,10 +1217,12 @@ class Executor:
                 runs = [t.run for t in lost if t.run is not None]
                 for t in lost:
                     self._fail(t, self._clock(), "WorkerLost")
-                for t in self._open.values():  # dispatched ahead: sent again when started
-                    if t.machine == m and t.run is not None and t.started is None:
+                queued = [t for t in self._open.values() if t.machine == m and t.started is None]
+                for t in queued:  # placed again, on the machines that are up
+                    if t.run is not None:
                         runs.append(t.run)
                         t.run = t.sent = None
+                    self._place_again(t)
                 if runs:
                     self.backend.stop(runs, "its worker left")
                 if name not in lost_workers:
@@ -1143,12 +1231,35 @@ class Executor:
             self._handles[m] = handle
             if handle is None:
                 self._down.add(m)
+                if m in self._spare:  # free again
+                    self.machine_workers[m] = None  # type: ignore[call-overload]
+                    self.worker_names[m] = self._spare[m]
             else:
                 self._down.discard(m)
             changed = True
         if changed:
             self._apply_pet()
             self._wake.set()
+
+    def _bind_spares(self, present: Dict[str, Any]) -> bool:
+        """Free spares of its type to each worker present that no machine names."""
+        if not self._spare:
+            return False
+        named = set(self.machine_workers)
+        bound = False
+        for name in sorted(set(present) - named):
+            kind = self.backend.kind_of(name)
+            if kind is None:
+                continue
+            kind = kind if isinstance(kind, str) else self._machine_types[kind]
+            free = [m for m, label in self._spare.items()
+                    if self.machine_workers[m] is None and self.worker_types[m] == kind]
+            take = free[: max(1, self.backend.threads_of(name))]
+            for k, m in enumerate(take):
+                self.machine_workers[m] = name
+                self.worker_names[m] = name if len(take) == 1 else f"{name}/{k}"
+                bound = True
+        return bound
 
     def _apply_pet(self) -> None:
         """The scheduler's PET with a down machine's column at a time no deadline meets,

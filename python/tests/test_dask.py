@@ -504,3 +504,60 @@ def test_retries_and_the_dashboard_keys_by_task_type(client: Any, tmp_path: Path
             lambda dask_scheduler: sorted(dask_scheduler.task_prefixes))
     assert "b" in prefixes
     assert list(ds.tasks()["reason"]) == ["retried", "on_time"]
+
+
+def test_the_tasks_queued_on_a_killed_worker_are_placed_again(client: Any) -> None:
+    wait_idle(client)
+    address(client, "3")
+    with DaskScheduler(client, dask_pool.make_pet(), {"2": "slow", "3": "slow"},
+                       resolution=0.01, heuristic="MM", queue_size=4) as ds:
+        futures = [ds.submit(time.sleep, 0.4, task_type="b", deadline=60.0) for _ in range(8)]
+        limit = time.monotonic() + 30
+        while not ds.tasks()["started"].notna().sum() >= 2 and time.monotonic() < limit:
+            time.sleep(0.01)
+        on_three = ds.tasks().query("worker == '3' and started != started")
+        assert len(on_three) >= 1, ds.tasks()  # queued behind the one it runs
+        addr = address(client, "3")
+        os.kill(client.run(os.getpid, workers=[addr])[addr], signal.SIGKILL)
+        outcomes = []
+        for f in futures:
+            try:
+                outcomes.append(f.result(timeout=60))
+            except WorkerLost:
+                outcomes.append("lost")
+    df = ds.tasks()
+    assert outcomes.count("lost") <= 1, df  # only the one it ran
+    again = df[df["placed_again"] > 0]
+    # (Rows stay in submission order; a task placed again has a new id of the scheduler.)
+    assert set(again.index) >= set(on_three.index) - set(df[df.reason == "WorkerLost"].index)
+    assert len(again) >= 1 and (again["outcome"] == "on_time").all(), again
+    counts = ds.counts()
+    assert counts["submitted"] == 8 and counts["on_time"] == outcomes.count(None)
+    address(client, "3")  # its nanny starts a new one
+
+
+def test_a_worker_no_one_named_that_joins_takes_a_spare(cluster: Any, client: Any) -> None:
+    wait_idle(client)
+    before = set(client.scheduler_info()["workers"])
+    with DaskScheduler(client, dask_pool.make_pet(), {"0": "fast"}, resolution=0.01,
+                       spares={"slow": 2},
+                       kind_of=lambda info: None if info["address"] in before else "slow") as ds:
+        assert ds.down == [] and "prunesim_workers{state=\"spare\"} 2" in ds.metrics()
+        first = [ds.submit(time.sleep, 0.02, task_type="b", deadline=30.0) for _ in range(3)]
+        assert ds.wait(timeout=60)
+        cluster.scale(len(before) + 1)  # as cluster.adapt or dask-jobqueue would
+        limit = time.monotonic() + 60
+        while 'state="spare"} 2' in ds.metrics() and time.monotonic() < limit:
+            time.sleep(0.05)
+        joined = [w for w in ds.worker_names if not w.startswith("(spare")]
+        assert len(joined) == 2, ds.worker_names  # "0" and the one that joined
+        later = [ds.submit(time.sleep, 0.02, task_type="b", deadline=30.0) for _ in range(6)]
+        assert ds.wait(timeout=60)
+    df = ds.tasks()
+    assert set(df["worker"][: len(first)]) == {"0"}
+    assert set(df["worker"][len(first):]) - {"0"}, df  # b is quick on the joiner (slow)
+    assert all(f.exception() is None for f in first + later)
+    cluster.scale(len(before))
+    limit = time.monotonic() + 60
+    while len(client.scheduler_info()["workers"]) > len(before) and time.monotonic() < limit:
+        time.sleep(0.1)
