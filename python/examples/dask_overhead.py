@@ -72,12 +72,13 @@ def scheduled(
     workers = {str(w["name"]): "any" for w in client.scheduler_info()["workers"].values()}
     with DaskScheduler(client, pet, workers, resolution=tick, isolation=isolation) as ds:
         time.sleep(1.0)  # the workers' task processes start
+        futures = []
         cpu = time.process_time()
         start = ds.now()
         for i in range(n):
             time.sleep(max(0.0, start + i / rate - ds.now()))
-            ds.submit(work, seconds, task_type=0, deadline=3600.0)
-        ds.wait()
+            futures.append(ds.submit(work, seconds, task_type=0, deadline=3600.0))
+        ds.gather(futures)  # the values, as plain's client.gather
         cpu = time.process_time() - cpu
     df = ds.tasks()
     assert (df["outcome"] == "on_time").all(), df["outcome"].value_counts()

@@ -27,14 +27,15 @@ from __future__ import annotations
 import concurrent.futures
 import queue
 import threading
+import weakref
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import Pet
 from ._dask_worker import (_close_slots, _executing, _in_slot, _stop_keys, _timed,
                            _warm_slots, _workers_by_name)
 from ._slot import Pickled
-from .executor import DROPS, OUTCOMES, Backend, Backlogged, Executor, ExecutorError, Run
-from .executor import TaskDropped, WorkerLost
+from .executor import DROPS, OUTCOMES, Backend, Backlogged, Executor, ExecutorError, Remote
+from .executor import RemoteFuture, Run, TaskDropped, WorkerLost
 
 __all__ = ["Backlogged", "DaskBackend", "DaskScheduler", "ExecutorError", "TaskDropped",
            "WorkerLost", "DROPS", "OUTCOMES", "workers_by_resource"]
@@ -94,6 +95,8 @@ class DaskBackend(Backend):
             4, thread_name_prefix="prunesim-dask-stop"
         )
         self._addresses: set = set()  # the workers present at the last look
+        # The values left on each worker, until fetched (a worker that leaves loses them).
+        self._remotes: Dict[str, "weakref.WeakSet[Remote]"] = {}
         self._warmed: set = set()
 
     @property
@@ -135,6 +138,9 @@ class DaskBackend(Backend):
         executor.ended(run.task, status == "finished")
         self._ready.put((run, fut, status))
 
+    def new_future(self) -> "concurrent.futures.Future[Any]":
+        return RemoteFuture(self.executor)
+
     def _fetch_loop(self) -> None:
         while True:
             item = self._ready.get()
@@ -156,30 +162,19 @@ class DaskBackend(Backend):
                 return
 
     def _fetch_batch(self, batch: List[Tuple[Run, Any, str]]) -> None:
-        """The values of tasks that ended: one gather for those that finished, then each on
-        its own when that fails (or for those that did not finish)."""
-        finished = [(run, fut) for run, fut, status in batch if status == "finished"]
-        if len(finished) > 1:
-            try:
-                values = self.client.gather([fut for _, fut in finished])
-            except BaseException:  # one did not come back: each on its own below
-                pass
-            else:
-                executor = self.executor
-                assert executor is not None
-                for (run, _), (value, start, end) in zip(finished, values):
-                    with self._lock:
-                        self._futures.pop(run.task, None)
-                    try:
-                        if isinstance(value, Pickled):
-                            value = value.load()
-                    except BaseException as e:  # the value does not load here
-                        executor.settled(run.task, error=e, run=(start, end), ended_ok=True)
-                        continue
-                    executor.settled(run.task, value=value, run=(start, end))
-                batch = [item for item in batch if item[2] != "finished"]
+        """Tasks that ended: a finished one settles with its value left on its worker
+        (:class:`~prunesim.executor.RemoteFuture` fetches it when asked), an erred one with its error."""
+        executor = self.executor
+        assert executor is not None
         for run, fut, status in batch:
-            self._fetch(run, fut, status)
+            if status == "finished":
+                with self._lock:
+                    self._futures.pop(run.task, None)
+                remote = Remote(fut, run.task, run.worker)
+                self._remotes.setdefault(run.worker, weakref.WeakSet()).add(remote)
+                executor.settled(run.task, value=remote)
+            else:
+                self._fetch(run, fut, status)
 
     def _fetch(self, run: Run, fut: Any, status: str) -> None:
         """The value (or error) of a future that ended, to the executor."""
@@ -242,6 +237,7 @@ class DaskBackend(Backend):
     def lost(self, worker: str) -> None:
         with self._lock:
             gone = [f for run, f in self._futures.values() if run.worker == worker]
+            gone += [r.future for r in self._remotes.pop(worker, ()) if r.future is not None]
         if gone:
             try:
                 self.client.cancel(gone)
@@ -342,6 +338,22 @@ class DaskScheduler(Executor):
             classify = lambda info: 0  # noqa: E731 - one machine type: every joiner is it
         super().__init__(DaskBackend(client, isolation, classify), pet, machines,
                          slot_of=slot_of, spares=spares, **options)
+
+    def gather(self, futures: Sequence[Any], timeout: Optional[float] = None) -> List[Any]:
+        """The values of ``futures`` in order (the first error raised, as
+        ``Client.gather``): those still on their workers fetched in one ``gather``, not a
+        round trip each as ``[f.result() for f in futures]`` makes."""
+        concurrent.futures.wait(futures, timeout)
+        pending = [(f, f.pending()) for f in futures if isinstance(f, RemoteFuture)]
+        pending = [(f, r) for f, r in pending if r is not None and r.future is not None]
+        if pending:
+            try:
+                values = self.client.gather([r.future for _, r in pending])
+            except Exception:  # one did not come back: each says why when asked
+                values = None
+            for (f, _), got in zip(pending, values or ()):
+                f._value(timeout, got)
+        return [f.result(timeout) for f in futures]
 
     @classmethod
     def from_resources(

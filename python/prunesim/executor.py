@@ -57,7 +57,7 @@ from numbers import Integral, Real
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import Pet, Pmf, Scheduler, SchedulerError
-from ._slot import Slots, Stopped, dumps
+from ._slot import Pickled, Slots, Stopped, dumps
 
 __all__ = [
     "Backend",
@@ -67,6 +67,8 @@ __all__ = [
     "ExecutorError",
     "LocalBackend",
     "OUTCOMES",
+    "Remote",
+    "RemoteFuture",
     "Run",
     "Stopped",
     "TaskDropped",
@@ -167,6 +169,10 @@ class Backend:
         """Called once by the executor being made, before anything else."""
         self.executor = executor
 
+    def new_future(self) -> "concurrent.futures.Future[Any]":
+        """A task's future (a subclass may fetch its value when it is asked for)."""
+        return concurrent.futures.Future()
+
     def present(self) -> Optional[Dict[str, Any]]:
         """The workers present now, by name, to a handle (an address...); ``None`` when it
         cannot tell (nothing is changed then). Called from the driver, outside its lock."""
@@ -201,6 +207,95 @@ class Backend:
         """The executor closed: release what the backend holds (not the user's client)."""
 
 
+class Remote:
+    """The value of a task that ended, still on its worker: ``future.result(timeout)`` fetches
+    ``(value, start, end)`` (the value possibly still pickled)."""
+
+    __slots__ = ("future", "task", "worker", "__weakref__")
+
+    def __init__(self, future: Any, task: int, worker: str) -> None:
+        self.future, self.task, self.worker = future, task, worker
+
+
+class RemoteFuture(concurrent.futures.Future):  # type: ignore[type-arg]
+    """A task's future whose value stays on its worker until :meth:`result` (or
+    :meth:`exception`) asks for it, as a Dask future's or a Ray object's does: the client
+    fetches only the values it uses. A value that does not come back raises
+    :class:`WorkerLost` (its worker left first) or the error fetching it raised (it does not
+    unpickle here); the task keeps its outcome."""
+
+    def __init__(self, executor: "Optional[Executor]" = None) -> None:
+        super().__init__()
+        self._executor = executor
+        self._fetch_lock = threading.Lock()
+        self._outcome: Optional[Tuple[bool, Any]] = None
+
+    def pending(self) -> Optional[Remote]:
+        """The remote value of a future that is done and whose value was not fetched yet
+        (for a backend's batch fetch, :meth:`prunesim.dask.DaskScheduler.gather`)."""
+        if not self.done() or self.cancelled() or super().exception() is not None:
+            return None
+        remote = super().result()
+        return remote if isinstance(remote, Remote) and self._outcome is None else None
+
+    def _value(self, timeout: Optional[float], got: Any = None) -> Tuple[bool, Any]:
+        """The value, fetched once (or ``got``: what a batch fetched for it)."""
+        remote = super().result(timeout)
+        if not isinstance(remote, Remote):
+            return True, remote
+        with self._fetch_lock:
+            if self._outcome is None:
+                run, lost = None, None
+                try:
+                    value, start, end = got if got is not None else self._wait(remote, timeout)
+                    run = (start, end)
+                    self._outcome = (True, value.load() if isinstance(value, Pickled) else value)
+                except concurrent.futures.TimeoutError:
+                    raise
+                except BaseException as e:  # the worker left first, or it does not load here
+                    if isinstance(e, (concurrent.futures.CancelledError, OSError)):
+                        lost = WorkerLost(f"task {remote.task}: ended on worker "
+                                          f"{remote.worker}, which left before its value "
+                                          "was fetched")
+                        lost.__cause__ = e
+                    else:
+                        lost = e
+                    self._outcome = (False, lost)
+                remote.future = None  # fetched: Dask may free it
+                if self._executor is not None:
+                    self._executor.fetched(remote.task, run, lost)
+            return self._outcome
+
+    @staticmethod
+    def _wait(remote: "Remote", timeout: Optional[float]) -> Any:
+        """The remote result, in steps: a value whose worker is gone (Dask's ``"lost"``,
+        or cancelled by the executor when it saw the worker leave) raises at once."""
+        limit = None if timeout is None else time.monotonic() + timeout
+        while True:
+            step = 0.5 if limit is None else max(0.0, min(0.5, limit - time.monotonic()))
+            try:
+                return remote.future.result(step)
+            except TimeoutError:
+                if getattr(remote.future, "status", None) in ("lost", "cancelled"):
+                    raise concurrent.futures.CancelledError(
+                        f"Dask says {remote.future.status}") from None
+                if limit is not None and time.monotonic() >= limit:
+                    raise
+
+    def result(self, timeout: Optional[float] = None) -> Any:
+        ok, value = self._value(timeout)
+        if not ok:
+            raise value
+        return value
+
+    def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
+        error = super().exception(timeout)
+        if error is not None:
+            return error
+        ok, value = self._value(timeout)
+        return None if ok else value
+
+
 @dataclass
 class _Task:
     id: int
@@ -211,7 +306,7 @@ class _Task:
     payload: Optional[bytes]
     submitted: float
     deadline: float
-    future: "concurrent.futures.Future[Any]"
+    future: "Optional[concurrent.futures.Future[Any]]"
     retries: int = 0
     attempt: int = 0
     machine: Optional[int] = None
@@ -235,11 +330,13 @@ class _Task:
 
 
 def _resolve(
-    future: "concurrent.futures.Future[Any]",
+    future: "Optional[concurrent.futures.Future[Any]]",
     value: Any = None,
     error: Optional[BaseException] = None,
 ) -> None:
     """Sets a future once: the first word wins."""
+    if future is None:  # resolved with its value already, and let go
+        return
     try:
         if error is not None:
             future.set_exception(error)
@@ -249,7 +346,9 @@ def _resolve(
         pass
 
 
-def _cancel(future: "concurrent.futures.Future[Any]") -> None:
+def _cancel(future: "Optional[concurrent.futures.Future[Any]]") -> None:
+    if future is None:
+        return
     if not future.cancel() and not future.done():  # running: a plain future cannot say so
         _resolve(future, error=concurrent.futures.CancelledError("cancelled by close()"))
 
@@ -472,7 +571,7 @@ class Executor:
                     f"({type(e).__name__}: {e}): pass arguments that pickle (no locks, "
                     "sockets or open files; a future's result rather than the future)"
                 ) from e
-        future: "concurrent.futures.Future[Any]" = concurrent.futures.Future()
+        future = self.backend.new_future()
         with self._lock:
             self._raise_error()
             if not self._accepting:
@@ -616,6 +715,22 @@ class Executor:
             t.result = (value, error, ended_ok)
             if t.outcome is not None:
                 self._finish(t)
+
+    def fetched(
+        self, task: int, run: Optional[Tuple[float, float]] = None,
+        lost: Optional[BaseException] = None,
+    ) -> None:
+        """A value fetched after its task was settled (a backend that leaves values on the
+        workers until asked): its measured run, or why it did not come back (the task
+        keeps its outcome; its reason becomes that error's type)."""
+        with self._lock:
+            t = self._tasks.get(task)
+            if t is None:
+                return
+            if run is not None:
+                t.run_start, t.run_end = run
+            if lost is not None:
+                t.value_lost = t.reason = type(lost).__name__
 
     # ---------------------------------------------------------------- statistics
 
@@ -955,10 +1070,11 @@ class Executor:
         assert t.result is not None
         value, error, ended_ok = t.result
         t.result = None
-        if t.future.done():
+        if t.future is None or t.future.done():
             return  # dropped or cancelled: told already
         if error is None:
             _resolve(t.future, value=value)
+            t.future = None  # the caller holds it: a value it holds is freed with it
             return
         if isinstance(error, Stopped):
             if error.why.startswith("overran"):

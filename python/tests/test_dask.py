@@ -119,15 +119,20 @@ def test_an_overloaded_pool_ends_every_task_once_beats_plain_dask_and_survives_a
     assert set(df["outcome"]) <= {"on_time", "late", "dropped", "failed"}
     assert all(f.done() for f in futures)
     for f, outcome, reason, worker in zip(futures, df["outcome"], df["reason"], df["worker"]):
-        if outcome in ("on_time", "late") and reason == "WorkerLost":
-            # It ended on the killed worker before its value was fetched.
-            assert isinstance(f.exception(), WorkerLost) and worker == "3"
-        elif outcome in ("on_time", "late"):
-            assert f.result() > 0
+        if outcome in ("on_time", "late"):
+            # Its value stays on its worker until asked for; one that ended on the killed
+            # worker before it was asked for is lost, and the future says so.
+            error = f.exception(timeout=30)
+            assert error is None and f.result() > 0 or (
+                isinstance(error, WorkerLost) and worker == "3"), (error, worker)
         elif outcome == "dropped":
             assert isinstance(f.exception(), TaskDropped) and f.exception().reason == reason
         else:
             assert f.exception() is not None
+
+    # A value lost keeps its task's outcome; its reason is why.
+    df = ds.tasks()
+    assert set(df[df["reason"] == "WorkerLost"]["outcome"]) <= {"on_time", "late", "failed"}
 
     # The counts are the scheduler's own.
     counts = ds.counts()
@@ -561,3 +566,17 @@ def test_a_worker_no_one_named_that_joins_takes_a_spare(cluster: Any, client: An
     limit = time.monotonic() + 60
     while len(client.scheduler_info()["workers"]) > len(before) and time.monotonic() < limit:
         time.sleep(0.1)
+
+
+def test_values_stay_on_the_workers_until_asked_and_gather_fetches_them_at_once(
+    client: Any,
+) -> None:
+    wait_idle(client)
+    with DaskScheduler(client, dask_pool.make_pet(), TYPES, resolution=0.01) as ds:
+        futures = ds.map(pow, range(8), [2] * 8, task_type="a", deadline=30.0)
+        concurrent.futures.wait(futures, timeout=30)
+        assert all(f.pending() is not None for f in futures)  # done, value not fetched
+        assert ds.gather(futures, timeout=30) == [x * x for x in range(8)]
+        assert all(f.pending() is None for f in futures)
+        assert [f.result() for f in futures] == [x * x for x in range(8)]
+    assert ds.tasks()["run_seconds"].notna().all()  # measured on the workers, fetched
