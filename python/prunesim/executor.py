@@ -763,9 +763,10 @@ class Executor:
         ``on_time``, ``late``, ``dropped``, ``failed``, ``open``, ``deferred`` (tasks
         deferred at least once) and ``robustness`` (% on time). A task dropped before it
         was placed has no worker: it counts under ``"-"``."""
-        df = self.tasks()
         if by not in ("task_type", "worker"):
             raise ValueError("by: 'task_type' or 'worker'")
+        df = self.tasks()
+        df = df[df["reason"] != "retried"]  # a task counts once, by its last attempt
         key = df[by].fillna("-")
         out = df.assign(
             **{name: df["outcome"] == name for name in OUTCOMES},
@@ -782,8 +783,9 @@ class Executor:
         """The measures of ``prunesim run`` over every task submitted: ``robustness`` (%),
         ``on_time``, ``counted``, ``n_<outcome>`` for each of the scheduler's outcomes,
         ``n_failed``, ``n_overran``, ``mapping_events``, ``deferrals``, ``type_variance``,
-        ``worst_type_on_time``, ``busy``, ``wasted``, ``span`` (seconds, measured on the
-        workers), plus ``decide_ms`` and ``bookkeeping_ms``: the mean time per task spent
+        ``worst_type_on_time``, ``busy``, ``wasted`` (seconds measured on the workers: with
+        a backend that leaves values on the workers, those of the values fetched), ``span``,
+        plus ``decide_ms`` and ``bookkeeping_ms``: the mean time per task spent
         deciding and keeping the books on the client."""
         with self._lock:
             counts = self._counts()

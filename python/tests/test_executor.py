@@ -131,6 +131,7 @@ def test_retries_submit_a_failed_task_again_with_the_same_future(tmp_path: Path)
     assert list(df["reason"]) == ["retried", "on_time", "RuntimeError"]
     assert list(df["attempt"]) == [0, 1, 0]
     assert ex.summary()["counted"] == 2
+    assert ex.stats()["tasks"].sum() == 2 and ex.stats()["on_time"].sum() == 1
 
 
 class Silent(Backend):
