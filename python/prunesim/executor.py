@@ -496,6 +496,7 @@ class Executor:
         self._held: Dict[int, int] = {}  # machine down -> its hold task
         self._hold_counts: Dict[str, int] = {"submitted": 0}
         self._overran = 0
+        self._servers: List[Any] = []  # metrics endpoints, shut at close()
         self._last_poll = -1.0
         self._accepting = True
         self._stopping = False
@@ -673,6 +674,10 @@ class Executor:
                 break
             time.sleep(0.02)
         self.backend.shutdown()
+        for server in self._servers:
+            server.shutdown()
+            server.server_close()
+        self._servers.clear()
 
     def __enter__(self) -> "Executor":
         return self
@@ -884,6 +889,37 @@ class Executor:
             f"prunesim_mapping_events_total {events}",
         ]
         return "\n".join(lines) + "\n"
+
+    def serve_metrics(self, port: int = 0, address: str = "127.0.0.1") -> Tuple[str, int]:
+        """Serves :meth:`metrics` over HTTP at ``http://<address>:<port>/metrics`` (a
+        thread of its own, until :meth:`close`), for Prometheus to scrape; ``port`` 0
+        picks a free one. Returns the address and port it listens on."""
+        import http.server
+
+        executor = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+                if self.path.split("?")[0] != "/metrics":
+                    self.send_error(404, "the metrics are at /metrics")
+                    return
+                body = executor.metrics().encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:  # scrapes are not news
+                pass
+
+        server = http.server.ThreadingHTTPServer((address, port), Handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, name="prunesim-metrics",
+                         daemon=True).start()
+        self._servers.append(server)
+        host, bound = server.server_address[:2]
+        return str(host), int(bound)
 
     @property
     def down(self) -> List[str]:

@@ -231,6 +231,24 @@ def test_metrics_are_prometheus_text() -> None:
             assert line.split()[3] in ("counter", "gauge")
 
 
+def test_metrics_are_served_for_a_scraper_until_close() -> None:
+    import urllib.error
+    import urllib.request
+
+    ex = local_executor(pet(), {"w0": "m"}, resolution=RESOLUTION)
+    host, port = ex.serve_metrics()
+    ex.submit(square, 3, task_type="a", deadline=30.0).result(timeout=30)
+    assert ex.wait(timeout=30)
+    with urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=10) as r:
+        assert r.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+        assert 'prunesim_tasks_total{outcome="on_time",task_type="a"} 1' in r.read().decode()
+    with pytest.raises(urllib.error.HTTPError):
+        urllib.request.urlopen(f"http://{host}:{port}/", timeout=10)
+    ex.close()
+    with pytest.raises(OSError):
+        urllib.request.urlopen(f"http://{host}:{port}/metrics", timeout=2)
+
+
 def test_futures_are_concurrent_futures() -> None:
     with local_executor(pet(), {"w0": "m"}, resolution=RESOLUTION) as ex:
         futures = [ex.submit(square, i, task_type="a", deadline=30.0) for i in range(4)]
