@@ -44,9 +44,10 @@ def _timed(fn: Callable[..., Any], args: Any, kwargs: Any) -> Any:
     return (value, start, time.time())
 
 
-async def _stop_keys(tag: str, keys: List[str], why: str) -> int:
-    """Runs on a worker: kills the processes running ``keys`` (or stops them when they come)."""
-    return sum(_slots(tag).stop(k, why) for k in keys)
+async def _stop_keys(tag: str, keys: List[str], why: str, dask_worker: Any) -> int:
+    """Runs on a worker: kills the processes running ``keys`` (or stops them when they come).
+    (``get_worker()`` names no worker outside a task: the worker is passed.)"""
+    return sum(_slots(tag, dask_worker).stop(k, why) for k in keys)
 
 
 async def _close_slots(tag: str) -> None:

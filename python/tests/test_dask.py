@@ -580,3 +580,13 @@ def test_values_stay_on_the_workers_until_asked_and_gather_fetches_them_at_once(
         assert all(f.pending() is None for f in futures)
         assert [f.result() for f in futures] == [x * x for x in range(8)]
     assert ds.tasks()["run_seconds"].notna().all()  # measured on the workers, fetched
+
+
+def test_a_stop_reaches_a_worker_that_never_ran_a_task_of_the_executor(client: Any) -> None:
+    """A worker just (re)started holds no task slots of the executor yet; a stop sent there
+    is kept for the task it names rather than lost (it would start late, unstopped)."""
+    from prunesim._dask_worker import _close_slots, _stop_keys
+
+    answers = client.run(_stop_keys, "fresh-tag", ["a-fresh-tag-1"], "dropped")
+    assert set(answers.values()) == {0}, answers
+    client.run(_close_slots, "fresh-tag")
