@@ -52,7 +52,7 @@ import math
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from numbers import Integral, Real
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
@@ -326,7 +326,6 @@ class _Task:
     value_lost: Optional[str] = None  # why the value of a task that ended did not come back
     settled: bool = False
     result: Optional[Tuple[Any, Optional[BaseException], bool]] = None
-    extra: Dict[str, Any] = field(default_factory=dict)
 
 
 def _resolve(
@@ -1135,20 +1134,27 @@ class Executor:
         ):
             self._retry(t)
             return
+        self._let_go(t)
         _resolve(t.future, error=error)
 
     def _close_task(self, t: _Task) -> None:
+        """``t`` ended: its callable let go, unless it failed and an attempt may follow."""
         self._open.pop(t.id, None)
+        if t.outcome != "failed" or t.attempt >= t.retries:
+            self._let_go(t)
+
+    @staticmethod
+    def _let_go(t: _Task) -> None:
         t.fn = t.args = t.kwargs = t.payload = None  # type: ignore[assignment]
 
     def _retry(self, t: _Task) -> None:
         """``t`` failed with attempts left: the same future, as a new task of the scheduler."""
         now = self._clock()
         task = self.sched.submit(now, t.type, t.deadline)
-        again = _Task(task, t.type, t.extra["fn"], t.extra["args"], t.extra["kwargs"],
-                      t.extra["payload"], now, t.deadline, t.future, retries=t.retries,
-                      attempt=t.attempt + 1)
+        again = _Task(task, t.type, t.fn, t.args, t.kwargs, t.payload, now, t.deadline,
+                      t.future, retries=t.retries, attempt=t.attempt + 1)
         t.reason = "retried"
+        self._let_go(t)
         self._tasks[task] = again
         self._records.append(again)
         self._open[task] = again
@@ -1236,8 +1242,6 @@ class Executor:
         run = Run(t.id, key,
                   self.machine_workers[machine], self.worker_names[machine], handle, t.fn,
                   t.args, t.kwargs, t.payload, kill_at)
-        if t.retries:
-            t.extra.update(fn=t.fn, args=t.args, kwargs=t.kwargs, payload=t.payload)
         t.run = run
         t.sent = now
         try:
@@ -1255,6 +1259,7 @@ class Executor:
             error.__cause__ = e
             _resolve(t.future, error=error)
             self._close_task(t)
+            self._let_go(t)
             return True
         return False
 
@@ -1346,8 +1351,6 @@ class Executor:
             t.cancelled = True
             _cancel(t.future)
         elif t.attempt < t.retries and now < t.deadline and not self._stopping:
-            for name in ("fn", "args", "kwargs", "payload"):
-                t.extra.setdefault(name, getattr(t, name))
             self._retry(t)
         else:
             name = self.worker_names[t.machine] if t.machine is not None else "?"
