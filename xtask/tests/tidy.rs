@@ -310,23 +310,41 @@ fn library_crates_are_single_threaded_and_take_their_randomness_as_arguments() {
     );
 }
 
-/// The longest a non-test source file may be, in lines (before its `#[cfg(test)]` module).
+/// The longest a non-test source file may be, in lines (before its test module, [`source_end`]).
 const MAX_FILE_LINES: usize = 900;
 /// The longest a function may be, in lines, without a reason stated in its doc.
 const MAX_FN_LINES: usize = 120;
 /// The words that state, in a function's doc, why it is longer than [`MAX_FN_LINES`].
 const LONG_REASON: &str = "One function because";
 
-/// The functions of `text` (its lines before `#[cfg(test)]`) longer than [`MAX_FN_LINES`]
+/// The line (0-based) where the source `lines` end and their inline test module begins: a
+/// `#[cfg(test)]` whose item is a `mod` with a body (other attributes between them allowed);
+/// the number of lines when there is none. A `#[cfg(test)]` on any other item (a function, an
+/// import) does not end the source: it is counted with it.
+fn source_end(lines: &[&str]) -> usize {
+    (0..lines.len())
+        .find(|&i| {
+            lines[i].trim() == "#[cfg(test)]"
+                && lines[i + 1..]
+                    .iter()
+                    .map(|l| l.trim())
+                    .find(|l| !l.starts_with("#[") && !l.starts_with("//"))
+                    .is_some_and(|item| {
+                        let item = item.strip_prefix("pub(crate) ").unwrap_or(item);
+                        let item = item.strip_prefix("pub ").unwrap_or(item);
+                        item.starts_with("mod ") && item.ends_with('{')
+                    })
+        })
+        .unwrap_or(lines.len())
+}
+
+/// The functions of `text` (its lines before its test module, [`source_end`]) longer than [`MAX_FN_LINES`]
 /// whose doc states no reason: their first line (1-based), name and length. A function
 /// starts at a line `fn name` (after any `pub`, `const`, `unsafe`) and ends at the first
 /// line after its opening `{` that is a `}` at the same indentation.
 fn long_functions_without_a_reason(text: &str) -> Vec<(usize, String, usize)> {
     let lines: Vec<&str> = text.lines().collect();
-    let end = lines
-        .iter()
-        .position(|l| l.trim() == "#[cfg(test)]")
-        .unwrap_or(lines.len());
+    let end = source_end(&lines);
     let mut found = Vec::new();
     let mut i = 0;
     while i < end {
@@ -395,6 +413,22 @@ fn the_length_check_finds_a_long_function_and_reads_its_reason() {
     assert!(long_functions_without_a_reason(&reasoned).is_empty());
     let in_tests = format!("#[cfg(test)]\nmod tests {{\n{long}}}\n");
     assert!(long_functions_without_a_reason(&in_tests).is_empty());
+    // A single test item does not end the source: the long function after it is found.
+    let after_a_test_item = format!("#[cfg(test)]\nfn helper() {{\n}}\n\n{long}");
+    assert_eq!(
+        long_functions_without_a_reason(&after_a_test_item),
+        [(6, "long".to_owned(), MAX_FN_LINES + 2)]
+    );
+    let lines = [
+        "fn a() {}",
+        "#[cfg(test)]",
+        "use x::y;",
+        "#[cfg(test)]",
+        "#[allow(dead_code)]",
+        "mod tests {",
+        "}",
+    ];
+    assert_eq!(source_end(&lines), 3);
 }
 
 #[test]
@@ -420,10 +454,7 @@ fn no_source_file_over_900_lines_and_no_long_function_without_a_reason() {
             .unwrap_or(path)
             .display()
             .to_string();
-        let lines = text
-            .lines()
-            .position(|l| l.trim() == "#[cfg(test)]")
-            .unwrap_or(text.lines().count());
+        let lines = source_end(&text.lines().collect::<Vec<_>>());
         if lines > MAX_FILE_LINES {
             found.push(format!(
                 "{shown}: {lines} lines outside its tests (at most {MAX_FILE_LINES})"

@@ -319,29 +319,8 @@ pub(crate) fn solve_with(inst: &Instance, rules: Rules) -> Option<Solved> {
     let max_pivots = rules.max_pivots.min(20 * (n + m) + 1000);
     let n_vars = lp.n_cols() + n + m;
 
-    // Greedy start: tasks by their shortest time, each on the machine where it is shortest
-    // among those with room left; the machine slacks are the non-key basic variables.
-    let mut order: Vec<(f64, usize)> = (0..n)
-        .map(|i| {
-            let q = lp.col_p[lp.task_cols[i]..lp.task_cols[i + 1]]
-                .iter()
-                .copied()
-                .fold(f64::INFINITY, f64::min);
-            (q, i)
-        })
-        .collect();
-    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let mut room = lp.cap.clone();
-    let mut key: Vec<Var> = (0..n).map(Var::S).collect();
-    for &(_, i) in &order {
-        let fit = (lp.task_cols[i]..lp.task_cols[i + 1])
-            .filter(|&c| lp.col_p[c] <= room[lp.col_row[c]])
-            .min_by(|&a, &b| lp.col_p[a].total_cmp(&lp.col_p[b]));
-        if let Some(c) = fit {
-            room[lp.col_row[c]] -= lp.col_p[c];
-            key[i] = Var::X(c);
-        }
-    }
+    // The machine slacks are the non-key basic variables of the greedy start.
+    let mut key = greedy_keys(&lp);
     let mut slots: Vec<Var> = (0..m).map(Var::T).collect();
     let mut basic = vec![false; n_vars];
     for &v in key.iter().chain(&slots) {
@@ -367,14 +346,6 @@ pub(crate) fn solve_with(inst: &Instance, rules: Rules) -> Option<Solved> {
         let lu = Lu::new(m, w.clone())?;
         debug_assert_eq!(rhs, key_rhs(&lp, &key));
         let y = lu.solve(&rhs);
-        let key_value = |i: usize| -> f64 {
-            1.0 - slots
-                .iter()
-                .zip(&y)
-                .filter(|(v, _)| lp.owner(**v) == Some(i))
-                .map(|(_, y)| y)
-                .sum::<f64>()
-        };
         // Duals: lambda for the capacity rows, mu for the assignment rows.
         let c_b: Vec<f64> = slots
             .iter()
@@ -388,85 +359,18 @@ pub(crate) fn solve_with(inst: &Instance, rules: Rules) -> Option<Solved> {
             }
         };
 
-        // Pricing.
         let bland = degenerate_run >= rules.bland_after;
-        let mut entering: Option<(f64, usize, Var)> = None;
-        let consider = |entering: &mut Option<(f64, usize, Var)>, d: f64, v: Var, id: usize| {
-            if d > COST_TOL
-                && entering.is_none_or(|(bd, bid, _)| if bland { id < bid } else { d > bd })
-            {
-                *entering = Some((d, id, v));
-            }
+        let basis = Basis {
+            lp: &lp,
+            key: &key,
+            slots: &slots,
+            y: &y,
         };
-        for (r, &l) in lambda.iter().enumerate() {
-            let t = lp.id(Var::T(r));
-            if !basic[t] {
-                consider(&mut entering, -l, Var::T(r), t);
-            }
-        }
-        // Partial pricing: the tasks from `cursor` on, a block at a time, until a block holds
-        // a candidate (Bland's rule, and the proof of optimality, scan them all).
-        let mut scanned = 0;
-        while scanned < n && (bland || entering.is_none()) {
-            let end = (scanned + PRICING_BLOCK).min(n);
-            for t in scanned..end {
-                let i = (cursor + t) % n;
-                let mu_i = mu(i);
-                for c in lp.task_cols[i]..lp.task_cols[i + 1] {
-                    if !basic[c] {
-                        consider(
-                            &mut entering,
-                            1.0 - mu_i - lambda[lp.col_row[c]] * lp.col_p[c],
-                            Var::X(c),
-                            c,
-                        );
-                    }
-                }
-                let s = lp.id(Var::S(i));
-                if !basic[s] {
-                    consider(&mut entering, -mu_i, Var::S(i), s);
-                }
-            }
-            scanned = end;
-        }
+        let (entering, scanned) = price(&basis, &lambda, &basic, &mu, bland, cursor);
         cursor = (cursor + scanned) % n;
-
-        let Some((_, _, e)) = entering else {
-            // Optimal: check feasibility and strong duality, then report the primal value.
-            let mut primal = 0.0;
-            let mut has_slot = vec![false; n];
-            for (&v, &yv) in slots.iter().zip(&y) {
-                if yv < -FEAS_TOL {
-                    return None;
-                }
-                if let Some(i) = lp.owner(v) {
-                    has_slot[i] = true;
-                }
-            }
-            for i in 0..n {
-                let kv = if has_slot[i] { key_value(i) } else { 1.0 };
-                if kv < -FEAS_TOL {
-                    return None;
-                }
-                if matches!(key[i], Var::X(_)) {
-                    primal += kv;
-                }
-            }
-            primal += slots
-                .iter()
-                .zip(&y)
-                .filter(|(v, _)| matches!(v, Var::X(_)))
-                .map(|(_, y)| y)
-                .sum::<f64>();
-            let dual: f64 = lp.cap.iter().zip(&lambda).map(|(c, l)| c * l).sum::<f64>()
-                + (0..n).map(mu).sum::<f64>();
-            if (primal - dual).abs() > GAP_TOL {
-                return None;
-            }
-            let mut duals = vec![0.0; inst.n_machines()];
-            for (&j, &l) in lp.row_machine.iter().zip(&lambda) {
-                duals[j] = l;
-            }
+        let Some(e) = entering else {
+            // Optimal: reported once feasibility and strong duality are checked.
+            let (primal, duals) = basis.certify(inst, &lambda, &mu)?;
             return Some(Solved {
                 lp: primal,
                 pivots,
@@ -482,49 +386,8 @@ pub(crate) fn solve_with(inst: &Instance, rules: Rules) -> Option<Solved> {
         lp.transformed(e, &key, &mut col);
         let alpha = lu.solve(&col);
         let q = lp.owner(e);
-        // (step, |rate|, id, what leaves): a slot, or the key of a task.
-        let mut leave: Option<(f64, f64, usize, Result<usize, usize>)> = None;
-        let mut offer = |theta: f64, rate: f64, id: usize, what: Result<usize, usize>| {
-            let better = match leave {
-                None => true,
-                Some((bt, br, bid, _)) => {
-                    if theta < bt - RATIO_TIE {
-                        true
-                    } else if theta <= bt + RATIO_TIE {
-                        if bland { id < bid } else { rate > br }
-                    } else {
-                        false
-                    }
-                }
-            };
-            if better {
-                leave = Some((theta, rate, id, what));
-            }
-        };
-        for (s, &v) in slots.iter().enumerate() {
-            if alpha[s] > PIVOT_TOL {
-                offer(y[s].max(0.0) / alpha[s], alpha[s], lp.id(v), Ok(s));
-            }
-        }
-        // Keys change only for the tasks with slots and for the entering variable's task.
-        let mut tasks: Vec<usize> = slots.iter().filter_map(|&v| lp.owner(v)).collect();
-        tasks.extend(q);
-        tasks.sort_unstable();
-        tasks.dedup();
-        for i in tasks {
-            let rate: f64 = slots
-                .iter()
-                .zip(&alpha)
-                .filter(|(v, _)| lp.owner(**v) == Some(i))
-                .map(|(_, a)| a)
-                .sum::<f64>()
-                - if q == Some(i) { 1.0 } else { 0.0 };
-            if rate < -PIVOT_TOL {
-                offer(key_value(i).max(0.0) / -rate, -rate, lp.id(key[i]), Err(i));
-            }
-        }
         // No blocking variable: unbounded, impossible for this LP.
-        let (theta, _, _, what) = leave?;
+        let (theta, what) = basis.ratio_test(&alpha, q, bland)?;
         pivots += 1;
         if bland {
             bland_pivots += 1;
@@ -555,6 +418,219 @@ pub(crate) fn solve_with(inst: &Instance, rules: Rules) -> Option<Solved> {
         basic[lp.id(out)] = false;
         basic[lp.id(e)] = true;
     }
+}
+
+/// The greedy start's keys: tasks by their shortest time, each on the machine where it is
+/// shortest among those with room left (its key that column), else its assignment slack.
+fn greedy_keys(lp: &CapacityLp) -> Vec<Var> {
+    let n = lp.n_tasks();
+    let mut order: Vec<(f64, usize)> = (0..n)
+        .map(|i| {
+            let q = lp.col_p[lp.task_cols[i]..lp.task_cols[i + 1]]
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min);
+            (q, i)
+        })
+        .collect();
+    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut room = lp.cap.clone();
+    let mut key: Vec<Var> = (0..n).map(Var::S).collect();
+    for &(_, i) in &order {
+        let fit = (lp.task_cols[i]..lp.task_cols[i + 1])
+            .filter(|&c| lp.col_p[c] <= room[lp.col_row[c]])
+            .min_by(|&a, &b| lp.col_p[a].total_cmp(&lp.col_p[b]));
+        if let Some(c) = fit {
+            room[lp.col_row[c]] -= lp.col_p[c];
+            key[i] = Var::X(c);
+        }
+    }
+    key
+}
+
+/// One basis of [`solve_with`]'s simplex: each task's key, the non-key basic variables (the
+/// slots, one per capacity row) and their values `y`.
+struct Basis<'a> {
+    lp: &'a CapacityLp,
+    key: &'a [Var],
+    slots: &'a [Var],
+    y: &'a [f64],
+}
+
+impl Basis<'_> {
+    /// The value of task `i`'s key: 1 less its basic variables in the slots.
+    fn key_value(&self, i: usize) -> f64 {
+        1.0 - self
+            .slots
+            .iter()
+            .zip(self.y)
+            .filter(|(v, _)| self.lp.owner(**v) == Some(i))
+            .map(|(_, y)| y)
+            .sum::<f64>()
+    }
+
+    /// At an optimal basis (no entering variable): its primal value and the capacity rows'
+    /// duals by machine, once feasibility and strong duality are checked (`lambda` the
+    /// capacity rows' duals, `mu` the assignment rows'); `None` when either fails.
+    fn certify(
+        &self,
+        inst: &Instance,
+        lambda: &[f64],
+        mu: &impl Fn(usize) -> f64,
+    ) -> Option<(f64, Vec<f64>)> {
+        let lp = self.lp;
+        let n = lp.n_tasks();
+        let mut primal = 0.0;
+        let mut has_slot = vec![false; n];
+        for (&v, &yv) in self.slots.iter().zip(self.y) {
+            if yv < -FEAS_TOL {
+                return None;
+            }
+            if let Some(i) = lp.owner(v) {
+                has_slot[i] = true;
+            }
+        }
+        for i in 0..n {
+            let kv = if has_slot[i] { self.key_value(i) } else { 1.0 };
+            if kv < -FEAS_TOL {
+                return None;
+            }
+            if matches!(self.key[i], Var::X(_)) {
+                primal += kv;
+            }
+        }
+        primal += self
+            .slots
+            .iter()
+            .zip(self.y)
+            .filter(|(v, _)| matches!(v, Var::X(_)))
+            .map(|(_, y)| y)
+            .sum::<f64>();
+        let dual: f64 = lp.cap.iter().zip(lambda).map(|(c, l)| c * l).sum::<f64>()
+            + (0..n).map(mu).sum::<f64>();
+        if (primal - dual).abs() > GAP_TOL {
+            return None;
+        }
+        let mut duals = vec![0.0; inst.n_machines()];
+        for (&j, &l) in lp.row_machine.iter().zip(lambda) {
+            duals[j] = l;
+        }
+        Some((primal, duals))
+    }
+
+    /// The ratio test along the entering column `alpha` (its variable owned by task `q`):
+    /// the step and what leaves (`Ok(s)`: slot `s`; `Err(i)`: task `i`'s key), the least step
+    /// with ties broken by the larger rate, or under Bland's rule by the lower variable;
+    /// `None` when nothing blocks.
+    fn ratio_test(
+        &self,
+        alpha: &[f64],
+        q: Option<usize>,
+        bland: bool,
+    ) -> Option<(f64, Result<usize, usize>)> {
+        let lp = self.lp;
+        // (step, |rate|, id, what leaves): a slot, or the key of a task.
+        let mut leave: Option<(f64, f64, usize, Result<usize, usize>)> = None;
+        let mut offer = |theta: f64, rate: f64, id: usize, what: Result<usize, usize>| {
+            let better = match leave {
+                None => true,
+                Some((bt, br, bid, _)) => {
+                    if theta < bt - RATIO_TIE {
+                        true
+                    } else if theta <= bt + RATIO_TIE {
+                        if bland { id < bid } else { rate > br }
+                    } else {
+                        false
+                    }
+                }
+            };
+            if better {
+                leave = Some((theta, rate, id, what));
+            }
+        };
+        for (s, &v) in self.slots.iter().enumerate() {
+            if alpha[s] > PIVOT_TOL {
+                offer(self.y[s].max(0.0) / alpha[s], alpha[s], lp.id(v), Ok(s));
+            }
+        }
+        // Keys change only for the tasks with slots and for the entering variable's task.
+        let mut tasks: Vec<usize> = self.slots.iter().filter_map(|&v| lp.owner(v)).collect();
+        tasks.extend(q);
+        tasks.sort_unstable();
+        tasks.dedup();
+        for i in tasks {
+            let rate: f64 = self
+                .slots
+                .iter()
+                .zip(alpha)
+                .filter(|(v, _)| lp.owner(**v) == Some(i))
+                .map(|(_, a)| a)
+                .sum::<f64>()
+                - if q == Some(i) { 1.0 } else { 0.0 };
+            if rate < -PIVOT_TOL {
+                offer(
+                    self.key_value(i).max(0.0) / -rate,
+                    -rate,
+                    lp.id(self.key[i]),
+                    Err(i),
+                );
+            }
+        }
+        leave.map(|(theta, _, _, what)| (theta, what))
+    }
+}
+
+/// Pricing: the entering variable (the largest reduced cost above [`COST_TOL`], or under
+/// Bland's rule the lowest variable with one) and the tasks scanned. The capacity slacks
+/// first, then partial pricing: the tasks from `cursor` on, a block at a time, until a block
+/// holds a candidate (Bland's rule, and the proof of optimality, scan them all).
+fn price(
+    basis: &Basis<'_>,
+    lambda: &[f64],
+    basic: &[bool],
+    mu: &impl Fn(usize) -> f64,
+    bland: bool,
+    cursor: usize,
+) -> (Option<Var>, usize) {
+    let lp = basis.lp;
+    let n = lp.n_tasks();
+    let mut entering: Option<(f64, usize, Var)> = None;
+    let consider = |entering: &mut Option<(f64, usize, Var)>, d: f64, v: Var, id: usize| {
+        if d > COST_TOL && entering.is_none_or(|(bd, bid, _)| if bland { id < bid } else { d > bd })
+        {
+            *entering = Some((d, id, v));
+        }
+    };
+    for (r, &l) in lambda.iter().enumerate() {
+        let t = lp.id(Var::T(r));
+        if !basic[t] {
+            consider(&mut entering, -l, Var::T(r), t);
+        }
+    }
+    let mut scanned = 0;
+    while scanned < n && (bland || entering.is_none()) {
+        let end = (scanned + PRICING_BLOCK).min(n);
+        for t in scanned..end {
+            let i = (cursor + t) % n;
+            let mu_i = mu(i);
+            for c in lp.task_cols[i]..lp.task_cols[i + 1] {
+                if !basic[c] {
+                    consider(
+                        &mut entering,
+                        1.0 - mu_i - lambda[lp.col_row[c]] * lp.col_p[c],
+                        Var::X(c),
+                        c,
+                    );
+                }
+            }
+            let s = lp.id(Var::S(i));
+            if !basic[s] {
+                consider(&mut entering, -mu_i, Var::S(i), s);
+            }
+        }
+        scanned = end;
+    }
+    (entering.map(|(_, _, v)| v), scanned)
 }
 
 #[cfg(test)]

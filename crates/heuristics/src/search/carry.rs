@@ -455,31 +455,11 @@ impl Carry {
                 for &m in changed.iter() {
                     mark[m] = true;
                 }
-                // A listed idle machine in `D`: the lowest of its idle copies out of `D`
-                // stands for them, scored with `D`.
-                let mut lost_idle = 0;
-                if *idle > 0 {
-                    let copies = &mut self.copies;
-                    copies.clear();
-                    copies.extend(
-                        listed
-                            .iter()
-                            .filter(|e| mark[e.m])
-                            .filter_map(|e| e.idle.map(|k| (e.m, k))),
-                    );
-                    lost_idle = copies.len();
-                    let pet = view.pet();
-                    for &(e, k) in copies.iter() {
-                        let column = pet.canonical(e);
-                        let next = (e + 1..mark.len()).find(|&m| {
-                            !mark[m] && pet.canonical(m) == column && vq.idle_at(m) == Some(k)
-                        });
-                        if let Some(m) = next {
-                            mark[m] = true;
-                            changed.push(m);
-                        }
-                    }
-                }
+                let lost_idle = if *idle > 0 {
+                    stand_in_copies(view, vq, listed, (mark, changed), &mut self.copies)
+                } else {
+                    0
+                };
                 let fresh = &mut self.fresh;
                 fresh.clear();
                 for &m in changed.iter().filter(|&&m| in_scope(m)) {
@@ -626,6 +606,36 @@ fn changed_since(
 /// The order of [`Kept1::Listed`]: decreasing chance, then increasing machine.
 fn by_chance(a: &Listed, b: &Listed) -> std::cmp::Ordering {
     b.p.total_cmp(&a.p).then(a.m.cmp(&b.m))
+}
+
+/// A listed idle machine in `D` (`mark`, `changed`): the lowest of its idle copies out of
+/// `D` stands for them, so it is marked and added to `D` to be scored with it ([`Carry`]).
+/// The listed idle machines that were in `D`.
+fn stand_in_copies(
+    view: &View<'_>,
+    vq: &VirtualQueues,
+    listed: &[Listed],
+    (mark, changed): (&mut [bool], &mut Vec<MachineId>),
+    copies: &mut Vec<(MachineId, Tick)>,
+) -> usize {
+    copies.clear();
+    copies.extend(
+        listed
+            .iter()
+            .filter(|e| mark[e.m])
+            .filter_map(|e| e.idle.map(|k| (e.m, k))),
+    );
+    let pet = view.pet();
+    for &(e, k) in copies.iter() {
+        let column = pet.canonical(e);
+        let next = (e + 1..mark.len())
+            .find(|&m| !mark[m] && pet.canonical(m) == column && vq.idle_at(m) == Some(k));
+        if let Some(m) = next {
+            mark[m] = true;
+            changed.push(m);
+        }
+    }
+    copies.len()
 }
 
 /// A [`Kept1::Listed`] answer's fields, borrowed.
