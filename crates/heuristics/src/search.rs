@@ -168,6 +168,11 @@ struct Buffers {
     /// of each type's first candidate not yet assigned (it marks them in `alive`).
     type_lists: Vec<Vec<usize>>,
     type_cursor: Vec<usize>,
+    /// [`min_completion_in`]'s machines scored, for the searches that keep only its choice.
+    scored: Vec<(MachineId, f64)>,
+    /// [`run_by_type`]'s phase-1 choice per type and its round's best candidate per type.
+    type_choice: Vec<Option<Option<Choice>>>,
+    type_reps: Vec<((f64, f64), usize, MachineId, usize)>,
 }
 
 /// What the search keeps from one mapping event to the next, owned by the heuristic that
@@ -302,10 +307,12 @@ fn run_by_type(
     };
     // The phase-1 choice of each type (`Some(None)`: none in scope), until a machine it
     // rests on changes.
-    let mut by_type: Vec<Option<Option<Choice>>> = vec![None; types];
+    let by_type = &mut bufs.type_choice;
+    reset(by_type, types, None);
     // Per type in the round: its best key, the type, its machine, the position of its best.
-    let mut reps: Vec<((f64, f64), usize, MachineId, usize)> = Vec::with_capacity(types);
+    let reps = &mut bufs.type_reps;
     let keyed = &mut bufs.keyed;
+    let scored = &mut bufs.scored;
     while vq.any_free() {
         reps.clear();
         for k in 0..types {
@@ -315,7 +322,9 @@ fn run_by_type(
                 continue;
             };
             let Some(m) = by_type[k]
-                .get_or_insert_with(|| min_completion(view, plan.scope, vq, cands[i0], true))
+                .get_or_insert_with(|| {
+                    min_completion_in(view, plan.scope, vq, cands[i0], true, scored).0
+                })
                 .map(|c| c.m)
             else {
                 continue;
@@ -348,7 +357,7 @@ fn run_by_type(
             phase2_ties(plan.phase2, 0, key.0, k0) && phase2_ties(plan.phase2, 1, key.1, k1)
         };
         let mut chosen: Option<(usize, MachineId)> = None;
-        for &(key, k, m, p) in &reps {
+        for &(key, k, m, p) in reps.iter() {
             if !ties(key) {
                 continue;
             }
@@ -385,7 +394,7 @@ fn run_by_type(
         vq.assign(view, m, t);
         decision.assign.push((t, m));
         assigned[i] = true;
-        for choice in &mut by_type {
+        for choice in by_type.iter_mut() {
             if choice.is_some_and(|c| c.is_some_and(|c| c.rests_on(m))) {
                 *choice = None;
             }
@@ -806,20 +815,11 @@ impl Phase1State<'_> {
 ///   event (nor does a free one come to tie: it only gets later).
 ///
 /// The outcome is the one of evaluating every machine.
-fn min_completion(
-    view: &View<'_>,
-    scope: Phase1Scope,
-    vq: &VirtualQueues,
-    t: TaskId,
-    any_full_will_do: bool,
-) -> Option<Choice> {
-    min_completion_in(view, scope, vq, t, any_full_will_do, &mut Vec::new()).0
-}
-
-/// [`min_completion`] with the machines it evaluated, and their expected completions, in
-/// `scored`, and a lower bound on the expected completion of every machine in scope it did
-/// not evaluate (`+inf` when none; `None` when it returned a full machine without evaluating
-/// the rest).
+///
+/// With the choice: the machines it evaluated, and their expected completions, in `scored`
+/// (the caller's memory, reused from call to call), and a lower bound on the expected
+/// completion of every machine in scope it did not evaluate (`+inf` when none; `None` when it
+/// returned a full machine without evaluating the rest).
 fn min_completion_in(
     view: &View<'_>,
     scope: Phase1Scope,

@@ -42,14 +42,19 @@ pub fn pet_sha256(pet: &Pet) -> String {
     }
     h.update((pet.n_types() as u64).to_le_bytes());
     h.update((pet.n_machines() as u64).to_le_bytes());
+    // Each PMF's bytes handed over at once (the same bytes in the same order as one update
+    // per value: the same hash, without the hasher's bookkeeping per value).
+    let mut bytes: Vec<u8> = Vec::new();
     for t in 0..pet.n_types() {
         for m in 0..pet.n_machines() {
             let p = pet.pmf(t, m);
-            h.update(p.offset().to_le_bytes());
-            h.update((p.masses().len() as u64).to_le_bytes());
+            bytes.clear();
+            bytes.extend_from_slice(&p.offset().to_le_bytes());
+            bytes.extend_from_slice(&(p.masses().len() as u64).to_le_bytes());
             for x in p.masses() {
-                h.update(x.to_bits().to_le_bytes());
+                bytes.extend_from_slice(&x.to_bits().to_le_bytes());
             }
+            h.update(&bytes);
         }
     }
     hex(&h.finalize())
@@ -108,6 +113,30 @@ mod tests {
         let b = Pet::default_pet(2);
         assert_eq!(pet_sha256(&a), pet_sha256(&Pet::default_pet(1)));
         assert_ne!(pet_sha256(&a), pet_sha256(&b));
+    }
+
+    #[test]
+    fn the_pet_hash_is_the_hash_of_its_values_one_by_one() {
+        // The plain reading of the documented byte stream: one update per value.
+        let pet = Pet::default_pet(3);
+        let mut h = Sha256::new();
+        for n in pet.type_names().iter().chain(pet.machine_names()) {
+            h.update((n.len() as u64).to_le_bytes());
+            h.update(n.as_bytes());
+        }
+        h.update((pet.n_types() as u64).to_le_bytes());
+        h.update((pet.n_machines() as u64).to_le_bytes());
+        for t in 0..pet.n_types() {
+            for m in 0..pet.n_machines() {
+                let p = pet.pmf(t, m);
+                h.update(p.offset().to_le_bytes());
+                h.update((p.masses().len() as u64).to_le_bytes());
+                for x in p.masses() {
+                    h.update(x.to_bits().to_le_bytes());
+                }
+            }
+        }
+        assert_eq!(pet_sha256(&pet), hex(&h.finalize()));
     }
 
     #[test]
