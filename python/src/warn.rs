@@ -77,13 +77,13 @@ impl<S: Subscriber> Layer<S> for Keep {
 
 /// Installs the subscriber that keeps warnings (once; a subscriber already set by the
 /// embedding program is left alone, and then no warnings are kept).
-pub fn install() {
+pub(crate) fn install() {
     let _ = tracing::subscriber::set_global_default(tracing_subscriber::registry().with(Keep));
 }
 
 /// Hands the kept warnings to Python's `warnings.warn` as `PrunesimWarning`s, attributed to
 /// the caller of the package's function.
-pub fn flush(py: Python<'_>) -> PyResult<()> {
+pub(crate) fn flush(py: Python<'_>) -> PyResult<()> {
     let (lines, more) = {
         let mut pending = PENDING
             .lock()
@@ -105,7 +105,7 @@ pub fn flush(py: Python<'_>) -> PyResult<()> {
 }
 
 /// `result`, after the warnings its call raised are handed to Python.
-pub fn warned<T>(py: Python<'_>, result: PyResult<T>) -> PyResult<T> {
+pub(crate) fn warned<T>(py: Python<'_>, result: PyResult<T>) -> PyResult<T> {
     flush(py)?;
     result
 }

@@ -14,14 +14,14 @@ const FONT: &str = "sans-serif";
 
 /// Options of `cargo xtask guide-figures`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// Where to write the SVG files.
     #[arg(long, default_value = "docs/guide/src/figures")]
     pub out: PathBuf,
 }
 
 /// Writes every figure into `args.out`.
-pub fn run(args: &Args) -> Result<()> {
+pub(crate) fn run(args: &Args) -> Result<()> {
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("creating {}", args.out.display()))?;
     for (name, svg) in figures()? {
@@ -33,7 +33,7 @@ pub fn run(args: &Args) -> Result<()> {
 }
 
 /// Every figure: its file name and its SVG text.
-pub fn figures() -> Result<Vec<(&'static str, String)>> {
+pub(crate) fn figures() -> Result<Vec<(&'static str, String)>> {
     Ok(vec![
         ("pet.svg", pet()?),
         ("pct.svg", pct()?),

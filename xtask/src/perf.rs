@@ -26,15 +26,15 @@ use serde::{Deserialize, Serialize};
 
 mod scale_file;
 
-pub use scale_file::{Limits, ScaleFile};
+pub(crate) use scale_file::{Limits, ScaleFile};
 
 /// The file stem of the scale study in `experiments/`; it is not a figure, so
 /// `reproduce-figure all` and `list-figures` skip it.
-pub const SCALE_ID: &str = "scale";
+pub(crate) const SCALE_ID: &str = "scale";
 
 /// Arguments of `perf`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// The scale study: the targets and the grid.
     #[arg(long, default_value = "experiments/scale.toml")]
     pub scale: PathBuf,
@@ -68,7 +68,7 @@ pub struct Args {
 
 /// Arguments of the hidden `perf-point` subcommand: one scale point, run by `perf` in a child.
 #[derive(clap::Args, Debug)]
-pub struct PointArgs {
+pub(crate) struct PointArgs {
     /// The scale study.
     #[arg(long)]
     pub scale: PathBuf,
@@ -82,7 +82,7 @@ pub struct PointArgs {
 
 /// What a `perf-point` child prints on stdout, as one JSON line.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PointReport {
+pub(crate) struct PointReport {
     /// Machines of the PET.
     pub machines: usize,
     /// Tasks of the trial.
@@ -99,7 +99,7 @@ pub struct PointReport {
 
 /// How a timed run ended.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome<T> {
+pub(crate) enum Outcome<T> {
     /// Finished, in this many wall-clock seconds.
     Done {
         /// Wall-clock seconds of the whole child process (or run).
@@ -117,7 +117,7 @@ pub enum Outcome<T> {
 
 /// One scale point's result.
 #[derive(Debug, Clone, PartialEq)]
-pub struct PointResult {
+pub(crate) struct PointResult {
     /// Machines.
     pub machines: usize,
     /// Tasks.
@@ -128,7 +128,7 @@ pub struct PointResult {
 
 /// One 800-task trial target's result.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TrialResult {
+pub(crate) struct TrialResult {
     /// The heuristic.
     pub heuristic: String,
     /// Median milliseconds over the repetitions: what the goal is compared with.
@@ -142,7 +142,7 @@ pub struct TrialResult {
 
 /// Everything `perf` measured.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Measurements {
+pub(crate) struct Measurements {
     /// The 800-task trials.
     pub trials: Vec<TrialResult>,
     /// The scale points, in grid order.
@@ -153,7 +153,7 @@ pub struct Measurements {
 
 /// Whether a target is met.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Met {
+pub(crate) enum Met {
     /// Measured within the goal.
     Yes,
     /// Measured beyond the goal (or timed out after the goal).
@@ -178,7 +178,7 @@ impl Met {
 
 /// A row of the targets table.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TargetRow {
+pub(crate) struct TargetRow {
     /// What is measured.
     pub target: String,
     /// The goal, e.g. `≤ 5 ms`.
@@ -190,7 +190,7 @@ pub struct TargetRow {
 }
 
 /// `1024` → `1,024`.
-pub fn thousands(n: usize) -> String {
+pub(crate) fn thousands(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
@@ -213,7 +213,7 @@ fn mib(kib: u64) -> String {
 }
 
 /// The smallest and the largest value of a list (`(inf, -inf)` when empty).
-pub fn spread(values: &[f64]) -> (f64, f64) {
+pub(crate) fn spread(values: &[f64]) -> (f64, f64) {
     values
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
@@ -222,7 +222,7 @@ pub fn spread(values: &[f64]) -> (f64, f64) {
 }
 
 /// The median of a non-empty list (the mean of the two middle values for an even count).
-pub fn median(values: &[f64]) -> f64 {
+pub(crate) fn median(values: &[f64]) -> f64 {
     let mut v = values.to_vec();
     v.sort_by(f64::total_cmp);
     let n = v.len();
@@ -256,7 +256,7 @@ fn met_unfinished<T>(o: &Outcome<T>, goal_seconds: f64) -> Met {
 }
 
 /// The targets table's rows.
-pub fn target_rows(file: &ScaleFile, m: &Measurements) -> Vec<TargetRow> {
+pub(crate) fn target_rows(file: &ScaleFile, m: &Measurements) -> Vec<TargetRow> {
     let mut rows = Vec::new();
     for t in &file.trial.target {
         let r = m.trials.iter().find(|r| r.heuristic == t.heuristic);
@@ -346,7 +346,7 @@ pub fn target_rows(file: &ScaleFile, m: &Measurements) -> Vec<TargetRow> {
 }
 
 /// The targets table, in markdown.
-pub fn render_targets(rows: &[TargetRow]) -> String {
+pub(crate) fn render_targets(rows: &[TargetRow]) -> String {
     let mut s = String::from("| target | goal | measured | met? |\n|---|---|---|---|\n");
     for r in rows {
         let _ = writeln!(
@@ -382,7 +382,7 @@ fn us_per_task(p: &PointResult) -> Option<f64> {
 /// The growth table, in markdown: µs per task of each (machines, tasks) point, with the
 /// growth from the smallest to the largest measured task count on each row, and from the
 /// smallest to the largest measured machine count in each column.
-pub fn render_growth(points: &[PointResult]) -> String {
+pub(crate) fn render_growth(points: &[PointResult]) -> String {
     let mut machines: Vec<usize> = points.iter().map(|p| p.machines).collect();
     let mut tasks: Vec<usize> = points.iter().map(|p| p.tasks).collect();
     machines.sort_unstable();
@@ -434,7 +434,7 @@ pub fn render_growth(points: &[PointResult]) -> String {
 }
 
 /// The scale points in detail, in markdown.
-pub fn render_points(points: &[PointResult]) -> String {
+pub(crate) fn render_points(points: &[PointResult]) -> String {
     let mut s = String::from(
         "| machines | tasks | wall | trial | µs/task | peak RSS | robustness (%) |\n|---|---|---|---|---|---|---|\n",
     );
@@ -571,7 +571,7 @@ fn write_csv(path: &Path, m: &Measurements) -> Result<()> {
 }
 
 /// `VmHWM` (peak resident set size) in KiB from the text of `/proc/<pid>/status`.
-pub fn parse_vmhwm(status: &str) -> Option<u64> {
+pub(crate) fn parse_vmhwm(status: &str) -> Option<u64> {
     status
         .lines()
         .find_map(|l| l.strip_prefix("VmHWM:"))
@@ -580,7 +580,7 @@ pub fn parse_vmhwm(status: &str) -> Option<u64> {
 }
 
 /// Runs one scale point in this process and prints its [`PointReport`] as JSON on stdout.
-pub fn run_point(args: &PointArgs) -> Result<()> {
+pub(crate) fn run_point(args: &PointArgs) -> Result<()> {
     let file = ScaleFile::load(&args.scale)?;
     let start = Instant::now();
     let cfg = file.point_config(args.machines, args.tasks)?;
@@ -651,7 +651,7 @@ fn run_child(cmd: &mut Command, timeout: f64, capture: bool) -> Outcome<String> 
 ///
 /// One function because it is the study's steps in order: the scale file, each point run
 /// and timed, its row printed and written.
-pub fn run(args: &Args) -> Result<()> {
+pub(crate) fn run(args: &Args) -> Result<()> {
     let file = ScaleFile::load(&args.scale)?;
     let exe = std::env::current_exe().context("locating the xtask binary")?;
     let bar = if std::io::stderr().is_terminal() {

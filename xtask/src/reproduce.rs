@@ -12,7 +12,7 @@ use prunesim::sweep::{Caller, SweepOptions};
 
 /// Arguments of `reproduce-figure`.
 #[derive(clap::Args, Debug)]
-pub struct Args {
+pub(crate) struct Args {
     /// A figure id (the name of a sweep file in experiments/ or one of its subfolders,
     /// without `.toml`), or `all` (the files of experiments/ itself).
     pub id: String,
@@ -51,7 +51,7 @@ fn subfolders(dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// The sweep files `id` stands for: every top-level figure for `all`, else `DIR/<id>.toml` or
 /// `DIR/<sub>/<id>.toml`.
-pub fn files(dir: &Path, id: &str) -> Result<Vec<PathBuf>> {
+pub(crate) fn files(dir: &Path, id: &str) -> Result<Vec<PathBuf>> {
     if id == "all" {
         return top_level(dir);
     }
@@ -70,7 +70,7 @@ pub fn files(dir: &Path, id: &str) -> Result<Vec<PathBuf>> {
 }
 
 /// Lists the figures: the top-level ones (`all`), then each subfolder's.
-pub fn list(dir: &Path) -> Result<()> {
+pub(crate) fn list(dir: &Path) -> Result<()> {
     let mut groups = vec![(None, top_level(dir)?)];
     for sub in subfolders(dir)? {
         let mut files: Vec<PathBuf> = std::fs::read_dir(&sub)
@@ -94,7 +94,7 @@ pub fn list(dir: &Path) -> Result<()> {
 }
 
 /// Runs `reproduce-figure`.
-pub fn run(args: &Args) -> Result<()> {
+pub(crate) fn run(args: &Args) -> Result<()> {
     let files = files(&args.experiments, &args.id)?;
     let sweeps = prunesim::sweep::load(&files)?;
     let mut command = format!("cargo xtask reproduce-figure {}", args.id);

@@ -62,7 +62,7 @@ pub(crate) struct TimeIndexed {
 }
 
 impl TimeIndexed {
-    pub fn new(pr: &Problem) -> Self {
+    pub(crate) fn new(pr: &Problem) -> Self {
         let n = pr.n();
         let mut relaxed = vec![true; n];
         let mut fixed = 0;

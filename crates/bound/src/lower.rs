@@ -21,7 +21,7 @@ pub(crate) struct Problem {
 }
 
 impl Problem {
-    pub fn new(inst: &Instance) -> Self {
+    pub(crate) fn new(inst: &Instance) -> Self {
         let m = inst.n_machines();
         let mut pr = Problem {
             ids: Vec::new(),
@@ -41,18 +41,18 @@ impl Problem {
         pr
     }
 
-    pub fn n(&self) -> usize {
+    pub(crate) fn n(&self) -> usize {
         self.ids.len()
     }
 
     #[inline]
-    pub fn p(&self, k: usize, j: usize) -> Tick {
+    pub(crate) fn p(&self, k: usize, j: usize) -> Tick {
         self.p[k * self.m + j]
     }
 
     /// Task `k` can be on time on machine `j` alone.
     #[inline]
-    pub fn ok(&self, k: usize, j: usize) -> bool {
+    pub(crate) fn ok(&self, k: usize, j: usize) -> bool {
         self.a[k].saturating_add(self.p(k, j)) <= self.d[k]
     }
 }

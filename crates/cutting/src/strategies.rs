@@ -215,7 +215,7 @@ fn empirical_mean_sd(xs: &[f64]) -> (f64, f64) {
 }
 
 impl Policy {
-    pub fn new(strategy: Strategy, convergence: Moments) -> Self {
+    pub(crate) fn new(strategy: Strategy, convergence: Moments) -> Self {
         Policy {
             strategy,
             convergence,
@@ -226,7 +226,7 @@ impl Policy {
     }
 
     /// The threshold in force at time 0.
-    pub fn initial_threshold(&self, oracle: Optimum) -> f64 {
+    pub(crate) fn initial_threshold(&self, oracle: Optimum) -> f64 {
         match self.strategy {
             Strategy::Oracle => oracle.threshold,
             _ => f64::INFINITY,
@@ -234,7 +234,7 @@ impl Policy {
     }
 
     /// The first scheduled decision time.
-    pub fn first_decision(&self, horizon: f64) -> Option<f64> {
+    pub(crate) fn first_decision(&self, horizon: f64) -> Option<f64> {
         match self.strategy {
             Strategy::NeverInterrupt | Strategy::Oracle => None,
             Strategy::Empirical { p }
@@ -246,14 +246,14 @@ impl Policy {
     }
 
     /// Whether the policy wants the Kaplan-Meier moments at each completion.
-    pub fn watches_completions(&self) -> bool {
+    pub(crate) fn watches_completions(&self) -> bool {
         matches!(self.strategy, Strategy::AutoPerSurvival { .. }) && !self.decided
     }
 
     /// AUTOPERSURVIVAL's convergence test at a completion: `true` when the mean and the
     /// standard deviation both moved by less than `epsilon` (relative) since the previous
     /// completion.
-    pub fn converged(&mut self, obs: &Observations<'_>) -> bool {
+    pub(crate) fn converged(&mut self, obs: &Observations<'_>) -> bool {
         let Strategy::AutoPerSurvival { epsilon, .. } = self.strategy else {
             return false;
         };
@@ -282,7 +282,7 @@ impl Policy {
     }
 
     /// The decision at a scheduled time or at convergence.
-    pub fn decide(&mut self, obs: &Observations<'_>) -> Decision {
+    pub(crate) fn decide(&mut self, obs: &Observations<'_>) -> Decision {
         let h = obs.horizon;
         match self.strategy {
             Strategy::NeverInterrupt | Strategy::Oracle => Decision {

@@ -129,7 +129,7 @@ pub(crate) struct Choice {
 impl Choice {
     /// True when the choice rests on machine `m`.
     #[inline]
-    pub fn rests_on(&self, m: MachineId) -> bool {
+    pub(crate) fn rests_on(&self, m: MachineId) -> bool {
         self.rests_on.contains(&m)
     }
 }

@@ -181,7 +181,7 @@ pub const HEURISTICS: &[(&str, &str)] = &{
 
 /// The entry of the heuristic called `name` (any case, or an alias); `None` for an unknown
 /// name.
-pub fn lookup(name: &str) -> Option<&'static Entry> {
+pub(crate) fn lookup(name: &str) -> Option<&'static Entry> {
     REGISTRY.iter().find(|e| e.answers_to(name))
 }
 

@@ -181,7 +181,7 @@ struct Buffers {
 /// memory is reused, every event resets their contents). A clone keeps the chances and
 /// starts with empty arrays.
 #[derive(Default)]
-pub struct Kept {
+pub(crate) struct Kept {
     memo: ChanceMemo,
     bufs: Buffers,
     /// Phase-1 class answers carried across events ([`Carry`]).

@@ -22,7 +22,7 @@ pub const GUARD_CELLS: usize = crate::evidence::JOIN_TYPES;
 /// Whether a machine with `types` task types drops its prior when `against` of its
 /// `tested` cells (those holding [`GUARD_OBSERVATIONS`] observations) contradict it: more
 /// than half of them, and at least [`GUARD_CELLS`] (or `types`, when fewer).
-pub fn drops(against: usize, tested: usize, types: usize) -> bool {
+pub(crate) fn drops(against: usize, tested: usize, types: usize) -> bool {
     against >= GUARD_CELLS.min(types).max(1) && 2 * against > tested
 }
 

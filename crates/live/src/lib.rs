@@ -52,5 +52,5 @@ pub use learn::Options as LearnOptions;
 pub use model::Outcome;
 pub use pmf::DropModel;
 pub use pruner::{PrunerConfig, PrunerTable};
-pub use scheduler::{Fate, LearnConfig, LiveError, Sample, Scheduler, TaskId};
+pub use scheduler::{Counts, Fate, LearnConfig, LiveError, Sample, Scheduler, TaskId};
 pub use system::{self, Action, HeuristicSpec, SchedulerConfig, SchedulerSpec, variants};

@@ -21,6 +21,8 @@ use workload::Pet;
 
 mod cache;
 
+// `Cache` and `Stale` leave the crate only with the `internals` feature.
+#[cfg_attr(not(feature = "internals"), allow(unreachable_pub))]
 pub use cache::{Cache, Slot, Stale};
 
 use crate::machine::{Machine, Running};

@@ -173,14 +173,14 @@ mod off_or_number {
         Word(String),
     }
 
-    pub fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(v: &Option<f64>, s: S) -> Result<S::Ok, S::Error> {
         match v {
             Some(x) => Repr::Number(*x).serialize(s),
             None => Repr::Word("off".into()).serialize(s),
         }
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
         match Repr::deserialize(d)? {
             Repr::Number(x) => Ok(Some(x)),
             Repr::Word(w) if w == "off" => Ok(None),
@@ -406,11 +406,16 @@ mod off_or_number_opt {
 
     // Only called for present values (`skip_serializing_if` and `default` handle absence).
     #[allow(clippy::ref_option)]
-    pub fn serialize<S: Serializer>(v: &Option<Option<f64>>, s: S) -> Result<S::Ok, S::Error> {
+    pub(super) fn serialize<S: Serializer>(
+        v: &Option<Option<f64>>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
         super::off_or_number::serialize(&v.flatten(), s)
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<f64>>, D::Error> {
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Option<f64>>, D::Error> {
         super::off_or_number::deserialize(d).map(Some)
     }
 }

@@ -11,7 +11,7 @@ use runner::manifest::{RUN_FILES, trace_file_trial};
 /// report, and the trace files a run writes for trials below `trials`), each as its path
 /// relative to the folder and its bytes; the files not there are left out, and so is
 /// anything else in `trace/` (a trace of a trial beyond the run's is not the run's).
-pub fn snapshot(dir: &Path, trials: u64) -> Result<Vec<(PathBuf, Vec<u8>)>> {
+pub(crate) fn snapshot(dir: &Path, trials: u64) -> Result<Vec<(PathBuf, Vec<u8>)>> {
     let mut names: Vec<PathBuf> = RUN_FILES
         .iter()
         .filter(|f| **f != report::html::REPORT_FILE)
@@ -105,7 +105,11 @@ fn csv_difference(a: &[u8], b: &[u8]) -> Option<String> {
 /// The verdict of a rerun of `trials` trials whose run left `before` ([`snapshot`]) and
 /// whose outputs are in `after_dir`: `Ok` with "identical: ..." when every file is the same, else `Err` with the
 /// files that differ.
-pub fn verdict(before: &[(PathBuf, Vec<u8>)], after_dir: &Path, trials: u64) -> Result<String> {
+pub(crate) fn verdict(
+    before: &[(PathBuf, Vec<u8>)],
+    after_dir: &Path,
+    trials: u64,
+) -> Result<String> {
     let after = snapshot(after_dir, trials)?;
     let mut differences = Vec::new();
     for (name, old) in before {

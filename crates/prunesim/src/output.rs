@@ -10,10 +10,10 @@ use runner::experiment::DEFAULT_PRICES;
 use runner::metrics::{Group, METRICS, MetricDoc};
 use runner::{Estimate, Prepared, RunManifest, Summary, TrialMetrics};
 
-pub use prunesim::escape_controls;
+pub(crate) use prunesim::escape_controls;
 
 /// The pruner in one line.
-pub fn pruner_line(p: &pruner::PrunerConfig) -> String {
+pub(crate) fn pruner_line(p: &pruner::PrunerConfig) -> String {
     let mut parts = Vec::new();
     match p.toggle.level() {
         None => parts.push("dropping off".to_owned()),
@@ -84,7 +84,7 @@ fn interval(doc: &MetricDoc, e: &Estimate) -> String {
 ///
 /// One function because it prints the table top to bottom in the order a reader sees it:
 /// what ran, the measures by group, the sentences below, the definitions.
-pub fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared) -> Result<()> {
+pub(crate) fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared) -> Result<()> {
     writeln!(out, "{}", s.experiment)?;
     let mapper = if s.heuristic.eq_ignore_ascii_case(&s.mapper.name) {
         s.heuristic.clone()
@@ -297,7 +297,7 @@ fn abbreviate(items: &[String], n: usize) -> String {
 }
 
 /// `prunesim metrics`: every measure's unit and definition, by group.
-pub fn print_glossary(out: &mut impl Write) -> Result<()> {
+pub(crate) fn print_glossary(out: &mut impl Write) -> Result<()> {
     let mut group = None;
     for doc in METRICS {
         if group != Some(doc.group) {
@@ -319,7 +319,7 @@ pub fn print_glossary(out: &mut impl Write) -> Result<()> {
 /// `experiment.toml` (the experiment as it ran, readable by `prunesim run`), written into
 /// `dir` (the claim's staging folder) for the run folder `shown`; the manifest (what `prunesim
 /// rerun DIR` runs again) is the claim's ([`crate::run_folder`]).
-pub fn write_outputs(
+pub(crate) fn write_outputs(
     dir: &Path,
     shown: &Path,
     summary: &Summary,

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 
 /// `run --timelines` and `report --timelines`: the timeline figure of each traced trial of the
 /// run in `dir`, `jobs` at a time (0: all cores; threads live in the binaries and the runner).
-pub fn draw_timelines(dir: &Path, jobs: usize) -> Result<()> {
+pub(crate) fn draw_timelines(dir: &Path, jobs: usize) -> Result<()> {
     let t =
         report::timelines(dir).with_context(|| format!("the timelines of {}", dir.display()))?;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build()?;
@@ -28,7 +28,7 @@ pub fn draw_timelines(dir: &Path, jobs: usize) -> Result<()> {
 
 /// Whether `path` holds nothing or a page `prunesim report` wrote (its head names prunesim
 /// as its generator; pages of earlier versions by their titles).
-pub fn is_report_page(path: &Path) -> bool {
+pub(crate) fn is_report_page(path: &Path) -> bool {
     if std::fs::symlink_metadata(path).is_err() {
         return true;
     }
@@ -51,7 +51,7 @@ pub fn is_report_page(path: &Path) -> bool {
 }
 
 /// `prunesim report DIR`, and `run --report`: the HTML report of a run folder.
-pub fn write_report(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
+pub(crate) fn write_report(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
     // A traced point of a sweep: the report of its sweep, at the point's section.
     if dir.is_dir() && !dir.join("summary.json").exists() {
         if let Some((sweep_dir, anchor)) = report::sweep::point_folder(dir) {
@@ -73,7 +73,7 @@ pub fn write_report(dir: &Path, output: Option<&Path>) -> Result<PathBuf> {
 
 /// The report of the run whose files are in `dir`, written to `out`; `shown` is where it
 /// ends up (a run writes its folder's files in a staging folder first).
-pub fn write_run_report(dir: &Path, out: &Path, shown: &Path) -> Result<()> {
+pub(crate) fn write_run_report(dir: &Path, out: &Path, shown: &Path) -> Result<()> {
     let stats = report::html::write_report(dir, out)
         .with_context(|| format!("the report of {}", shown.display()))?;
     if !stats.stale.is_empty() {

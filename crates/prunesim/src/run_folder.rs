@@ -32,11 +32,11 @@ use runner::manifest::RUN_FILES;
 use crate::output::escape_controls;
 
 /// The manifest's name in a run folder.
-pub const MANIFEST: &str = "manifest.json";
+pub(crate) const MANIFEST: &str = "manifest.json";
 
 /// An input of a run, for the check that no output takes its place.
 #[derive(Debug, Clone)]
-pub struct Input {
+pub(crate) struct Input {
     /// What it is ("the experiment", "the PET", ...).
     pub what: String,
     /// Its path.
@@ -45,7 +45,7 @@ pub struct Input {
 
 impl Input {
     /// An input `what` at `path`.
-    pub fn new(what: impl Into<String>, path: impl Into<PathBuf>) -> Self {
+    pub(crate) fn new(what: impl Into<String>, path: impl Into<PathBuf>) -> Self {
         Input {
             what: what.into(),
             path: path.into(),
@@ -55,7 +55,7 @@ impl Input {
 
 /// The inputs of the run `manifest` describes: its PET file, its workload files and its
 /// belief's prior file; `experiment` is the experiment file it was read from, if any.
-pub fn inputs(manifest: &RunManifest, experiment: Option<&Path>) -> Vec<Input> {
+pub(crate) fn inputs(manifest: &RunManifest, experiment: Option<&Path>) -> Vec<Input> {
     let mut v = Vec::new();
     if let Some(p) = experiment {
         v.push(Input::new("the experiment", p));
@@ -80,7 +80,12 @@ pub fn inputs(manifest: &RunManifest, experiment: Option<&Path>) -> Vec<Input> {
 /// The files a run of `trials` trials writes into its folder, relative to it: its
 /// [`RUN_FILES`] (the report with `report`), and with `traced` each trial's task and event
 /// traces under `trace/` (and its timeline figures with `timelines`).
-pub fn planned_files(trials: u64, traced: bool, timelines: bool, report: bool) -> Vec<String> {
+pub(crate) fn planned_files(
+    trials: u64,
+    traced: bool,
+    timelines: bool,
+    report: bool,
+) -> Vec<String> {
     let mut v: Vec<String> = RUN_FILES
         .iter()
         .filter(|f| report || **f != report::html::REPORT_FILE)
@@ -101,7 +106,7 @@ pub fn planned_files(trials: u64, traced: bool, timelines: bool, report: bool) -
 
 /// A folder claimed for a run: locked until dropped.
 #[derive(Debug)]
-pub struct Claim {
+pub(crate) struct Claim {
     dir: PathBuf,
     _lock: Option<std::fs::File>,
     /// Where the run writes its files until [`Claim::finish`] (removed when dropped).
@@ -234,7 +239,7 @@ fn describe(run: &RunManifest) -> String {
 
 /// Claims `dir` for the run `manifest` describes, which writes `planned` ([`planned_files`])
 /// and reads `inputs`; see the module docs. Nothing is written or removed when it is refused.
-pub fn claim(
+pub(crate) fn claim(
     dir: &Path,
     manifest: &RunManifest,
     inputs: &[Input],
@@ -361,13 +366,13 @@ fn write_manifest(dir: &Path, manifest: &RunManifest) -> Result<()> {
 
 impl Claim {
     /// Where the run writes its files (the folder's layout: `trials.csv`, `trace/`, ...).
-    pub fn staging(&self) -> &Path {
+    pub(crate) fn staging(&self) -> &Path {
         self.staging.path()
     }
 
     /// Ends the run: puts the staged files in place, removes what the run before wrote and
     /// this one did not, and writes `manifest` as finished, naming the files this run wrote.
-    pub fn finish(self, manifest: &RunManifest) -> Result<()> {
+    pub(crate) fn finish(self, manifest: &RunManifest) -> Result<()> {
         let staged: Vec<String> = self
             .planned
             .iter()
@@ -437,7 +442,7 @@ fn put_in_place(from: &Path, to: &Path) -> Result<()> {
 
 /// Refuses to read the run in `dir` when its manifest says it did not finish; `what` is the
 /// command ("report", "rerun").
-pub fn check_complete(dir: &Path, what: &str) -> Result<()> {
+pub(crate) fn check_complete(dir: &Path, what: &str) -> Result<()> {
     let path = dir.join(MANIFEST);
     if std::fs::symlink_metadata(&path).is_err() {
         return Ok(());
@@ -456,7 +461,7 @@ pub fn check_complete(dir: &Path, what: &str) -> Result<()> {
 /// Adds `names` to the files the run in `dir` wrote (`prunesim report` writing its page into
 /// the folder), after refusing any of them that is there and not the run's. Returns the lock
 /// and the manifest, `None` when `dir` holds no run manifest.
-pub fn adopt(dir: &Path, names: &[String]) -> Result<Option<std::fs::File>> {
+pub(crate) fn adopt(dir: &Path, names: &[String]) -> Result<Option<std::fs::File>> {
     let lock = runner::files::lock_folder(dir)?;
     let Some(mut run) = previous_run(dir)? else {
         return Ok(lock);

@@ -154,7 +154,7 @@ pub const PET_KEYS: [&str; 22] = [
 ];
 
 /// The keys of the generated form `{ family = ..., ... }` ([`PetFamily`]).
-pub const FAMILY_KEYS: [&str; 15] = [
+pub(crate) const FAMILY_KEYS: [&str; 15] = [
     "family",
     "types",
     "machine_types",

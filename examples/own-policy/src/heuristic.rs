@@ -7,7 +7,7 @@ use model::{BatchHeuristic, Decision, MachineId, TaskId, View, VirtualQueues};
 /// best chance is at or below its defer threshold waits for the next event; of the tasks
 /// whose machine has a free slot, the earliest deadline is assigned.
 #[derive(Debug, Default)]
-pub struct MaxChanceEarliestDeadline;
+pub(crate) struct MaxChanceEarliestDeadline;
 
 impl BatchHeuristic for MaxChanceEarliestDeadline {
     fn name(&self) -> &str {

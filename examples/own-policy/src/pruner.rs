@@ -5,7 +5,7 @@ use model::{MachineId, Pruner, TaskId, View};
 /// Drops, at every mapping event, the pending tasks whose chance is below `floor` (no
 /// toggle, no deferring): a pruner in one screen.
 #[derive(Debug)]
-pub struct BelowFloor(pub f64);
+pub(crate) struct BelowFloor(pub f64);
 
 impl Pruner for BelowFloor {
     fn name(&self) -> String {

@@ -10,7 +10,7 @@ use serde::Deserialize;
 /// `experiments/scale.toml`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScaleFile {
+pub(crate) struct ScaleFile {
     /// The 800-task trials.
     pub trial: TrialSection,
     /// The scale grid and its target.
@@ -22,7 +22,7 @@ pub struct ScaleFile {
 /// `[trial]`: short trials at the paper's headline setting on the default PET.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TrialSection {
+pub(crate) struct TrialSection {
     /// Rate label (34k).
     pub rate: f64,
     /// Tasks per trial (800).
@@ -40,7 +40,7 @@ pub struct TrialSection {
 /// `[[trial.target]]`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct TrialTarget {
+pub(crate) struct TrialTarget {
     /// A heuristic or variant name; PAM and its variants get the paper's default pruner.
     pub heuristic: String,
     /// The goal: median milliseconds per trial.
@@ -50,7 +50,7 @@ pub struct TrialTarget {
 /// `[scale]`: the grid.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScaleSection {
+pub(crate) struct ScaleSection {
     /// The heuristic (PAM, with the paper's default pruner).
     pub heuristic: String,
     /// Machine queue size, counting the executing task.
@@ -76,7 +76,7 @@ pub struct ScaleSection {
 /// `[scale.target]`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct ScaleTarget {
+pub(crate) struct ScaleTarget {
     /// The point's machines.
     pub machines: usize,
     /// The point's tasks.
@@ -90,7 +90,7 @@ pub struct ScaleTarget {
 /// `[figures]`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct FiguresSection {
+pub(crate) struct FiguresSection {
     /// Trials per point.
     pub trials: u64,
     /// Worker threads.
@@ -101,14 +101,14 @@ pub struct FiguresSection {
 
 impl ScaleFile {
     /// Parses and checks a scale study; `name` appears in errors.
-    pub fn from_toml_str(text: &str, name: &str) -> Result<Self> {
+    pub(crate) fn from_toml_str(text: &str, name: &str) -> Result<Self> {
         let f: ScaleFile = toml::from_str(text).with_context(|| format!("parsing {name}"))?;
         f.validate().with_context(|| format!("checking {name}"))?;
         Ok(f)
     }
 
     /// Reads a scale study.
-    pub fn load(path: &Path) -> Result<Self> {
+    pub(crate) fn load(path: &Path) -> Result<Self> {
         let text =
             std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
         Self::from_toml_str(&text, &path.display().to_string())
@@ -150,7 +150,7 @@ impl ScaleFile {
 
     /// The grid's points, machines then tasks ascending, each with whether it runs under the
     /// limits (`None`) or why not.
-    pub fn points(&self, limits: &Limits) -> Vec<(usize, usize, Option<String>)> {
+    pub(crate) fn points(&self, limits: &Limits) -> Vec<(usize, usize, Option<String>)> {
         let mut machines = self.scale.machines.clone();
         let mut tasks = self.scale.tasks.clone();
         machines.sort_unstable();
@@ -181,7 +181,7 @@ impl ScaleFile {
 
     /// The 800-task experiment of a heuristic: the paper's default with this file's rate,
     /// tasks and seed; PAM and its variants get the paper's default pruner.
-    pub fn trial_config(&self, heuristic: &str) -> Result<ExperimentConfig> {
+    pub(crate) fn trial_config(&self, heuristic: &str) -> Result<ExperimentConfig> {
         let mut cfg = ExperimentConfig::paper_default();
         cfg.name = format!("perf: {heuristic}, {} tasks", self.trial.tasks);
         cfg.mapper = runner::HeuristicConfig::named(heuristic);
@@ -197,7 +197,7 @@ impl ScaleFile {
     /// Rate label and horizon of a point: arrivals per time unit in proportion to the
     /// machines (the reference load per machine), the horizon long enough for
     /// `arrival_margin * tasks` expected arrivals, and never shorter than the reference.
-    pub fn rate_and_horizon(&self, machines: usize, tasks: usize) -> (f64, f64) {
+    pub(crate) fn rate_and_horizon(&self, machines: usize, tasks: usize) -> (f64, f64) {
         let s = &self.scale;
         let per_unit =
             s.reference_rate / s.reference_horizon * machines as f64 / s.reference_machines as f64;
@@ -207,7 +207,7 @@ impl ScaleFile {
 
     /// The experiment of a scale point: the default PET as is when it has `machines`
     /// machines, else `machines` machines drawn from it; one trial.
-    pub fn point_config(&self, machines: usize, tasks: usize) -> Result<ExperimentConfig> {
+    pub(crate) fn point_config(&self, machines: usize, tasks: usize) -> Result<ExperimentConfig> {
         let s = &self.scale;
         let (rate, horizon) = self.rate_and_horizon(machines, tasks);
         let mut cfg = ExperimentConfig::paper_default();
@@ -232,7 +232,7 @@ impl ScaleFile {
 
 /// Which scale points run.
 #[derive(Debug, Clone, Default)]
-pub struct Limits {
+pub(crate) struct Limits {
     /// Skip the largest machine count and the largest task count.
     pub quick: bool,
     /// Skip points with more machines.

@@ -6,11 +6,11 @@ use pmf::Tick;
 use proptest::prelude::*;
 
 /// Slack for comparing LP values (they come from a simplex with 1e-7 feasibility).
-pub const LP_EPS: f64 = 1e-6;
+pub(crate) const LP_EPS: f64 = 1e-6;
 
 /// Every option set the tests compare, loosest first (each adds constraints to the one
 /// before, so each bound is at most the previous one).
-pub fn families() -> Vec<(&'static str, BoundOptions)> {
+pub(crate) fn families() -> Vec<(&'static str, BoundOptions)> {
     let base = BoundOptions::default();
     vec![
         ("none", base.with_windows(WindowFamily::None)),
@@ -35,7 +35,10 @@ pub fn families() -> Vec<(&'static str, BoundOptions)> {
 }
 
 /// A tiny random instance: `n` tasks in arrival order, `m` machines, a random counted range.
-pub fn tiny_instance(max_tasks: usize, max_machines: usize) -> impl Strategy<Value = Instance> {
+pub(crate) fn tiny_instance(
+    max_tasks: usize,
+    max_machines: usize,
+) -> impl Strategy<Value = Instance> {
     (1..=max_tasks, 1..=max_machines)
         .prop_flat_map(|(n, m)| {
             (
@@ -60,7 +63,7 @@ pub fn tiny_instance(max_tasks: usize, max_machines: usize) -> impl Strategy<Val
 /// The slow, obviously correct optimum: every assignment of every task (counted or not) to a
 /// machine or to none, every order on each machine, each task started as early as its
 /// arrival and the previous task allow; the best count of on-time counted tasks.
-pub fn brute_force(inst: &Instance) -> usize {
+pub(crate) fn brute_force(inst: &Instance) -> usize {
     let n = inst.n_tasks();
     let m = inst.n_machines();
     let mut assign = vec![usize::MAX; n];
@@ -120,7 +123,7 @@ pub fn brute_force(inst: &Instance) -> usize {
 /// is placed twice or on no machine, starts before its arrival, completes at or after its
 /// deadline, or shares a tick of its run with another task's run on its machine (a task of
 /// zero length occupies its start tick); else the number of counted tasks placed.
-pub fn feasible_count(inst: &Instance, schedule: &[Placement]) -> Option<usize> {
+pub(crate) fn feasible_count(inst: &Instance, schedule: &[Placement]) -> Option<usize> {
     let mut placed = vec![false; inst.n_tasks()];
     // Per machine, the ticks in use: [start, end) of each task, a zero-length task at
     // [start, start] as a point that may touch but not cut a run.

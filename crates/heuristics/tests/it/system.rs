@@ -10,7 +10,7 @@ use workload::Pet;
 
 /// A random system, owned; [`System::view`] looks at it.
 #[derive(Debug, Clone)]
-pub struct System {
+pub(crate) struct System {
     pub pet: Pet,
     pub tasks: Vec<TaskSpec>,
     pub machines: Vec<Machine>,
@@ -23,7 +23,7 @@ pub struct System {
 
 impl System {
     /// The view of the system at its tick.
-    pub fn view(&self) -> View<'_> {
+    pub(crate) fn view(&self) -> View<'_> {
         View::new(
             self.now,
             &self.pet,
@@ -79,19 +79,19 @@ fn machine_strategy() -> impl Strategy<Value = MachinePlan> {
 }
 
 /// Random systems of 1-6 machines, 1-3 task types and up to 20 batch tasks.
-pub fn system_strategy() -> impl Strategy<Value = System> {
+pub(crate) fn system_strategy() -> impl Strategy<Value = System> {
     systems(1..7, 1, 0..20)
 }
 
 /// Random systems of 64-320 machines (copies of 1-4 random PET columns, as `machines = N`
 /// builds them), where the searches index and narrow the machines.
-pub fn many_machines_strategy() -> impl Strategy<Value = System> {
+pub(crate) fn many_machines_strategy() -> impl Strategy<Value = System> {
     systems(64..321, 4, 0..20)
 }
 
 /// Random systems of 64-128 machines with 64-96 batch tasks: a dispatcher's large batch on a
 /// mid-sized system, where MaxSuccess shares one search per (task type, deadline) class.
-pub fn large_batch_strategy() -> impl Strategy<Value = System> {
+pub(crate) fn large_batch_strategy() -> impl Strategy<Value = System> {
     systems(64..129, 4, 64..97)
 }
 
@@ -99,44 +99,44 @@ pub fn large_batch_strategy() -> impl Strategy<Value = System> {
 /// each twice: as drawn, and with the PET column of some machines perturbed by 1e-12
 /// relative ([`perturbed`]), so that the copies tie exactly in the first and within rounding
 /// in the second.
-pub fn near_ties_strategy() -> impl Strategy<Value = (System, System)> {
+pub(crate) fn near_ties_strategy() -> impl Strategy<Value = (System, System)> {
     twins(2..9, 2, 0..20, PERTURBATION)
 }
 
 /// [`near_ties_strategy`] with steps of 7e-10 relative (each perturbed column by 1, 2 or 3 of
 /// them): chances and expected completions of copies lie about the decision slack apart, so
 /// the sets that tie with the best move as machines receive tasks.
-pub fn staggered_ties_strategy() -> impl Strategy<Value = (System, System)> {
+pub(crate) fn staggered_ties_strategy() -> impl Strategy<Value = (System, System)> {
     twins(2..9, 2, 0..20, STAGGER)
 }
 
 /// [`staggered_ties_strategy`] with 64-320 machines.
-pub fn many_staggered_ties_strategy() -> impl Strategy<Value = (System, System)> {
+pub(crate) fn many_staggered_ties_strategy() -> impl Strategy<Value = (System, System)> {
     twins(64..321, 4, 0..20, STAGGER)
 }
 
 /// [`near_ties_strategy`] with 64-320 machines, copies of 1-4 random PET columns, where the
 /// searches index and narrow the machines.
-pub fn many_near_ties_strategy() -> impl Strategy<Value = (System, System)> {
+pub(crate) fn many_near_ties_strategy() -> impl Strategy<Value = (System, System)> {
     twins(64..321, 4, 0..20, PERTURBATION)
 }
 
 /// [`near_ties_strategy`] with 64-128 machines and 64-96 batch tasks, where MaxSuccess
 /// shares one search per (task type, deadline) class.
-pub fn large_batch_near_ties_strategy() -> impl Strategy<Value = (System, System)> {
+pub(crate) fn large_batch_near_ties_strategy() -> impl Strategy<Value = (System, System)> {
     twins(64..129, 4, 64..97, PERTURBATION)
 }
 
 /// The relative perturbation of [`near_ties_strategy`]: the rounding of a learned belief that
 /// equals the truth.
-pub const PERTURBATION: f64 = 1e-12;
+pub(crate) const PERTURBATION: f64 = 1e-12;
 
 /// The step of [`staggered_ties_strategy`], about the decision slack.
 const STAGGER: f64 = 7e-10;
 
 /// `p` with its masses scaled by `1 + rel` and `1 - rel` in turn (then renormalised): its
 /// chances and expected value move by about `rel` relative.
-pub fn perturbed(p: &Pmf, rel: f64) -> Pmf {
+pub(crate) fn perturbed(p: &Pmf, rel: f64) -> Pmf {
     let masses = p
         .masses()
         .iter()

@@ -1,6 +1,7 @@
 //! What the oracle keeps of one machine queue at one tick: each position's PCT and chance
 //! ([`Slot`]), the queue's tail ([`Cache`]), and an earlier tick's cache of the same queue as
 //! bounds on the current values ([`Stale`]).
+#![cfg_attr(not(feature = "internals"), allow(unreachable_pub))]
 
 use std::cell::OnceCell;
 

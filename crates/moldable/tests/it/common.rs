@@ -4,22 +4,22 @@ use moldable::{Application, Downey, Instance, ProcessorType};
 use pmf::Pmf;
 
 /// Floating-point tolerance of comparisons with hand-computed values.
-pub const EPS: f64 = 1e-9;
+pub(crate) const EPS: f64 = 1e-9;
 
 /// A slowdown of exactly 1 (tick 100 on the 0.01 grid): `Z_ij = T_ij`.
-pub fn no_slowdown() -> Pmf {
+pub(crate) fn no_slowdown() -> Pmf {
     Pmf::point(100)
 }
 
 /// A PMF from (tick, mass) pairs summing to 1.
-pub fn pmf(pairs: &[(i64, f64)]) -> Pmf {
+pub(crate) fn pmf(pairs: &[(i64, f64)]) -> Pmf {
     Pmf::from_pairs(pairs.iter().copied())
         .expect("valid test PMF")
         .pmf
 }
 
 /// An application with Downey parameters `(a, sigma)` and one serial PMF per type.
-pub fn app(a: f64, sigma: f64, serial: Vec<Pmf>) -> Application {
+pub(crate) fn app(a: f64, sigma: f64, serial: Vec<Pmf>) -> Application {
     Application {
         downey: Downey::new(a, sigma).expect("valid Downey parameters"),
         serial,
@@ -27,7 +27,7 @@ pub fn app(a: f64, sigma: f64, serial: Vec<Pmf>) -> Application {
 }
 
 /// Processor types with the given counts and no slowdown.
-pub fn types(counts: &[u32]) -> Vec<ProcessorType> {
+pub(crate) fn types(counts: &[u32]) -> Vec<ProcessorType> {
     counts
         .iter()
         .map(|&count| ProcessorType {
@@ -44,7 +44,7 @@ pub fn types(counts: &[u32]) -> Vec<ProcessorType> {
 ///   `T_11 = 120`.
 ///
 /// `M = 6 / 2 = 3`; `Delta` (eq. (4)) `= (80/3 + 40/3 + 80/2 + 120/2) / 4 = 140 / 4 = 35`.
-pub fn worked_example() -> Instance {
+pub(crate) fn worked_example() -> Instance {
     let apps = vec![
         app(4.0, 0.0, vec![Pmf::point(80), Pmf::point(40)]),
         app(

@@ -4,7 +4,7 @@ use pmf::Pmf;
 
 /// Every mass in [0, 1], total 1, running sum equals the CDF, including a few ticks past
 /// both ends of the support to catch off-by-one errors.
-pub fn check_pmf(p: &Pmf) {
+pub(crate) fn check_pmf(p: &Pmf) {
     p.check_invariants()
         .unwrap_or_else(|e| panic!("invariant broken: {e} in {p:?}"));
     let mut acc = 0.0;
@@ -27,7 +27,7 @@ pub fn check_pmf(p: &Pmf) {
 }
 
 /// Asserts that two PMFs are equal bin by bin within `eps`.
-pub fn assert_pmf_eq(a: &Pmf, b: &Pmf, eps: f64) {
+pub(crate) fn assert_pmf_eq(a: &Pmf, b: &Pmf, eps: f64) {
     let lo = a.min().min(b.min());
     let hi = a.max().max(b.max());
     for t in lo..=hi {
@@ -40,7 +40,7 @@ pub fn assert_pmf_eq(a: &Pmf, b: &Pmf, eps: f64) {
 }
 
 /// Builds a PMF from explicit (tick, mass) pairs that sum to 1.
-pub fn pmf(pairs: &[(i64, f64)]) -> Pmf {
+pub(crate) fn pmf(pairs: &[(i64, f64)]) -> Pmf {
     Pmf::from_pairs(pairs.iter().copied())
         .expect("valid test PMF")
         .pmf

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 /// The running test's target folder: `CARGO_TARGET_DIR`, else the one its binary is in
 /// (`<target>/debug/deps/<test>-<hash>`), so that cargo run by a test reuses what the
 /// test's own build compiled.
-pub fn target_dir() -> PathBuf {
+pub(crate) fn target_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
         return PathBuf::from(dir);
     }

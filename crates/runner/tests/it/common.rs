@@ -9,7 +9,7 @@ use workload::Pet;
 
 /// One trial of heuristic `h` with no pruner, every task's luck at the median, queue limit
 /// `queue`, and the JPDC-2016 options `jpdc` (default: the thesis' system).
-pub fn run_case(
+pub(crate) fn run_case(
     pet: &Pet,
     tasks: &[TaskSpec],
     queue: usize,
@@ -35,7 +35,7 @@ pub fn run_case(
 }
 
 /// A PET from one PMF per (type, machine); rows are task types.
-pub fn pet_of(pmfs: Vec<Vec<Pmf>>) -> Pet {
+pub(crate) fn pet_of(pmfs: Vec<Vec<Pmf>>) -> Pet {
     let (t, m) = (pmfs.len(), pmfs[0].len());
     let flat: Vec<Pmf> = pmfs.into_iter().flatten().collect();
     Pet::new(
@@ -47,7 +47,7 @@ pub fn pet_of(pmfs: Vec<Vec<Pmf>>) -> Pet {
 }
 
 /// A PET whose entry (type, machine) is a point mass at `times[type][machine]`.
-pub fn point_pet(times: &[&[i64]]) -> Pet {
+pub(crate) fn point_pet(times: &[&[i64]]) -> Pet {
     pet_of(
         times
             .iter()
@@ -57,7 +57,7 @@ pub fn point_pet(times: &[&[i64]]) -> Pet {
 }
 
 /// A task on the tick grid.
-pub fn task(id: usize, task_type: usize, arrival: i64, deadline: i64) -> TaskSpec {
+pub(crate) fn task(id: usize, task_type: usize, arrival: i64, deadline: i64) -> TaskSpec {
     TaskSpec {
         id,
         task_type,
@@ -67,7 +67,7 @@ pub fn task(id: usize, task_type: usize, arrival: i64, deadline: i64) -> TaskSpe
 }
 
 /// Every trial's measures, `jobs` threads ([`runner::Prepared::run`] with no more kept).
-pub fn metrics_of(p: &runner::Prepared, jobs: usize) -> Vec<runner::TrialMetrics> {
+pub(crate) fn metrics_of(p: &runner::Prepared, jobs: usize) -> Vec<runner::TrialMetrics> {
     p.run(runner::RunOptions::default().jobs(jobs))
         .unwrap()
         .into_iter()
@@ -76,7 +76,7 @@ pub fn metrics_of(p: &runner::Prepared, jobs: usize) -> Vec<runner::TrialMetrics
 }
 
 /// Trial `k` with its record and its trace kept in memory.
-pub fn traced(
+pub(crate) fn traced(
     p: &runner::Prepared,
     k: u64,
 ) -> (

@@ -11,7 +11,7 @@ use workload::Pet;
 
 /// A machine and its oracle values (index 0 of its own oracle).
 #[derive(Debug, Clone)]
-pub struct Machine {
+pub(crate) struct Machine {
     inner: model::Machine,
     oracle: Oracle,
 }
@@ -30,58 +30,68 @@ impl DerefMut for Machine {
 }
 
 impl Machine {
-    pub fn new(id: usize, limit: Option<usize>) -> Self {
+    pub(crate) fn new(id: usize, limit: Option<usize>) -> Self {
         Machine {
             inner: model::Machine::new(id, limit),
             oracle: Oracle::new(1),
         }
     }
 
-    pub fn with_pct_epsilon(mut self, eps: f64) -> Self {
+    pub(crate) fn with_pct_epsilon(mut self, eps: f64) -> Self {
         self.oracle = self.oracle.with_pct_epsilon(eps);
         self
     }
 
     /// Its oracle (the machine is its machine 0).
-    pub fn oracle(&self) -> &Oracle {
+    pub(crate) fn oracle(&self) -> &Oracle {
         &self.oracle
     }
 
     /// Moves the oracle's values to `now` (and forgets them if the queue changed).
-    pub fn advance(&mut self, now: Tick) {
+    pub(crate) fn advance(&mut self, now: Tick) {
         self.oracle.sync(std::slice::from_ref(&self.inner), now);
     }
 
-    pub fn refresh(&mut self, now: Tick, tasks: &[TaskSpec], pet: &Pet, model: DropModel) {
+    pub(crate) fn refresh(&mut self, now: Tick, tasks: &[TaskSpec], pet: &Pet, model: DropModel) {
         self.oracle.refresh(0, &self.inner, now, tasks, pet, model);
     }
 
-    pub fn cache(&self, tasks: &[TaskSpec], pet: &Pet, model: DropModel) -> &Cache {
+    pub(crate) fn cache(&self, tasks: &[TaskSpec], pet: &Pet, model: DropModel) -> &Cache {
         self.oracle.cache(0, &self.inner, tasks, pet, model)
     }
 
-    pub fn stale(&self, tasks: &[TaskSpec], pet: &Pet, model: DropModel) -> Option<Stale<'_>> {
+    pub(crate) fn stale(
+        &self,
+        tasks: &[TaskSpec],
+        pet: &Pet,
+        model: DropModel,
+    ) -> Option<Stale<'_>> {
         self.oracle.stale(0, &self.inner, tasks, pet, model)
     }
 
-    pub fn is_computed(&self) -> bool {
+    pub(crate) fn is_computed(&self) -> bool {
         self.oracle.is_computed(0)
     }
 
-    pub fn cache_id(&self) -> Option<u64> {
+    pub(crate) fn cache_id(&self) -> Option<u64> {
         self.oracle.cache_id(0)
     }
 
-    pub fn recomputations(&self) -> u64 {
+    pub(crate) fn recomputations(&self) -> u64 {
         self.oracle.recomputations()
     }
 
-    pub fn executing_mean(&self, tasks: &[TaskSpec], pet: &Pet, model: DropModel) -> Option<f64> {
+    pub(crate) fn executing_mean(
+        &self,
+        tasks: &[TaskSpec],
+        pet: &Pet,
+        model: DropModel,
+    ) -> Option<f64> {
         self.oracle
             .executing_mean(0, &self.inner, tasks, pet, model)
     }
 
-    pub fn chain_mean_bounds(
+    pub(crate) fn chain_mean_bounds(
         &self,
         tasks: &[TaskSpec],
         pet: &Pet,
@@ -92,7 +102,7 @@ impl Machine {
     }
 
     /// Appends a task as the engine does: the oracle extends computed PMFs.
-    pub fn append(
+    pub(crate) fn append(
         &mut self,
         t: usize,
         ready: Tick,
@@ -106,7 +116,7 @@ impl Machine {
     }
 
     /// Forgets every derived value (as a new oracle would know nothing).
-    pub fn invalidate(&mut self) {
+    pub(crate) fn invalidate(&mut self) {
         let eps = self.oracle.pct_epsilon();
         self.oracle = Oracle::new(1).with_pct_epsilon(eps);
     }
@@ -114,13 +124,13 @@ impl Machine {
 
 /// The machines of a view and their oracle, joined from [`Machine`]s.
 #[derive(Debug, Clone)]
-pub struct Fleet {
+pub(crate) struct Fleet {
     pub machines: Vec<model::Machine>,
     pub oracle: Oracle,
 }
 
 impl Fleet {
-    pub fn of(machines: &[Machine]) -> Self {
+    pub(crate) fn of(machines: &[Machine]) -> Self {
         Fleet {
             machines: machines.iter().map(|m| m.inner.clone()).collect(),
             oracle: Oracle::concat(machines.iter().map(|m| m.oracle.clone())),
@@ -128,7 +138,7 @@ impl Fleet {
     }
 
     /// A view of the fleet at `now`, without deferring or staging.
-    pub fn view<'a>(
+    pub(crate) fn view<'a>(
         &'a self,
         now: Tick,
         pet: &'a Pet,

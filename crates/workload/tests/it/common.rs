@@ -3,20 +3,20 @@
 use std::path::{Path, PathBuf};
 
 /// Named tolerances (one place, after statrs' `prec`).
-pub mod tol {
+pub(crate) mod tol {
     /// The paper's files write times with two decimals: a deadline minus an arrival is off
     /// the exact slack by at most half a hundredth, plus the published means' own rounding.
-    pub const FILE_SLACK: f64 = 0.011;
+    pub(crate) const FILE_SLACK: f64 = 0.011;
     /// Two PMFs read from text written by us agree to this (shortest round-trip decimals,
     /// then a renormalisation that may move the last bit).
-    pub const ROUND_TRIP_MASS: f64 = 1e-12;
+    pub(crate) const ROUND_TRIP_MASS: f64 = 1e-12;
     /// Number of standard deviations allowed in statistical checks.
-    pub const SIGMAS: f64 = 5.0;
+    pub(crate) const SIGMAS: f64 = 5.0;
 }
 
 /// The folder of the paper's data (`shared/data/hcw19` beside the workspace), or `None` with
 /// a message saying why the calling test skips.
-pub fn hcw19(test: &str) -> Option<PathBuf> {
+pub(crate) fn hcw19(test: &str) -> Option<PathBuf> {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     // Resolve symbolic links so a workspace reached through one still finds shared/.
     let manifest = manifest
@@ -35,7 +35,7 @@ pub fn hcw19(test: &str) -> Option<PathBuf> {
 }
 
 /// Every `.dat` file of the data folder, sorted by rate label then trial number.
-pub fn dat_files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn dat_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("workloads"))
         .expect("the workloads folder is readable")
         .map(|e| e.expect("a directory entry").path())
@@ -54,7 +54,7 @@ pub fn dat_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The rate label of a `.dat` file name (`arr34k_1.dat` gives 34,000).
-pub fn rate_of(path: &Path) -> f64 {
+pub(crate) fn rate_of(path: &Path) -> f64 {
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let digits: String = name
         .trim_start_matches("arr")
@@ -65,13 +65,13 @@ pub fn rate_of(path: &Path) -> f64 {
 }
 
 /// A scratch folder for tests that write files, unique to the test.
-pub fn scratch(test: &str) -> PathBuf {
+pub(crate) fn scratch(test: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("workload-it-{}-{test}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("the temporary folder is writable");
     dir
 }
 
 /// Mean of a slice.
-pub fn mean(xs: &[f64]) -> f64 {
+pub(crate) fn mean(xs: &[f64]) -> f64 {
     xs.iter().sum::<f64>() / xs.len() as f64
 }
