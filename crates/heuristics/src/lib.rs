@@ -14,6 +14,7 @@
 pub mod auto;
 mod immediate;
 mod named;
+mod params;
 pub mod plan;
 pub mod reference;
 mod registry;
@@ -26,10 +27,14 @@ pub use auto::Auto;
 pub use immediate::reference as immediate_reference;
 pub use immediate::{Fcfs, Kpb, MaxRobust, Mct, Met};
 pub use named::{Moc, TwoPhase};
+pub use params::{Kind, Param, ParamValue, Params};
 pub use plan::{Phase1, Phase1Scope, Phase2, Plan};
-pub use registry::{Entry, HEURISTICS, Mode, REGISTRY, is_immediate, parameters_of};
+pub use registry::{
+    DEFAULT_ALPHA, DEFAULT_EPSILON, Entry, HEURISTICS, KEYS, Mode, PARAMS, REGISTRY, is_immediate,
+    parameters_of,
+};
 
-use registry::Params;
+use std::collections::BTreeMap;
 
 use model::{BatchHeuristic, ImmediateHeuristic};
 use pmf::DropModel;
@@ -66,32 +71,18 @@ impl Mapper {
     }
 }
 
-/// A heuristic and its parameters, as written in an experiment TOML (`[mapper]`). A parameter
-/// left out takes the heuristic's default; a parameter the heuristic does not use is an error
-/// ([`HeuristicError::NotApplicable`]), never silently ignored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// A heuristic and its parameters, as written in an experiment TOML (`[mapper]`): `name` and
+/// any of the registry's parameters ([`PARAMS`]). A parameter left out takes the heuristic's
+/// default; a parameter the heuristic does not use is an error
+/// ([`HeuristicError::NotApplicable`]), never silently ignored; a key that is no parameter
+/// is an error when the table is read.
+#[derive(Debug, Clone, PartialEq)]
 pub struct HeuristicConfig {
     /// The base heuristic's name (case-insensitive): auto (the recommended one), MM, MSD,
     /// MMU, MOC, PAM, EDF, SJF, FCFS, MET (MEET), MCT (MECT), KPB, MR.
     pub name: String,
-    /// Which machines phase 1 may choose (batch heuristics; default `all_machines`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub phase1: Option<Phase1Scope>,
-    /// MOC's culling threshold (JPDC-2016: 0.2; thesis: 0.3).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub alpha: Option<f64>,
-    /// MOC's and MR's near-best width (0.05).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub epsilon: Option<f64>,
-    /// KPB's and MR's share of machines (0.62 when the executing task may be dropped, 0.5
-    /// when not, JPDC-2016 6.1.3).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub k: Option<f64>,
-    /// `auto`'s queue depth: the most tasks, the executing one included, it commits to a
-    /// machine ([`auto::DEFAULT_DEPTH`]; the queue's limit with staging).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub depth: Option<usize>,
+    /// The parameters set, by key.
+    params: BTreeMap<String, ParamValue>,
 }
 
 impl HeuristicConfig {
@@ -99,56 +90,135 @@ impl HeuristicConfig {
     pub fn named(name: &str) -> Self {
         HeuristicConfig {
             name: name.to_string(),
-            phase1: None,
-            alpha: None,
-            epsilon: None,
-            k: None,
-            depth: None,
+            params: BTreeMap::new(),
         }
+    }
+
+    /// The configuration with the parameter `key` set to `value`.
+    pub fn with(mut self, key: &str, value: impl Into<ParamValue>) -> Self {
+        self.set(key, value);
+        self
+    }
+
+    /// Sets the parameter `key` to `value`.
+    pub fn set(&mut self, key: &str, value: impl Into<ParamValue>) {
+        self.params.insert(key.to_owned(), value.into());
+    }
+
+    /// The value set for the parameter `key`; `None` when it is left out.
+    pub fn get(&self, key: &str) -> Option<&ParamValue> {
+        self.params.get(key)
+    }
+
+    /// The parameters set, in the registry's order ([`PARAMS`]; any other key after them,
+    /// by name).
+    pub fn params(&self) -> impl Iterator<Item = (&str, &ParamValue)> {
+        let known = PARAMS
+            .iter()
+            .filter_map(|p| self.params.get_key_value(p.key));
+        let others = self
+            .params
+            .iter()
+            .filter(|(k, _)| params::find(PARAMS, k).is_none());
+        known.chain(others).map(|(k, v)| (k.as_str(), v))
     }
 
     /// The configuration with every parameter the heuristic uses set to the value that runs
-    /// (the given one, else the default for `model`), and the others absent.
+    /// (the given one, else its default for `model`), and the others absent; a parameter
+    /// whose default the heuristic chooses (`depth`) stays absent when not given.
     pub fn with_defaults(&self, model: DropModel) -> HeuristicConfig {
         let uses = parameters_of(&self.name).unwrap_or(&[]);
-        let default_k = if model == DropModel::All { 0.62 } else { 0.5 };
-        HeuristicConfig {
-            name: self.name.clone(),
-            phase1: uses
-                .contains(&"phase1")
-                .then(|| self.phase1.unwrap_or_default()),
-            alpha: uses
-                .contains(&"alpha")
-                .then(|| self.alpha.unwrap_or(DEFAULT_ALPHA)),
-            epsilon: uses
-                .contains(&"epsilon")
-                .then(|| self.epsilon.unwrap_or(DEFAULT_EPSILON)),
-            k: uses.contains(&"k").then(|| self.k.unwrap_or(default_k)),
-            // The default depth depends on staging, so it is left out when not given.
-            depth: uses.contains(&"depth").then_some(self.depth).flatten(),
+        let mut out = HeuristicConfig::named(&self.name);
+        for p in PARAMS.iter().filter(|p| uses.contains(&p.key)) {
+            let value = self
+                .get(p.key)
+                .cloned()
+                .or_else(|| p.value.map(|f| f(model)));
+            if let Some(v) = value {
+                out.params.insert(p.key.to_owned(), v);
+            }
         }
-    }
-
-    /// The parameters that are set, by their TOML names.
-    fn set_parameters(&self) -> impl Iterator<Item = &'static str> {
-        [
-            ("phase1", self.phase1.is_some()),
-            ("alpha", self.alpha.is_some()),
-            ("epsilon", self.epsilon.is_some()),
-            ("k", self.k.is_some()),
-            ("depth", self.depth.is_some()),
-        ]
-        .into_iter()
-        .filter(|&(_, set)| set)
-        .map(|(name, _)| name)
+        out
     }
 }
 
-/// MOC's default culling threshold `alpha` (JPDC-2016 6.2.5).
-pub const DEFAULT_ALPHA: f64 = 0.2;
+impl Serialize for HeuristicConfig {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(1 + self.params.len()))?;
+        map.serialize_entry("name", &self.name)?;
+        for (k, v) in self.params() {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
+}
 
-/// MOC's and MR's default near-best width `epsilon`.
-pub const DEFAULT_EPSILON: f64 = 0.05;
+impl<'de> Deserialize<'de> for HeuristicConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{DeserializeSeed, Error, MapAccess, Visitor};
+
+        /// A key of the table: `name` (`None`) or a parameter; any other key is an error
+        /// raised where the key is read, so that it names the key's line.
+        struct Key;
+        impl<'de> DeserializeSeed<'de> for Key {
+            type Value = Option<&'static Param>;
+            fn deserialize<K: serde::Deserializer<'de>>(
+                self,
+                d: K,
+            ) -> Result<Self::Value, K::Error> {
+                let key = String::deserialize(d)?;
+                if key == "name" {
+                    return Ok(None);
+                }
+                params::find(PARAMS, &key)
+                    .map(Some)
+                    .ok_or_else(|| K::Error::unknown_field(&key, &KEYS))
+            }
+        }
+
+        /// A parameter's value, of its form ([`Param::accepts`]) or an error at its line.
+        struct Value(&'static Param);
+        impl<'de> DeserializeSeed<'de> for Value {
+            type Value = ParamValue;
+            fn deserialize<V: serde::Deserializer<'de>>(
+                self,
+                d: V,
+            ) -> Result<ParamValue, V::Error> {
+                let value = ParamValue::deserialize(d)?;
+                self.0.accepts(&value).map_err(V::Error::custom)?;
+                Ok(value)
+            }
+        }
+
+        struct Table;
+        impl<'de> Visitor<'de> for Table {
+            type Value = HeuristicConfig;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a [mapper] table: name and the heuristic's parameters")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<HeuristicConfig, A::Error> {
+                let mut name: Option<String> = None;
+                let mut params = BTreeMap::new();
+                while let Some(key) = map.next_key_seed(Key)? {
+                    match key {
+                        None if name.is_some() => return Err(A::Error::duplicate_field("name")),
+                        None => name = Some(map.next_value()?),
+                        Some(param) => {
+                            let value = map.next_value_seed(Value(param))?;
+                            if params.insert(param.key.to_owned(), value).is_some() {
+                                return Err(A::Error::duplicate_field(param.key));
+                            }
+                        }
+                    }
+                }
+                let name = name.ok_or_else(|| A::Error::missing_field("name"))?;
+                Ok(HeuristicConfig { name, params })
+            }
+        }
+        d.deserialize_struct("HeuristicConfig", &KEYS, Table)
+    }
+}
 
 /// Why a heuristic could not be built.
 #[derive(Debug, Clone, PartialEq, Error)]
@@ -166,7 +236,7 @@ pub enum HeuristicError {
         /// The heuristic.
         heuristic: String,
         /// The parameter.
-        param: &'static str,
+        param: String,
         /// The parameters it uses.
         uses: &'static [&'static str],
     },
@@ -184,56 +254,19 @@ pub enum HeuristicError {
     },
 }
 
-fn check(name: &str, param: &'static str, v: f64, lo_open: bool) -> Result<f64, HeuristicError> {
-    let ok = v.is_finite() && v <= 1.0 && if lo_open { v > 0.0 } else { v >= 0.0 };
-    if ok {
-        Ok(v)
-    } else {
-        Err(HeuristicError::OutOfRange {
-            heuristic: name.to_string(),
-            param,
-            value: v,
-            range: if lo_open { "(0, 1]" } else { "[0, 1]" },
-        })
-    }
-}
-
 /// Builds the heuristic a config names. `model` picks KPB's and MR's default `k`.
 pub fn build(config: &HeuristicConfig, model: DropModel) -> Result<Mapper, HeuristicError> {
     let name = config.name.to_ascii_uppercase();
     let entry =
         registry::lookup(&name).ok_or_else(|| HeuristicError::Unknown(config.name.clone()))?;
     let uses = entry.parameters;
-    if let Some(param) = config.set_parameters().find(|p| !uses.contains(p)) {
+    if let Some((key, _)) = config.params().find(|(k, _)| !uses.contains(k)) {
         return Err(HeuristicError::NotApplicable {
             heuristic: config.name.clone(),
-            param,
+            param: key.to_owned(),
             uses,
         });
     }
-    let scope = config.phase1.unwrap_or_default();
-    let eps = check(
-        &name,
-        "epsilon",
-        config.epsilon.unwrap_or(DEFAULT_EPSILON),
-        false,
-    )?;
-    let default_k = if model == DropModel::All { 0.62 } else { 0.5 };
-    let k = check(&name, "k", config.k.unwrap_or(default_k), true)?;
-    let alpha = check(&name, "alpha", config.alpha.unwrap_or(DEFAULT_ALPHA), false)?;
-    if config.depth == Some(0) {
-        return Err(HeuristicError::OutOfRange {
-            heuristic: name,
-            param: "depth",
-            value: 0.0,
-            range: "1 or more tasks",
-        });
-    }
-    Ok((entry.build)(&Params {
-        scope,
-        alpha,
-        epsilon: eps,
-        k,
-        depth: config.depth,
-    }))
+    let params = Params::resolve(&name, config, uses, model)?;
+    Ok((entry.build)(&params))
 }

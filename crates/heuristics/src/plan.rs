@@ -44,6 +44,23 @@ pub enum Phase1Scope {
     FreeMachines,
 }
 
+impl Phase1Scope {
+    /// The word a `[mapper]` table writes for it (`all_machines`, `free_machines`).
+    pub fn word(self) -> &'static str {
+        match self {
+            Phase1Scope::AllMachines => "all_machines",
+            Phase1Scope::FreeMachines => "free_machines",
+        }
+    }
+
+    /// The scope a word names ([`Phase1Scope::word`]); `None` for another word.
+    pub fn from_word(word: &str) -> Option<Phase1Scope> {
+        [Phase1Scope::AllMachines, Phase1Scope::FreeMachines]
+            .into_iter()
+            .find(|s| s.word() == word)
+    }
+}
+
 /// Phase-1 objective.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Phase1 {

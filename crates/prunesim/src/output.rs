@@ -91,27 +91,17 @@ pub(crate) fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared
     } else {
         format!("{} (= {})", s.heuristic, s.mapper.name)
     };
-    let params: Vec<String> = [
-        s.mapper
-            .phase1
-            .map(|p| format!("phase1 {}", phase1_word(p))),
-        s.mapper.alpha.map(|a| format!("alpha {a}")),
-        s.mapper.epsilon.map(|e| format!("epsilon {e}")),
-        s.mapper.k.map(|k| format!("k {k}")),
-        // auto's and lookahead's depth ([mapper] depth): given, or its default (the
-        // queue's own limit with staging).
-        ["auto", "lookahead"]
-            .iter()
-            .any(|n| s.mapper.name.eq_ignore_ascii_case(n))
-            .then(|| match s.mapper.depth {
-                Some(d) => format!("depth {d}"),
-                None if prepared.config.staging.is_some() => "depth = queue size".to_owned(),
-                None => format!("depth {}", heuristics::auto::DEFAULT_DEPTH),
-            }),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    // The parameters that ran: given or default; one the heuristic chooses (auto's depth)
+    // with the reference's words for its default.
+    let uses = heuristics::parameters_of(&s.mapper.name).unwrap_or(&[]);
+    let params: Vec<String> = heuristics::PARAMS
+        .iter()
+        .filter(|p| uses.contains(&p.key))
+        .map(|p| match s.mapper.get(p.key) {
+            Some(v) => format!("{} {v}", p.key),
+            None => format!("{} {}", p.key, p.default),
+        })
+        .collect();
     let params = if params.is_empty() {
         String::new()
     } else {
@@ -269,13 +259,6 @@ fn inline_toml(value: &impl serde::Serialize) -> String {
     match toml::Value::try_from(value) {
         Ok(v) => v.to_string(),
         Err(e) => format!("(not printable: {e})"),
-    }
-}
-
-fn phase1_word(p: heuristics::Phase1Scope) -> &'static str {
-    match p {
-        heuristics::Phase1Scope::AllMachines => "all_machines",
-        heuristics::Phase1Scope::FreeMachines => "free_machines",
     }
 }
 

@@ -558,38 +558,34 @@ const DRIFT: &[Key] = &[
         .example("at_task = 100\nshift = 5"),
 ];
 
-const MAPPER: &[Key] = &[
-    key("name", "string", "required")
+/// `[mapper]`: `name`, then each parameter as the heuristics' registry writes it
+/// ([`heuristics::PARAMS`]).
+const MAPPER: &[Key] = &{
+    let mut out = [MAPPER_NAME; 1 + heuristics::PARAMS.len()];
+    let mut i = 0;
+    while i < heuristics::PARAMS.len() {
+        let p = &heuristics::PARAMS[i];
+        out[i + 1] = Key {
+            key: p.key,
+            ty: p.ty,
+            default: p.default,
+            unit: p.unit,
+            allowed: p.allowed,
+            paper: p.paper,
+            meaning: p.meaning,
+            example: p.example,
+            default_toml: p.default_toml,
+        };
+        i += 1;
+    }
+    out
+};
+
+const MAPPER_NAME: Key = key("name", "string", "required")
         .allowed("recommended: auto; batch: lookahead, MM, MSD, MMU, MOC, PAM, EDF, SJF; immediate: FCFS, MET, MCT, KPB, MR; variants: PAMF, PAMF-R, PUM, PAMND, MOCA, `<H>-D`, `<H>-Drop`, `<H>-P` (`prunesim list`); case-insensitive")
         .paper("the heuristics' names (thesis 3.3, 4.3, 5.2; HCW 2019, V-D and VI-C; JPDC 2016, 6)")
         .means("the mapping heuristic; a variant name also sets the pruner")
-        .example("name = \"MOC\""),
-    key("phase1", "string", "\"all_machines\"")
-        .allowed("\"all_machines\", \"free_machines\"")
-        .paper("phase 1 of the two-phase heuristics (JPDC 2016, 6.2.2; thesis Algorithm 2)")
-        .means("batch heuristics: may phase 1 choose a full machine (the task then waits for it) or only machines with a free slot")
-        .example("phase1 = \"free_machines\""),
-    key("alpha", "number", "0.2")
-        .allowed("[0, 1]")
-        .paper("MOC's culling threshold (JPDC 2016, 6.2.5: 0.2; the thesis' figures: 0.3)")
-        .means("MOC, MOCA: pending tasks below this chance are culled")
-        .example("name = \"MOC\"\nalpha = 0.3"),
-    key("epsilon", "number", "0.05")
-        .allowed("[0, 1]")
-        .paper("epsilon, the near-best width (JPDC 2016, 6.1.4 and 6.2.5)")
-        .means("MOC, MR: candidates within this of the best chance count as near-best")
-        .example("name = \"MR\"\nepsilon = 0.1"),
-    key("k", "number", "0.62 when the executing task may be dropped (`drop_model = \"all\"`), else 0.5")
-        .allowed("(0, 1]")
-        .paper("k, the share of machines (JPDC 2016, 6.1.3)")
-        .means("KPB, MR: the share of machines considered")
-        .example("name = \"KPB\"\nk = 0.5"),
-    key("depth", "integer", "2; with `[staging]`, the queue size")
-        .unit("tasks")
-        .allowed(">= 1")
-        .means("auto, lookahead: the most tasks, the executing one included, committed to a machine's queue (at most `[system] queue_size`); the rest wait in the batch queue for a later mapping event (lookahead plans them into the queues up to `queue_size` first)")
-        .example("name = \"auto\"\ndepth = 3"),
-];
+        .example("name = \"MOC\"");
 
 const PRUNER: &[Key] = &[
     key("preset", "string", "none: every mechanism off or neutral")

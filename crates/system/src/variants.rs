@@ -165,8 +165,8 @@ pub fn resolve(
             "PAM"
         }
         "MOCA" => {
-            if h.alpha.is_none() {
-                h.alpha = Some(p.drop_threshold);
+            if h.get("alpha").is_none() {
+                h.set("alpha", p.drop_threshold);
             }
             "MOC"
         }

@@ -134,7 +134,9 @@ fn immediate_heuristics_spread_tasks_differently() {
     let q = QueueSize::Unbounded(runner::engine::Unbounded::Unbounded);
     let machines = |h: &str, k: Option<f64>| -> Vec<usize> {
         let mut cfg = HeuristicConfig::named(h);
-        cfg.k = k;
+        if let Some(k) = k {
+            cfg.set("k", k);
+        }
         let mut mapper = build(&cfg, DropModel::All).unwrap();
         let r = simulate(
             &pet,
@@ -202,12 +204,12 @@ fn auto_brings_the_papers_pruner_and_checks_its_depth() {
     let e = resolve("[mapper]\nname = \"auto-P\"\n").unwrap_err();
     assert!(e.contains("suffixes"), "{e}");
     let (h, _) = resolve("[mapper]\nname = \"auto\"\ndepth = 3\n").unwrap();
-    assert_eq!(h.depth, Some(3));
+    assert_eq!(h.get("depth"), Some(&heuristics::ParamValue::Integer(3)));
     let e = resolve("[mapper]\nname = \"MM\"\ndepth = 3\n").unwrap_err();
     assert!(e.contains("depth does not apply to MM"), "{e}");
     // lookahead: the same pruner and depth.
     let (h, p) = resolve("[mapper]\nname = \"lookahead\"\ndepth = 3\n").unwrap();
-    assert_eq!(h.depth, Some(3));
+    assert_eq!(h.get("depth"), Some(&heuristics::ParamValue::Integer(3)));
     assert_eq!(p, pruner::PrunerConfig::default());
     let e = resolve("[mapper]\nname = \"lookahead-P\"\n").unwrap_err();
     assert!(e.contains("suffixes"), "{e}");
