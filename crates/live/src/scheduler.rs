@@ -75,7 +75,8 @@ pub struct Scheduler {
     mapper: Mapper,
     pruner: ProbabilisticPruner,
     drop_model: DropModel,
-    resolution: f64,
+    /// The live side of the rules and what it keeps of them (the system's hooks).
+    hooks: LiveHooks,
     /// The latest time seen.
     latest: f64,
     /// Tasks submitted: the next task's id.
@@ -83,24 +84,15 @@ pub struct Scheduler {
     /// The tasks the system holds (its ids are indices into this and the vectors below),
     /// by their [`TaskId`] (increasing).
     ids: Vec<TaskId>,
-    /// Tasks the system holds that ended (forgotten at the next compaction).
-    settled: usize,
     /// Keep every task's record: never compact.
     keep_records: bool,
-    counts: Counts,
     /// Deadlines in seconds, per task.
     deadline: Vec<f64>,
-    /// Per task, the order of its start (0: not started).
-    start_seq: Vec<u64>,
-    next_seq: u64,
     /// Per task, true once its end was reported.
     reported: Vec<bool>,
     /// Per task, true when it failed.
     failed: Vec<bool>,
     ends: Vec<Reported>,
-    actions: Vec<Action>,
-    /// The executions observed, kept for [`Scheduler::drain_samples`].
-    samples: Option<Vec<Sample>>,
 }
 
 impl std::fmt::Debug for Scheduler {
@@ -116,21 +108,25 @@ impl std::fmt::Debug for Scheduler {
 
 /// The live scheduler's side of the rules: starts, drops, deferrals and assignments become
 /// [`Action`]s.
-struct LiveHooks<'a> {
-    actions: &'a mut Vec<Action>,
-    counts: &'a mut Counts,
-    settled: &'a mut usize,
-    start_seq: &'a mut [u64],
-    next_seq: &'a mut u64,
-    samples: Option<&'a mut Vec<Sample>>,
+struct LiveHooks {
+    actions: Vec<Action>,
+    counts: Counts,
+    /// Tasks the system holds that ended (forgotten at the next compaction).
+    settled: usize,
+    /// Per task, the order of its start (0: not started).
+    start_seq: Vec<u64>,
+    next_seq: u64,
+    /// The executions observed, kept for [`Scheduler::drain_samples`].
+    samples: Option<Vec<Sample>>,
+    /// Seconds per tick.
     resolution: f64,
 }
 
-impl Hooks for LiveHooks<'_> {
+impl Hooks for LiveHooks {
     fn started(&mut self, m: MachineId, spec: &TaskSpec, _now: Tick, _stop: Option<Tick>) -> Tick {
-        *self.next_seq += 1;
+        self.next_seq += 1;
         if let Some(s) = self.start_seq.get_mut(spec.id) {
-            *s = *self.next_seq;
+            *s = self.next_seq;
         }
         self.actions.push(Action::Start {
             task: spec.id,
@@ -140,7 +136,7 @@ impl Hooks for LiveHooks<'_> {
     }
 
     fn settled(&mut self, spec: &TaskSpec, record: &TaskRecord, _deferrals: u32, cause: Cause) {
-        *self.settled += 1;
+        self.settled += 1;
         if cause == Cause::Failure {
             self.counts.failed += 1;
         } else if let Some(i) = Outcome::ALL.iter().position(|&o| o == record.outcome) {
@@ -151,7 +147,7 @@ impl Hooks for LiveHooks<'_> {
         }
         if cause == Cause::Decision {
             if let (Some(samples), Some(m), Some(start)) =
-                (self.samples.as_deref_mut(), record.machine, record.start)
+                (self.samples.as_mut(), record.machine, record.start)
             {
                 samples.push(Sample {
                     task_type: spec.task_type,
@@ -227,21 +223,23 @@ impl Scheduler {
             mapper,
             pruner,
             drop_model: config.drop_model,
-            resolution: config.resolution,
+            hooks: LiveHooks {
+                actions: Vec::new(),
+                counts: Counts::default(),
+                settled: 0,
+                start_seq: Vec::new(),
+                next_seq: 0,
+                samples: None,
+                resolution: config.resolution,
+            },
             latest: f64::NEG_INFINITY,
             submitted: 0,
             ids: Vec::new(),
-            settled: 0,
             keep_records: false,
-            counts: Counts::default(),
             deadline: Vec::new(),
-            start_seq: Vec::new(),
-            next_seq: 0,
             reported: Vec::new(),
             failed: Vec::new(),
             ends: Vec::new(),
-            actions: Vec::new(),
-            samples: None,
         })
     }
 
@@ -275,7 +273,7 @@ impl Scheduler {
 
     /// Seconds per tick.
     pub fn resolution(&self) -> f64 {
-        self.resolution
+        self.hooks.resolution
     }
 
     /// The number of machines.
@@ -290,7 +288,7 @@ impl Scheduler {
 
     /// How many tasks were submitted and how they ended.
     pub fn counts(&self) -> Counts {
-        self.counts
+        self.hooks.counts
     }
 
     /// The tasks whose state the scheduler holds: those in the system (waiting, queued,
@@ -364,12 +362,12 @@ impl Scheduler {
     }
 
     fn tick(&self, t: f64) -> Tick {
-        let x = (t / self.resolution).floor();
+        let x = (t / self.hooks.resolution).floor();
         x.clamp(pmf::MIN_TICK as f64, pmf::MAX_TICK as f64) as Tick
     }
 
     fn deadline_tick(&self, d: f64) -> Tick {
-        let x = (d / self.resolution).ceil();
+        let x = (d / self.hooks.resolution).ceil();
         x.clamp(pmf::MIN_TICK as f64, pmf::MAX_TICK as f64) as Tick
     }
 
@@ -377,13 +375,13 @@ impl Scheduler {
     /// side of 0.
     fn in_range(&self, what: &'static str, t: f64) -> Result<f64, LiveError> {
         let max = pmf::MAX_TICK as f64;
-        if (t / self.resolution).abs() <= max {
+        if (t / self.hooks.resolution).abs() <= max {
             Ok(t)
         } else {
             Err(LiveError::OutOfRange {
                 what,
                 value: t,
-                max: max * self.resolution,
+                max: max * self.hooks.resolution,
             })
         }
     }
@@ -425,8 +423,8 @@ impl Scheduler {
     /// Forgets the tasks that ended, once they are at least as many as those in the system
     /// (and [`COMPACT_MIN`]): the memory held stays within twice the tasks in the system.
     fn compact(&mut self) {
-        let open = self.ids.len() - self.settled;
-        if self.keep_records || self.settled < open.max(COMPACT_MIN) {
+        let open = self.ids.len() - self.hooks.settled;
+        if self.keep_records || self.hooks.settled < open.max(COMPACT_MIN) {
             return;
         }
         let kept = self.sys.compact();
@@ -435,13 +433,13 @@ impl Scheduler {
         }
         self.ids = pick(&kept, &self.ids);
         self.deadline = pick(&kept, &self.deadline);
-        self.start_seq = pick(&kept, &self.start_seq);
+        self.hooks.start_seq = pick(&kept, &self.hooks.start_seq);
         self.reported = pick(&kept, &self.reported);
         self.failed = pick(&kept, &self.failed);
         for e in &mut self.ends {
             e.task = kept.binary_search(&e.task).unwrap_or(usize::MAX);
         }
-        self.settled = 0;
+        self.hooks.settled = 0;
         // The heuristic's memos name the old ids.
         match heuristics::build(&self.heuristic, self.drop_model) {
             Ok(m) => self.mapper = m,
@@ -452,7 +450,7 @@ impl Scheduler {
     /// The actions of the system (its task indices) as the dispatcher's.
     fn hand_out(&mut self, out: &mut Vec<Action>) {
         let ids = &self.ids;
-        out.extend(self.actions.drain(..).map(|a| match a {
+        out.extend(self.hooks.actions.drain(..).map(|a| match a {
             Action::Assign { task, machine } => Action::Assign {
                 task: ids[task],
                 machine,
@@ -514,10 +512,10 @@ impl Scheduler {
         let i = self.sys.add_task(spec);
         let id = self.submitted;
         self.submitted += 1;
-        self.counts.submitted += 1;
+        self.hooks.counts.submitted += 1;
         self.ids.push(id);
         self.deadline.push(deadline);
-        self.start_seq.push(0);
+        self.hooks.start_seq.push(0);
         self.reported.push(false);
         self.failed.push(false);
         self.sys.arrive(i);
@@ -575,7 +573,7 @@ impl Scheduler {
         self.reported[i] = true;
         self.ends.push(Reported {
             tick: self.tick(at),
-            seq: self.start_seq[i],
+            seq: self.hooks.start_seq[i],
             task: i,
             at,
             failed,
@@ -611,7 +609,7 @@ impl Scheduler {
                 {
                     ends.push(Reported {
                         tick,
-                        seq: self.start_seq[r.task],
+                        seq: self.hooks.start_seq[r.task],
                         task: r.task,
                         at: now,
                         failed: false,
@@ -620,15 +618,6 @@ impl Scheduler {
             }
         }
         ends.sort_by_key(|e| (e.tick, e.seq));
-        let mut hooks = LiveHooks {
-            actions: &mut self.actions,
-            counts: &mut self.counts,
-            settled: &mut self.settled,
-            start_seq: &mut self.start_seq,
-            next_seq: &mut self.next_seq,
-            samples: self.samples.as_mut(),
-            resolution: self.resolution,
-        };
         for e in ends.drain(..) {
             let Some(m) = self.sys.assigned_to(e.task) else {
                 continue;
@@ -642,8 +631,8 @@ impl Scheduler {
             // A reported end ran for the seconds the dispatcher's clock says, finer than the
             // tick: the time observed (in ticks, for the online estimator) and sampled.
             let observed = self.reported[e.task].then(|| {
-                let seconds = (e.at - start as f64 * self.resolution).max(0.0);
-                if let Some(samples) = hooks.samples.as_deref_mut() {
+                let seconds = (e.at - start as f64 * self.hooks.resolution).max(0.0);
+                if let Some(samples) = self.hooks.samples.as_mut() {
                     samples.push(Sample {
                         task_type: self.sys.tasks()[e.task].task_type,
                         machine: m,
@@ -651,36 +640,27 @@ impl Scheduler {
                         censored: e.failed,
                     });
                 }
-                seconds / self.resolution
+                seconds / self.hooks.resolution
             });
             let (sys, pruner) = (&mut self.sys, &mut self.pruner);
             if e.failed {
                 self.failed[e.task] = true;
-                sys.end_running(m, at, true, observed, pruner, &mut hooks);
+                sys.end_running(m, at, true, observed, pruner, &mut self.hooks);
             } else if self.reported[e.task] {
-                let on_time = e.at < self.deadline[e.task];
-                sys.finish_running(m, at, on_time, observed, pruner, &mut hooks);
+                let on_time = system::meets_deadline(e.at, self.deadline[e.task]);
+                sys.finish_running(m, at, on_time, observed, pruner, &mut self.hooks);
             } else {
-                sys.end_running(m, at, false, None, pruner, &mut hooks);
+                sys.end_running(m, at, false, None, pruner, &mut self.hooks);
             }
         }
         self.ends = ends;
         if self.sys.mapping_due(tick) {
-            let mut hooks = LiveHooks {
-                actions: &mut self.actions,
-                counts: &mut self.counts,
-                settled: &mut self.settled,
-                start_seq: &mut self.start_seq,
-                next_seq: &mut self.next_seq,
-                samples: self.samples.as_mut(),
-                resolution: self.resolution,
-            };
             self.sys.mapping_event(
                 tick,
                 &Env::plain(),
                 &mut self.mapper,
                 &mut self.pruner,
-                &mut hooks,
+                &mut self.hooks,
             );
         }
         self.hand_out(out);
@@ -693,16 +673,8 @@ impl Scheduler {
         let now = self.check_time("now", now)?;
         let mut out = self.decide(now)?;
         let tick = self.tick(now);
-        let mut hooks = LiveHooks {
-            actions: &mut self.actions,
-            counts: &mut self.counts,
-            settled: &mut self.settled,
-            start_seq: &mut self.start_seq,
-            next_seq: &mut self.next_seq,
-            samples: None,
-            resolution: self.resolution,
-        };
-        self.sys.expire_batch(tick, &mut self.pruner, &mut hooks);
+        self.sys
+            .expire_batch(tick, &mut self.pruner, &mut self.hooks);
         self.hand_out(&mut out);
         Ok(out)
     }

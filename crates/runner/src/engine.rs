@@ -571,7 +571,7 @@ pub(crate) fn simulate_inner(
             match event {
                 Event::TaskEnded(end) => {
                     if sys.machines()[end.machine].running().map(|r| r.task) == Some(end.task) {
-                        let on_time = now < tasks[end.task].deadline;
+                        let on_time = system::meets_deadline(now, tasks[end.task].deadline);
                         sys.finish_running(end.machine, now, on_time, None, pruner, &mut h);
                     }
                 }

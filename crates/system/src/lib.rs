@@ -42,3 +42,22 @@ pub use action::Action;
 pub use config::{HeuristicSpec, SchedulerConfig, SchedulerSpec};
 pub use learning::estimator_from_prior;
 pub use system::{Cause, Env, Hooks, Records, System, TaskRecord};
+
+/// Whether a task whose execution ends at `end` meets its deadline `deadline`: it completes
+/// strictly before it (thesis 3.2, a task succeeds when it completes before its deadline;
+/// paper eq. (1)'s success probability is the mass of its completion-time PMF below the
+/// deadline). One rule for both drivers: the simulator's ticks and a dispatcher's seconds.
+pub fn meets_deadline<T: PartialOrd + Copy>(end: T, deadline: T) -> bool {
+    end < deadline
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_task_ending_at_its_deadline_misses_it() {
+        assert!(super::meets_deadline(9, 10));
+        assert!(!super::meets_deadline(10, 10));
+        assert!(super::meets_deadline(9.999, 10.0));
+        assert!(!super::meets_deadline(10.0, 10.0));
+    }
+}

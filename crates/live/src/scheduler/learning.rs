@@ -76,12 +76,13 @@ impl Scheduler {
     /// Keeps every observed execution time (completions, and right-censored ones of tasks
     /// stopped while executing) for [`Scheduler::drain_samples`]; off by default.
     pub fn record_samples(&mut self, on: bool) {
-        self.samples = on.then(Vec::new);
+        self.hooks.samples = on.then(Vec::new);
     }
 
     /// The execution times observed since the last call (with [`Scheduler::record_samples`]).
     pub fn drain_samples(&mut self) -> Vec<Sample> {
-        self.samples
+        self.hooks
+            .samples
             .as_mut()
             .map(std::mem::take)
             .unwrap_or_default()
