@@ -165,6 +165,12 @@ class Backend:
     #: task at :meth:`Executor.submit` into :attr:`Run.payload`), ``"thread"`` when not.
     isolation = "thread"
 
+    #: The seconds from a task's end on its worker to the next task's arrival there when
+    #: the executor sends it on hearing of the end (the end reported, the next decided and
+    #: sent): what a worker would idle without work queued on it. ``auto`` commits deep
+    #: enough to cover it (:func:`commit_depth`).
+    latency = 0.0
+
     def bind(self, executor: "Executor") -> None:
         """Called once by the executor being made, before anything else."""
         self.executor = executor
@@ -328,6 +334,38 @@ class _Task:
     result: Optional[Tuple[Any, Optional[BaseException], bool]] = None
 
 
+def commit_depth(
+    heuristic: Union[str, Dict[str, Any]], pet: Pet, resolution: float, queue_size: int,
+    latency: float,
+) -> Union[str, Dict[str, Any]]:
+    """``auto``'s (and ``lookahead``'s) depth on a backend whose dispatch takes ``latency``
+    seconds: deep enough that a worker holds work for that long, as a central controller
+    that dispatches ahead does (Gujarati et al., "Serving DNNs like Clockwork", OSDI 2020).
+    A machine holding ``d`` committed tasks has ``d - 1`` queued behind the one it runs; they
+    cover the dispatch when ``(d - 1) t >= latency``, ``t`` the shortest mean execution time
+    of the PET (in seconds: its ticks times ``resolution``). So ``d = 1 + ceil(latency /
+    t)``, at least ``auto``'s own default of 2 and at most ``queue_size``. Tasks longer than
+    the latency keep the default; an explicit ``depth``, another heuristic, or a PET with no
+    time known (``prior = "none"``: every cell one tick, the mark of a time not known, which
+    is left out) leave ``heuristic`` as it is."""
+    if isinstance(heuristic, str):
+        name, given = heuristic, False
+    else:
+        name, given = str(heuristic.get("name", "")), "depth" in heuristic
+    if given or name.lower() not in ("auto", "lookahead") or not latency > 0:
+        return heuristic
+    means = [m for row in pet.means() for m in row if m > 1.0]
+    if not means:
+        return heuristic
+    shortest = min(means) * resolution
+    depth = min(queue_size, 1 + math.ceil(latency / shortest))
+    if depth <= 2:
+        return heuristic
+    table = {"name": name} if isinstance(heuristic, str) else dict(heuristic)
+    table["depth"] = depth
+    return table
+
+
 def _resolve(
     future: "Optional[concurrent.futures.Future[Any]]",
     value: Any = None,
@@ -469,6 +507,9 @@ class Executor:
             type_names=[*self.type_names, "(down)"],
             machine_names=self.worker_names,
         )
+        if learn is None or learn.get("prior") != "none":
+            heuristic = commit_depth(heuristic, pet, float(options.get("resolution", 1.0)),
+                                     int(options.get("queue_size", 6)), backend.latency)
         self.sched = Scheduler(self._up_pet, heuristic=heuristic, drop_model=drop_model, **options)
         if learn is not None:
             self.sched.learn_online(**learn)

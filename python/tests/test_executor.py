@@ -20,6 +20,7 @@ from prunesim.executor import (
     ExecutorError,
     Run,
     TaskDropped,
+    commit_depth,
     current_worker,
     local_executor,
 )
@@ -254,3 +255,21 @@ def test_futures_are_concurrent_futures() -> None:
         futures = [ex.submit(square, i, task_type="a", deadline=30.0) for i in range(4)]
         done = {f.result() for f in concurrent.futures.as_completed(futures, timeout=30)}
     assert done == {0, 1, 4, 9}
+
+
+def test_auto_commits_deep_enough_to_cover_the_dispatch() -> None:
+    # 10 ms tasks (10 ticks of 1 ms) behind a 30 ms dispatch: 3 queued behind the one running.
+    short = prunesim.Pet([[prunesim.Pmf.point(10)]], type_names=["t"], machine_names=["m"])
+    assert commit_depth("auto", short, 0.001, 6, 0.03) == {"name": "auto", "depth": 4}
+    assert commit_depth({"name": "lookahead"}, short, 0.001, 6, 0.03) == {
+        "name": "lookahead", "depth": 4}
+    assert commit_depth("auto", short, 0.001, 3, 0.03) == {"name": "auto", "depth": 3}
+    # Tasks longer than the dispatch keep auto's own depth; a depth given, another
+    # heuristic, no latency or no time known leave the heuristic as it is.
+    assert commit_depth("auto", short, 0.01, 6, 0.03) == "auto"
+    assert commit_depth({"name": "auto", "depth": 2}, short, 0.001, 6, 0.03) == {
+        "name": "auto", "depth": 2}
+    assert commit_depth("PAM", short, 0.001, 6, 0.03) == "PAM"
+    assert commit_depth("auto", short, 0.001, 6, 0.0) == "auto"
+    unknown = prunesim.Pet.unknown(["t"], ["m"])
+    assert commit_depth("auto", unknown, 0.001, 6, 0.03) == "auto"
