@@ -846,7 +846,9 @@ fn execute(
         .map(|r| r.metrics)
         .collect();
     progress.finish();
-    let summary = Summary::new(prepared, &trials);
+    // The manifest hashed the PET already.
+    let pet = runner::PetSummary::hashed(&prepared.pet, manifest.pet_sha256.clone());
+    let summary = Summary::with_pet(prepared, &trials, pet);
     if let (Some(staging), Some(dir)) = (staging, out) {
         output::write_outputs(staging, dir, &summary, &trials, manifest)?;
         if outputs.report {

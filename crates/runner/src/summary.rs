@@ -46,11 +46,17 @@ pub struct PetSummary {
 impl PetSummary {
     /// The description of `pet`.
     pub fn of(pet: &Pet) -> Self {
+        PetSummary::hashed(pet, crate::provenance::pet_sha256(pet))
+    }
+
+    /// The description of `pet` whose hash ([`crate::provenance::pet_sha256`]) is known
+    /// already (a run's manifest holds it): the PET is not hashed again.
+    pub fn hashed(pet: &Pet, sha256: String) -> Self {
         PetSummary {
             task_types: pet.n_types(),
             machines: pet.n_machines(),
             machine_origins: crate::provenance::machine_counts(pet),
-            sha256: crate::provenance::pet_sha256(pet),
+            sha256,
         }
     }
 }
@@ -166,6 +172,11 @@ pub struct MetricDocEntry {
 impl Summary {
     /// Builds the summary of a run.
     pub fn new(prepared: &Prepared, trials: &[TrialMetrics]) -> Self {
+        Summary::with_pet(prepared, trials, PetSummary::of(&prepared.pet))
+    }
+
+    /// [`Summary::new`] with the description of the run's PET given ([`PetSummary::hashed`]).
+    pub fn with_pet(prepared: &Prepared, trials: &[TrialMetrics], pet: PetSummary) -> Self {
         let metrics = summarise(trials);
         let metrics_doc = metrics
             .keys()
@@ -199,7 +210,7 @@ impl Summary {
             trials: prepared.trials,
             seed: prepared.seed,
             pet_seed: prepared.config.workload.pet_seed(),
-            pet: PetSummary::of(&prepared.pet),
+            pet,
             workload: workload_as_run(prepared),
             tasks_per_trial: TaskRange::of(&prepared.tasks_per_trial()),
             belief: prepared.config.belief.clone(),
