@@ -228,6 +228,10 @@ impl BatchHeuristic for Auto {
         if self.lookahead { "lookahead" } else { "auto" }
     }
 
+    fn reference_map(&self, view: &View<'_>) -> Option<Decision> {
+        Some(Auto::map_reference(self, view))
+    }
+
     fn map(&mut self, view: &View<'_>) -> Decision {
         let mut decision = Decision::default();
         // MinCompletion reads only expected tails: no tail CDF is built until one is read.

@@ -89,6 +89,9 @@ impl ImmediateHeuristic for Fcfs {
     fn name(&self) -> &str {
         "FCFS"
     }
+    fn reference_choose(&self, view: &View<'_>, _task: TaskId) -> Option<MachineId> {
+        Some(reference::fcfs(view))
+    }
     fn choose(&mut self, view: &View<'_>, _task: TaskId) -> MachineId {
         if let Some(m) = view.machines().iter().position(|m| m.is_empty()) {
             return m;
@@ -106,6 +109,9 @@ impl ImmediateHeuristic for Met {
     fn name(&self) -> &str {
         "MET"
     }
+    fn reference_choose(&self, view: &View<'_>, task: TaskId) -> Option<MachineId> {
+        Some(reference::met(view, task))
+    }
     fn choose(&mut self, view: &View<'_>, task: TaskId) -> MachineId {
         let ty = view.task(task).task_type;
         argmin(0..view.machines().len(), |m| view.pet().mean(ty, m))
@@ -119,6 +125,9 @@ pub struct Mct;
 impl ImmediateHeuristic for Mct {
     fn name(&self) -> &str {
         "MCT"
+    }
+    fn reference_choose(&self, view: &View<'_>, task: TaskId) -> Option<MachineId> {
+        Some(reference::mct(view, task))
     }
     fn choose(&mut self, view: &View<'_>, task: TaskId) -> MachineId {
         let ty = view.task(task).task_type;
@@ -138,6 +147,9 @@ pub struct Kpb {
 impl ImmediateHeuristic for Kpb {
     fn name(&self) -> &str {
         "KPB"
+    }
+    fn reference_choose(&self, view: &View<'_>, task: TaskId) -> Option<MachineId> {
+        Some(reference::kpb(view, task, self.k))
     }
     fn choose(&mut self, view: &View<'_>, task: TaskId) -> MachineId {
         let ty = view.task(task).task_type;
@@ -180,6 +192,9 @@ pub struct MaxRobust {
 impl ImmediateHeuristic for MaxRobust {
     fn name(&self) -> &str {
         "MR"
+    }
+    fn reference_choose(&self, view: &View<'_>, task: TaskId) -> Option<MachineId> {
+        Some(reference::max_robust(view, task, *self))
     }
     /// JPDC-2016 6.1.4, step by step:
     /// 1. the candidates: the `k` share of machines with the best expected execution time of

@@ -100,6 +100,10 @@ impl BatchHeuristic for TwoPhase {
         self.name
     }
 
+    fn reference_map(&self, view: &View<'_>) -> Option<Decision> {
+        Some(TwoPhase::map_reference(self, view))
+    }
+
     fn map(&mut self, view: &View<'_>) -> Decision {
         let mut decision = Decision::default();
         // MinCompletion reads only expected tails: no tail CDF is built until one is read.
@@ -173,6 +177,10 @@ impl Moc {
 impl BatchHeuristic for Moc {
     fn name(&self) -> &str {
         "MOC"
+    }
+
+    fn reference_map(&self, view: &View<'_>) -> Option<Decision> {
+        Some(Moc::map_reference(self, view))
     }
 
     fn map(&mut self, view: &View<'_>) -> Decision {

@@ -29,6 +29,12 @@ pub trait BatchHeuristic: Send {
     /// Decides the mapping for this event. Must not assign more tasks to a machine than it
     /// has free slots, nor a task twice, nor a task outside the batch.
     fn map(&mut self, view: &View<'_>) -> Decision;
+    /// The plain reference loop [`BatchHeuristic::map`] is held to: the same decision on
+    /// every view (for a heuristic whose `map` takes shortcuts); `None` when it has none.
+    /// The reference tests of `heuristics` run it for every heuristic of its registry.
+    fn reference_map(&self, _view: &View<'_>) -> Option<Decision> {
+        None
+    }
 }
 
 /// An immediate-mode heuristic (thesis 3.3.2): maps each arriving task at once to an
@@ -38,6 +44,11 @@ pub trait ImmediateHeuristic: Send {
     fn name(&self) -> &str;
     /// Chooses the machine for `task`.
     fn choose(&mut self, view: &View<'_>, task: TaskId) -> MachineId;
+    /// The plain definition [`ImmediateHeuristic::choose`] is held to: the same machine on
+    /// every view; `None` when it has none (as [`BatchHeuristic::reference_map`]).
+    fn reference_choose(&self, _view: &View<'_>, _task: TaskId) -> Option<MachineId> {
+        None
+    }
 }
 
 /// The pruner (thesis chapter 4, paper V): drops queued or running tasks whose chance is too

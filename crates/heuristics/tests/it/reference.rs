@@ -1,7 +1,8 @@
 //! The accelerated batch heuristics take exactly the decisions of the plain reference loop
 //! ([`heuristics::TwoPhase::map_reference`], [`heuristics::Moc::map_reference`]) on random
 //! systems: the same assignments in the same order, the same deferred, discarded and culled
-//! tasks. The immediate heuristics choose as their plain definitions
+//! tasks; every heuristic of the registry is held to its reference
+//! (`every_registered_heuristic_decides_as_its_reference`). The immediate heuristics choose as their plain definitions
 //! ([`heuristics::immediate_reference`]), near ties included, and the pruner drops as the
 //! plain walk.
 
@@ -114,6 +115,77 @@ proptest! {
         let moc = Moc::new(alpha, 0.05, scope);
         let r = moc.clone();
         same_decisions(&system, moc, |v| r.map_reference(v))?;
+    }
+}
+
+/// Every heuristic of the registry, its parameters set to the values given, decides as its
+/// reference ([`model::BatchHeuristic::reference_map`] on every view, or
+/// [`model::ImmediateHeuristic::reference_choose`] for every task of the batch), each on a
+/// copy of the system of its own. A heuristic without a reference, or with a parameter this
+/// test does not set, fails it: a new entry of the registry is held to its reference here.
+fn every_registered_heuristic_decides_as_its_reference(
+    system: &System,
+    scope: Phase1Scope,
+    (alpha, epsilon, k, depth): (f64, f64, f64, usize),
+) -> Result<(), TestCaseError> {
+    use heuristics::{HeuristicConfig, Mapper, REGISTRY, build};
+    for entry in REGISTRY {
+        let mut config = HeuristicConfig::named(entry.name);
+        for &key in entry.parameters {
+            match key {
+                "phase1" => config.set(key, scope),
+                "alpha" => config.set(key, alpha),
+                "epsilon" => config.set(key, epsilon),
+                "k" => config.set(key, k),
+                "depth" => config.set(key, depth),
+                other => prop_assert!(false, "{}: set {other} in this test", entry.name),
+            }
+        }
+        let built = build(&config, system.model);
+        prop_assert!(built.is_ok(), "{}: {:?}", entry.name, built.err());
+        match built.unwrap() {
+            Mapper::Batch(mut fast) => {
+                let (a, b) = (system.clone(), system.clone());
+                let want = fast.reference_map(&b.view());
+                prop_assert!(want.is_some(), "{} has no reference loop", entry.name);
+                let got = fast.map(&a.view());
+                equal_decisions(got, want.unwrap_or_default(), entry.name)?;
+            }
+            Mapper::Immediate(mut fast) => {
+                for &t in &system.batch {
+                    let (a, b) = (system.clone(), system.clone());
+                    let want = fast.reference_choose(&b.view(), t);
+                    prop_assert!(want.is_some(), "{} has no definition", entry.name);
+                    prop_assert_eq!(
+                        Some(fast.choose(&a.view(), t)),
+                        want,
+                        "{} task {}",
+                        entry.name,
+                        t
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Every registered heuristic, with parameters drawn, on random systems.
+    #[test]
+    fn every_registered_heuristic_decides_as_its_reference_on_random_systems(
+        system in system_strategy(),
+        free_only in any::<bool>(),
+        alpha in 0.0f64..0.6,
+        epsilon in prop_oneof![Just(ODD_EPSILON), 0.0f64..0.2],
+        k in prop_oneof![Just(1.0), 0.1f64..1.0],
+        depth in 1usize..4,
+    ) {
+        let scope = if free_only { Phase1Scope::FreeMachines } else { Phase1Scope::AllMachines };
+        every_registered_heuristic_decides_as_its_reference(
+            &system, scope, (alpha, epsilon, k, depth))?;
     }
 }
 
