@@ -21,9 +21,9 @@ pub(super) const CLASS_MIN_CANDIDATES: usize = 64;
 /// [`MachineIndex`] (below it, building the index costs more than the scan it saves).
 pub(super) const INDEX_MIN_MACHINES: usize = 64;
 
-/// The machines of one mapping event grouped by identical PET column
-/// ([`workload::Pet::canonical`]), each group sorted by a key such that machine `m` passes
-/// `level` for a task of type `k` and deadline `d` only if `key_m <= d - 1 - min E_km`:
+/// The machines of one mapping event grouped by identical PET column (`Pet::canonical` of
+/// the `workload` crate), each group sorted by a key such that machine `m` passes `level`
+/// for a task of type `k` and deadline `d` only if `key_m <= d - 1 - min E_km`:
 /// * `level` 0: the key is (a lower bound on) the first tick of the tail, so the machines
 ///   left out give the task a chance of exactly 0;
 /// * `level` `q > 0`: the key is the first tick where the tail's CDF, times its bound factor
