@@ -252,6 +252,16 @@ pub enum HeuristicError {
         /// The accepted range.
         range: &'static str,
     },
+    /// A parameter set to a value of the wrong form (a word for a number, a fraction for a
+    /// count: [`HeuristicConfig::set`] takes any value; a table read from a file is checked
+    /// when it is read).
+    #[error("heuristic {heuristic}: parameter {reason}")]
+    WrongForm {
+        /// The heuristic.
+        heuristic: String,
+        /// What was expected and found, naming the parameter.
+        reason: String,
+    },
 }
 
 /// Builds the heuristic a config names. `model` picks KPB's and MR's default `k`.

@@ -192,6 +192,10 @@ impl Params {
                 None => p.value.map(|f| f(model)),
             };
             if let Some(v) = value {
+                p.accepts(&v).map_err(|reason| HeuristicError::WrongForm {
+                    heuristic: name.to_owned(),
+                    reason,
+                })?;
                 p.in_range(name, &v)?;
                 values.insert(p.key, v);
             }
@@ -303,6 +307,18 @@ mod tests {
         assert!(e.to_string().contains("'depth' = 0 is outside >= 1"), "{e}");
         let kpb = HeuristicConfig::named("KPB").with("k", 0.0);
         assert!(build(&kpb, DropModel::All).is_err(), "k excludes 0");
+        // A value set in code is checked for its form too.
+        let moc = HeuristicConfig::named("MOC").with("alpha", ParamValue::Word("high".into()));
+        let e = build(&moc, DropModel::All).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "heuristic MOC: parameter alpha: expected a number ([0, 1]), found high"
+        );
+        let auto = HeuristicConfig::named("auto").with("depth", 2.5);
+        assert!(matches!(
+            build(&auto, DropModel::All),
+            Err(HeuristicError::WrongForm { .. })
+        ));
         let mm = HeuristicConfig::named("MM").with("depth", 3usize);
         let e = build(&mm, DropModel::All).unwrap_err();
         assert!(e.to_string().contains("depth does not apply to MM"), "{e}");
