@@ -187,6 +187,15 @@ impl Machine {
         }
     }
 
+    /// Gives the executing task another end (a simulation run forward from the present draws
+    /// its own, the truth's being unknown to it); nothing when idle. The queue's version is
+    /// kept: nothing derived from the queue reads the end.
+    pub fn redraw_end(&mut self, end: Tick) {
+        if let Some(r) = &mut self.running {
+            r.end = end;
+        }
+    }
+
     /// Pops the head of the pending queue.
     pub fn pop_pending(&mut self) -> Option<TaskId> {
         let t = self.pending.pop_front();

@@ -68,6 +68,12 @@ pub trait Pruner: Send {
     fn defer_thresholds(&self) -> Option<&[f64]>;
     /// A task left the system: `success` is true when it completed on time. Drives fairness.
     fn on_task_end(&mut self, task_type: usize, success: bool);
+    /// A copy of this pruner in its present state (engagement, fairness), for a simulation
+    /// run forward from the present (the `rollout` of `runner`); `None` (the default) when
+    /// it cannot be copied, which such a simulation refuses.
+    fn fork(&self) -> Option<Box<dyn Pruner>> {
+        None
+    }
     /// The oversubscription level after the last [`Pruner::observe`] (`d_t` of paper eq. 8),
     /// for traces; `None` (the default) for a pruner without one.
     fn level(&self) -> Option<f64> {
@@ -93,4 +99,7 @@ impl Pruner for NoPruner {
         None
     }
     fn on_task_end(&mut self, _task_type: usize, _success: bool) {}
+    fn fork(&self) -> Option<Box<dyn Pruner>> {
+        Some(Box::new(*self))
+    }
 }

@@ -297,4 +297,8 @@ impl model::Pruner for ProbabilisticPruner {
     fn on_task_end(&mut self, task_type: usize, success: bool) {
         self.record_end(task_type, success);
     }
+
+    fn fork(&self) -> Option<Box<dyn model::Pruner>> {
+        Some(Box::new(self.clone()))
+    }
 }

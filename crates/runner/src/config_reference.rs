@@ -158,6 +158,37 @@ const EXPERIMENT: &[Key] = &[
     key("drift", "array of tables", "none: the truth never changes")
         .means("changes of the truth (the PET that draws the execution times) during a trial: `[[drift]]`")
         .example("drift = [{ at_task = 100, machine = 1, scale = 2.0 }]"),
+    key("rollout", "table", "none: the heuristic maps every event")
+        .paper("rollout by policy switching (Bertsekas, Rollout, Policy Iteration, and Distributed Reinforcement Learning, ch. 2; Chang, Givan and Chong 2004)")
+        .means("a knowable reference for the simulator: each mapping event is mapped by the policy whose simulated futures hold the most tasks on time: `[rollout]`")
+        .example("rollout = { scenarios = 8 }"),
+];
+
+const ROLLOUT: &[Key] = &[
+    key("policies", "array of strings", "[\"MM\", \"MSD\", \"PAM\", \"lookahead\"]")
+        .allowed("names of batch heuristics (`prunesim list`); a suffix or variant names a pruner, which the rollout does not switch")
+        .means("the heuristics simulated beside `[mapper]` (the base, chosen on a tie); each runs with the trial's pruner in its present state, so \"MM\" is MM with it")
+        .example("policies = [\"MM\", \"PAM\"]"),
+    key("scenarios", "integer", "4")
+        .unit("futures per mapping event")
+        .allowed("1 to 10,000")
+        .means("the futures drawn at a mapping event where the policies disagree, each met by every policy (common random numbers): execution times from the belief, each executing task's given that it has run so far; arrivals a Poisson stream at the rate of the last `window` arrivals, each a copy of one of them (type and relative deadline)")
+        .example("scenarios = 16"),
+    key("horizon", "number", "1.0")
+        .unit("mean relative deadlines of the last `window` arrivals")
+        .allowed("(0, 1000]")
+        .means("how far a future runs; its value is the number of tasks on time in it")
+        .example("horizon = 2.0"),
+    key("every", "integer", "1")
+        .unit("mapping events")
+        .allowed(">= 1")
+        .means("a policy is chosen at every this many mapping events and maps the events until the next choice")
+        .example("every = 10"),
+    key("window", "integer", "200")
+        .unit("arrivals")
+        .allowed(">= 2")
+        .means("the recent arrivals the futures' rate, task types and relative deadlines are drawn from")
+        .example("window = 500"),
 ];
 
 const WORKLOAD: &[Key] = &[
@@ -751,6 +782,12 @@ pub const TABLES: &[Table] = &[
         path: "drift",
         intro: "Each `[[drift]]` entry changes the truth during a trial: from a time or a task's arrival, the execution times of a machine, a task type, or both, are scaled and shifted. The belief follows only if it is the oracle or learns.",
         keys: DRIFT,
+    },
+    Table {
+        file: FileKind::Experiment,
+        path: "rollout",
+        intro: "A knowable reference for the simulator (runner::rollout): at a mapping event where `[mapper]` and the `policies` would map differently, each is simulated forward over `scenarios` futures drawn from what an online scheduler knows (the belief and the recent arrivals, never the trial's draws or its future tasks), and the event is mapped by the one whose futures hold the most tasks on time. It costs about (policies + 1) x scenarios simulations of the horizon per such event; not with immediate-mode heuristics, staging or early mapping events.",
+        keys: ROLLOUT,
     },
     Table {
         file: FileKind::Sweep,

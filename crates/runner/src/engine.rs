@@ -43,6 +43,7 @@ use serde::{Deserialize, Serialize};
 use system::{Action, Cause, Env, Hooks, System};
 use workload::{Pet, Staging};
 
+use crate::rollout::Rollout;
 use crate::trace::{TraceSink, Tracer};
 
 /// A queue-size limit: a number of tasks counting the executing one, or unbounded.
@@ -285,6 +286,7 @@ pub fn simulate_with(
         pruner,
         trace,
         None,
+        None,
         &|_| {},
     )
 }
@@ -315,6 +317,7 @@ pub fn simulate_actions(
         pruner,
         None,
         Some(&mut actions),
+        None,
         &|_| {},
     );
     (record, actions)
@@ -468,6 +471,7 @@ pub(crate) fn simulate_inner(
     pruner: &mut dyn Pruner,
     trace: Option<&mut Tracer<dyn TraceSink>>,
     actions: Option<&mut Vec<(Tick, Action)>>,
+    mut rollout: Option<&mut Rollout>,
     done: &dyn Fn(u64),
 ) -> TrialRecord {
     let shape = (pet.n_types(), pet.n_machines());
@@ -589,7 +593,13 @@ pub(crate) fn simulate_inner(
             next_arrival += 1;
         }
         if sys.mapping_due(now) {
-            sys.mapping_event(now, &env, mapper, pruner, &mut h);
+            match rollout.as_deref_mut() {
+                Some(r) => {
+                    let arrived = &tasks[..next_arrival];
+                    r.mapping_event(&mut sys, now, &env, mapper, pruner, &mut h, arrived);
+                }
+                None => sys.mapping_event(now, &env, mapper, pruner, &mut h),
+            }
         }
     }
     // Tasks still waiting when nothing else can happen can only expire in the batch queue.

@@ -55,6 +55,7 @@ use crate::engine::{
 };
 use crate::error::RunError;
 use crate::metrics::{Pricing, TrialMetrics};
+use crate::rollout::{ROLLOUT_STREAM, Rollout, RolloutConfig};
 use crate::trace::{TraceSink, Tracer};
 use system::variants::resolve;
 
@@ -98,6 +99,10 @@ pub struct ExperimentConfig {
     /// Changes of the truth during each trial ([`crate::belief`]); none by default.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub drift: Vec<DriftConfig>,
+    /// Map each event by the policy whose simulated futures hold the most tasks on time
+    /// ([`crate::rollout`]); absent = the heuristic alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rollout: Option<RolloutConfig>,
 }
 
 fn default_name() -> String {
@@ -124,6 +129,7 @@ impl ExperimentConfig {
             trace: false,
             belief: None,
             drift: Vec::new(),
+            rollout: None,
         }
     }
 
@@ -230,6 +236,18 @@ impl ExperimentConfig {
         }
         let (h, _) = self.resolved()?;
         let mapper = heuristics::build(&h, self.system.drop_model).map_err(|e| e.to_string())?;
+        if let Some(r) = &self.rollout {
+            if mapper.is_immediate() {
+                return Err(format!(
+                    "rollout: {} maps immediately into unbounded queues; a rollout switches between batch heuristics",
+                    self.mapper.name
+                ));
+            }
+            if self.staging.is_some() || self.system.early_mapping {
+                return Err("rollout: not with input-data staging or early mapping events (its futures have neither)".into());
+            }
+            r.validate(self.system.drop_model)?;
+        }
         if mapper.is_immediate() {
             if let Some(QueueSize::Limit(l)) = self.system.queue_size {
                 return Err(format!(
@@ -727,6 +745,21 @@ impl Prepared {
             (_, Some(prior)) => Belief::Fixed(prior),
             (_, None) => Belief::Oracle,
         };
+        let mut rollout = match &self.config.rollout {
+            Some(r) => {
+                if pruner.fork().is_none() {
+                    return Err(RunError::Input(
+                        "rollout: the pruner given cannot be copied (model::Pruner::fork), so no future can be simulated".into(),
+                    ));
+                }
+                let rng = stream(self.seed, k, Purpose::Other(ROLLOUT_STREAM));
+                Some(
+                    Rollout::new(r, &self.heuristic, self.config.system.drop_model, rng)
+                        .map_err(RunError::Input)?,
+                )
+            }
+            None => None,
+        };
         let record = simulate_inner(
             &self.pet,
             &tasks,
@@ -749,8 +782,12 @@ impl Prepared {
             pruner.as_mut(),
             tracer.as_mut().map(|t| t as &mut Tracer<dyn TraceSink>),
             None,
+            rollout.as_mut(),
             done,
         );
+        if let Some(r) = &rollout {
+            tracing::debug!(trial = k, chosen = ?r.chosen(), "rollout");
+        }
         let sink = tracer
             .map(Tracer::finish)
             .transpose()

@@ -26,6 +26,7 @@ pub mod manifest;
 pub mod metrics;
 pub mod provenance;
 pub mod resources;
+pub mod rollout;
 pub mod run;
 pub mod summary;
 pub mod sweep;

@@ -44,7 +44,7 @@ mod hooks;
 pub use hooks::{Cause, Env, Hooks, Records, TaskRecord};
 
 /// The state of the system and the rules that change it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct System<'p> {
     /// The PET the policies and the oracle read (the belief).
     belief: Cow<'p, Pet>,
@@ -302,6 +302,21 @@ impl<'p> System<'p> {
         self.busy[m] += ran;
         self.observe(r.task, m, observed.unwrap_or(ran as f64), censored);
         Some(r)
+    }
+
+    /// A copy of the system to run forward from the present (a rollout): the same queues,
+    /// records, belief and estimator, each executing task's end given by
+    /// `end(machine, running)` in place of the one its driver drew, which the copy must not
+    /// know.
+    #[must_use]
+    pub fn fork(&self, mut end: impl FnMut(MachineId, model::Running) -> Tick) -> Self {
+        let mut copy = self.clone();
+        for (m, machine) in copy.machines.iter_mut().enumerate() {
+            if let Some(r) = machine.running() {
+                machine.redraw_end(end(m, r));
+            }
+        }
+        copy
     }
 
     /// Moves the executing task's start on machine `m` to `start` (a dispatcher reports that

@@ -41,6 +41,9 @@ fn accepted(t: &Table) -> Vec<&'static str> {
         (FileKind::Experiment, "drift") => {
             serde_introspect::<runner::belief::DriftConfig>().to_vec()
         }
+        (FileKind::Experiment, "rollout") => {
+            serde_introspect::<runner::rollout::RolloutConfig>().to_vec()
+        }
         (FileKind::Sweep, "published") => {
             serde_introspect::<runner::sweep::PublishedValue>().to_vec()
         }
@@ -189,7 +192,7 @@ fn every_table_lists_exactly_the_keys_its_parser_accepts() {
         .iter()
         .map(|t| (format!("{:?}", t.file), t.path))
         .collect();
-    assert_eq!(tables.len(), 16);
+    assert_eq!(tables.len(), 17);
 }
 
 #[test]

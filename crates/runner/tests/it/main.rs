@@ -15,4 +15,5 @@ mod learn;
 mod options;
 mod queues;
 mod replay;
+mod rollout;
 mod trace;

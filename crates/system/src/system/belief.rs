@@ -178,7 +178,7 @@ impl<'p> System<'p> {
 }
 
 /// The online estimator of a learned belief and what it has not yet handed to the belief.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Learning {
     pub(super) estimator: Box<Estimator>,
     /// The belief takes the changed cells after every this many observations.
