@@ -165,10 +165,10 @@ const EXPERIMENT: &[Key] = &[
 ];
 
 const ROLLOUT: &[Key] = &[
-    key("policies", "array of strings", "[\"MM\", \"MSD\", \"PAM\", \"lookahead\"]")
-        .allowed("names of batch heuristics (`prunesim list`); a suffix or variant names a pruner, which the rollout does not switch")
+    key("policies", "array of strings or inline tables", "[\"MM\", \"MSD\", \"PAM\", \"lookahead\"]")
+        .allowed("batch heuristics: a name (`prunesim list`) or a table as `[mapper]` with its parameters; a suffix or variant names a pruner, which the rollout does not switch")
         .means("the heuristics simulated beside `[mapper]` (the base, chosen on a tie); each runs with the trial's pruner in its present state, so \"MM\" is MM with it")
-        .example("policies = [\"MM\", \"PAM\"]"),
+        .example("policies = [\"MM\", { name = \"auto\", depth = 4 }]"),
     key("scenarios", "integer", "4")
         .unit("futures per mapping event")
         .allowed("1 to 10,000")

@@ -53,10 +53,10 @@ pub const MAX_SCENARIOS: usize = 10_000;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RolloutConfig {
-    /// The heuristics simulated beside the trial's own (`[mapper]`), by name; each runs with
-    /// the trial's pruner.
+    /// The heuristics simulated beside the trial's own (`[mapper]`): a name, or a table as
+    /// `[mapper]` (`{ name = "auto", depth = 4 }`); each runs with the trial's pruner.
     #[serde(default = "default_policies")]
-    pub policies: Vec<String>,
+    pub policies: Vec<Policy>,
     /// The futures drawn per mapping event, each met by every policy.
     #[serde(default = "default_scenarios")]
     pub scenarios: usize,
@@ -72,8 +72,49 @@ pub struct RolloutConfig {
     pub window: usize,
 }
 
-fn default_policies() -> Vec<String> {
-    ["MM", "MSD", "PAM", "lookahead"].map(String::from).to_vec()
+fn default_policies() -> Vec<Policy> {
+    ["MM", "MSD", "PAM", "lookahead"]
+        .map(|n| Policy::Name(n.into()))
+        .to_vec()
+}
+
+/// One of `rollout.policies`: a heuristic's name, or a table as `[mapper]`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Policy {
+    /// A heuristic at its defaults: `"MM"`.
+    Name(String),
+    /// A heuristic with parameters: `{ name = "auto", depth = 4 }`.
+    Table(HeuristicConfig),
+}
+
+impl std::fmt::Display for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Policy::Name(n) => write!(f, "\"{n}\""),
+            Policy::Table(h) => write!(f, "{{ name = \"{}\", ... }}", h.name),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Policy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Policy;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a heuristic's name or a table as [mapper]")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Policy, E> {
+                Ok(Policy::Name(v.to_owned()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Policy, A::Error> {
+                HeuristicConfig::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(Policy::Table)
+            }
+        }
+        d.deserialize_any(Visit)
+    }
 }
 fn default_scenarios() -> usize {
     4
@@ -125,12 +166,14 @@ impl RolloutConfig {
             ));
         }
         for name in &self.policies {
-            let h = policy(name).map_err(|e| format!("rollout.policies: {e}"))?;
+            let h = name
+                .resolve()
+                .map_err(|e| format!("rollout.policies: {e}"))?;
             let m =
                 heuristics::build(&h, drop_model).map_err(|e| format!("rollout.policies: {e}"))?;
             if m.is_immediate() {
                 return Err(format!(
-                    "rollout.policies: \"{name}\" maps immediately into unbounded queues; a rollout switches between batch heuristics"
+                    "rollout.policies: {name} maps immediately into unbounded queues; a rollout switches between batch heuristics"
                 ));
             }
         }
@@ -138,12 +181,18 @@ impl RolloutConfig {
     }
 }
 
-/// The heuristic a policy name runs (a variant's suffix or preset names its pruner, which
-/// the rollout does not switch: the trial's runs).
-fn policy(name: &str) -> Result<HeuristicConfig, String> {
-    system::variants::resolve(&HeuristicConfig::named(name), None)
-        .map(|(h, _)| h)
-        .map_err(|e| e.to_string())
+impl Policy {
+    /// The heuristic it runs (a variant's suffix or preset names its pruner, which the
+    /// rollout does not switch: the trial's runs).
+    fn resolve(&self) -> Result<HeuristicConfig, String> {
+        let h = match self {
+            Policy::Name(n) => HeuristicConfig::named(n),
+            Policy::Table(h) => h.clone(),
+        };
+        system::variants::resolve(&h, None)
+            .map(|(h, _)| h)
+            .map_err(|e| e.to_string())
+    }
 }
 
 /// A trial's rollout: the policies, their mappers in the trial, the stream and the counts
@@ -182,8 +231,8 @@ impl Rollout {
     ) -> Result<Self, String> {
         config.validate(drop_model)?;
         let mut policies = vec![base.clone()];
-        for name in &config.policies {
-            policies.push(policy(name)?);
+        for p in &config.policies {
+            policies.push(p.resolve()?);
         }
         let live = policies[1..]
             .iter()
@@ -608,14 +657,14 @@ mod tests {
         );
         bad(
             RolloutConfig {
-                policies: vec!["nope".into()],
+                policies: vec![Policy::Name("nope".into())],
                 ..ok
             },
             "policies",
         );
         bad(
             RolloutConfig {
-                policies: vec!["MCT".into()],
+                policies: vec![Policy::Name("MCT".into())],
                 ..ok
             },
             "policies",

@@ -61,6 +61,26 @@ fn a_rollout_over_a_poor_heuristic_and_a_good_one_does_about_as_well_as_the_good
 }
 
 #[test]
+fn a_policy_is_a_name_or_a_table_as_the_mapper() {
+    let c = config(
+        "auto",
+        "[rollout]\npolicies = [\"MM-P\", { name = \"auto\", depth = 4 }]\n",
+    )
+    .unwrap();
+    let r = c.rollout.unwrap();
+    assert_eq!(r.policies.len(), 2);
+    assert!(matches!(&r.policies[1], runner::rollout::Policy::Table(h) if h.name == "auto"));
+    // A parameter the heuristic does not take is refused as in [mapper].
+    let e = config(
+        "auto",
+        "[rollout]\npolicies = [{ name = \"MM\", depth = 4 }]\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("rollout.policies") && e.contains("depth"), "{e}");
+}
+
+#[test]
 fn what_a_rollout_cannot_simulate_is_refused_naming_the_key() {
     let refused = |mapper: &str, extra: &str, key: &str| {
         let e = config(mapper, extra).unwrap_err().to_string();
