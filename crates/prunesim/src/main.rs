@@ -123,6 +123,10 @@ struct RunArgs {
     /// Print the summary JSON on stdout instead of the table.
     #[arg(long)]
     json: bool,
+    /// Print every measure and its definition, not only robustness, the bracket, the
+    /// outcomes and the worst task type's share.
+    #[arg(long)]
+    all: bool,
     /// Use this PET instead of the experiment's: an `.etc` file, or a CSV of measured
     /// execution times (columns task_type, machine, execution_time). Without an experiment
     /// file and without --heuristic, the recommended heuristic `auto` runs on it.
@@ -228,6 +232,9 @@ struct RerunArgs {
     /// Print the summary JSON on stdout instead of the table.
     #[arg(long)]
     json: bool,
+    /// Print every measure and its definition (as `run --all`).
+    #[arg(long)]
+    all: bool,
 }
 
 fn main() -> ExitCode {
@@ -488,6 +495,9 @@ fn run(args: &RunArgs) -> Result<()> {
         Some(p) => ExperimentConfig::load_seeded(p, args.seed)?,
         None => ExperimentConfig::paper_default(),
     };
+    // The built-in experiment as it is: the paper's headline setting, whose published value
+    // the table places against the bracket.
+    let headline = args.experiment.is_none() && overrides(args).is_empty();
     let changed = overrides(args);
     if !changed.is_empty() {
         let base = match &args.experiment {
@@ -591,7 +601,11 @@ fn run(args: &RunArgs) -> Result<()> {
             report: args.report,
             inputs: run_folder::inputs(&manifest, experiment_file),
         },
-        args.json,
+        Printing {
+            json: args.json,
+            all: args.all,
+            headline,
+        },
     )?;
     if files.is_some() {
         report_repairs(&repairs);
@@ -748,7 +762,11 @@ fn rerun(args: &RerunArgs) -> Result<()> {
             report: false,
             inputs: run_folder::inputs(&manifest, None),
         },
-        args.json,
+        Printing {
+            json: args.json,
+            all: args.all,
+            headline: false,
+        },
     )?;
     if manifest.workload_files.is_some() {
         report_repairs(&repairs);
@@ -775,6 +793,26 @@ struct Outputs<'a> {
     inputs: Vec<run_folder::Input>,
 }
 
+/// What a run prints on standard output.
+#[derive(Debug, Clone, Copy)]
+struct Printing {
+    /// The summary as JSON instead of the table.
+    json: bool,
+    /// Every measure and the definitions (`--all`).
+    all: bool,
+    /// The built-in experiment as it is: the table says where the paper's value lies.
+    headline: bool,
+}
+
+impl Printing {
+    fn table(self) -> output::Table {
+        output::Table {
+            all: self.all,
+            headline: self.headline,
+        }
+    }
+}
+
 /// Runs the trials, then prints and writes the results. The folder is claimed for the run
 /// before anything is written ([`run_folder::claim`]) and its manifest says it is finished
 /// only once every output is in place ([`run_folder::Claim::finish`]).
@@ -783,7 +821,7 @@ fn execute(
     manifest: &RunManifest,
     jobs: usize,
     outputs: &Outputs<'_>,
-    json: bool,
+    printing: Printing,
 ) -> Result<()> {
     let out = outputs.dir;
     let claim = match out {
@@ -876,12 +914,12 @@ fn execute(
         claim.finish(manifest)?;
     }
     let mut stdout = std::io::stdout().lock();
-    if json {
+    if printing.json {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&summary)?)?;
     } else {
         // Names come from files: none may drive the terminal.
         let mut table = Vec::new();
-        output::print_table(&mut table, &summary, prepared)?;
+        output::print_table(&mut table, &summary, prepared, printing.table())?;
         let table = String::from_utf8_lossy(&table);
         write!(stdout, "{}", output::escape_controls(&table))?;
     }

@@ -79,12 +79,52 @@ fn interval(doc: &MetricDoc, e: &Estimate) -> String {
     }
 }
 
-/// The summary as a table: what ran, then robustness, the clairvoyant bracket, and the other measures in
-/// groups, each with its unit; the definitions below.
+/// How much of the summary the table shows.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Table {
+    /// Every measure, and the definitions below (`--all`); else [`ESSENTIAL`] only.
+    pub(crate) all: bool,
+    /// The built-in experiment as it is (the paper's headline setting): a line says where
+    /// the paper's value lies against the bracket.
+    pub(crate) headline: bool,
+}
+
+/// The measures the table shows without `--all` (beside robustness over windows): the
+/// headline measure, the clairvoyant bracket's two sides, how the counted tasks ended, and
+/// the worst task type's share.
+pub(crate) const ESSENTIAL: &[&str] = &[
+    "robustness",
+    "optimum_lower",
+    "optimum_upper",
+    "on_time",
+    "counted",
+    "n_late",
+    "n_expired_pending",
+    "n_expired_executing",
+    "n_pruned_pending",
+    "n_pruned_executing",
+    "n_unmapped",
+    "n_discarded",
+    "worst_type_on_time",
+];
+
+/// Whether the table shows a measure without `--all`.
+fn essential(doc: &runner::MetricDoc) -> bool {
+    ESSENTIAL.contains(&doc.name) || doc.group == Group::Robustness
+}
+
+/// The summary as a table: what ran, then robustness, the clairvoyant bracket, and the other
+/// measures in groups, each with its unit; with `--all` every measure and the definitions
+/// below, else the essential ones and where the rest are.
 ///
 /// One function because it prints the table top to bottom in the order a reader sees it:
 /// what ran, the measures by group, the sentences below, the definitions.
-pub(crate) fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared) -> Result<()> {
+pub(crate) fn print_table(
+    out: &mut impl Write,
+    s: &Summary,
+    prepared: &Prepared,
+    table: Table,
+) -> Result<()> {
     writeln!(out, "{}", s.experiment)?;
     let mapper = if s.heuristic.eq_ignore_ascii_case(&s.mapper.name) {
         s.heuristic.clone()
@@ -204,10 +244,15 @@ pub(crate) fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared
         "measure", "mean", "95% CI"
     )?;
     let mut group = None;
+    let mut hidden = 0;
     for doc in METRICS {
         let Some(e) = s.metrics.get(doc.name) else {
             continue;
         };
+        if !table.all && !essential(doc) {
+            hidden += 1;
+            continue;
+        }
         if group != Some(doc.group) {
             if doc.group != Group::Robustness {
                 writeln!(out, "-- {}", doc.group.title())?;
@@ -234,12 +279,34 @@ pub(crate) fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared
             100.0 * r.mean / o.upper,
         )?;
     }
+    if table.headline {
+        let against = match &s.optimum {
+            Some(o) if o.upper < PAPER_HEADLINE => {
+                "above the bracket's upper side: no scheduler reaches it"
+            }
+            Some(_) => "inside or below the bracket",
+            None => "above the clairvoyant optimum (drop --no-bound to see the bracket)",
+        };
+        writeln!(
+            out,
+            "the paper reports about {PAPER_HEADLINE:.0}% on time here (HCW 2019, figs. 4 and 7), {against}; why: docs/reproduction.md, \"The limit, first\""
+        )?;
+    }
     if s.pct_epsilon > 0.0 {
         writeln!(
             out,
             "approximate: PCT tails trimmed at epsilon = {:e} (user guide: Command line, --pct-epsilon)",
             s.pct_epsilon
         )?;
+    }
+    if !table.all {
+        if hidden > 0 {
+            writeln!(
+                out,
+                "{hidden} more measures (the gaps, pruning activity, fairness, cost, time) and what each means: --all, or `prunesim metrics`"
+            )?;
+        }
+        return Ok(());
     }
     if prepared.config.system.prices.is_none() && s.metrics.contains_key("cost") {
         writeln!(
@@ -253,6 +320,10 @@ pub(crate) fn print_table(out: &mut impl Write, s: &Summary, prepared: &Prepared
     }
     Ok(())
 }
+
+/// What the paper reports for PAM at 34k on the default PET (HCW 2019: fig. 7 near 70%,
+/// fig. 4 67.7-71.9%), in percent.
+const PAPER_HEADLINE: f64 = 70.0;
 
 /// A table as one line of inline TOML (`{ source = "learned", prior = "scaled", scale = 0.5 }`).
 fn inline_toml(value: &impl serde::Serialize) -> String {

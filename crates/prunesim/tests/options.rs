@@ -971,3 +971,37 @@ fn the_header_names_the_depth_auto_commits_to() {
     ));
     assert!(!line(&out).contains("depth"), "{out}");
 }
+
+#[test]
+fn the_default_run_prints_a_short_table_and_all_of_it_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let short = ok(&prunesim(
+        &["run", "--trials", "2", "--no-bound"],
+        dir.path(),
+    ));
+    let lines = short.lines().count();
+    assert!(lines <= 30, "{lines} lines:\n{short}");
+    // The headline's published value placed against the bracket, and where the rest is.
+    assert!(
+        short.contains("the paper reports about 70% on time here"),
+        "{short}"
+    );
+    assert!(short.contains("--all, or `prunesim metrics`"), "{short}");
+    assert!(
+        !short.contains("\nmeasures:") && !short.contains("n_on_time"),
+        "{short}"
+    );
+    let all = ok(&prunesim(
+        &["run", "--trials", "2", "--no-bound", "--all"],
+        dir.path(),
+    ));
+    for name in ["n_on_time", "mapping_events", "cost", "span", "\nmeasures:"] {
+        assert!(all.contains(name), "--all lacks {name}:\n{all}");
+    }
+    // Another experiment than the built-in one has no headline line.
+    let other = ok(&prunesim(
+        &["run", "--trials", "2", "--no-bound", "--heuristic", "MM"],
+        dir.path(),
+    ));
+    assert!(!other.contains("the paper reports"), "{other}");
+}
