@@ -308,7 +308,9 @@ fn the_seed_option_is_the_seed_in_the_file() {
     let err = failed(&prunesim(&["run", "unseeded.toml", "--trials", "1"], d));
     assert!(
         err.contains("unseeded.toml:")
-            && err.contains(": [workload] seed is missing: give it in the file or with --seed"),
+            && err.contains(
+                ": [workload] seed is missing: give it in the file, or as `prunesim run --seed N`"
+            ),
         "{err}"
     );
 }

@@ -173,7 +173,7 @@ impl ExperimentConfig {
                 let Some(seed) = seed else {
                     return Err(config_error(
                         header,
-                        "[workload] seed is missing: give it in the file or with --seed".into(),
+                        "[workload] seed is missing: give it in the file, or as `prunesim run --seed N` or Python's `seed=N`".into(),
                     ));
                 };
                 with_seed(text, header, seed).map_err(|(line, m)| config_error(line, m))?
