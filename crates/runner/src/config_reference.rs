@@ -786,7 +786,7 @@ pub const TABLES: &[Table] = &[
     Table {
         file: FileKind::Experiment,
         path: "rollout",
-        intro: "A knowable reference for the simulator (runner::rollout): at a mapping event where `[mapper]` and the `policies` would map differently, each is simulated forward over `scenarios` futures drawn from what an online scheduler knows (the belief and the recent arrivals, never the trial's draws or its future tasks), and the event is mapped by the one whose futures hold the most tasks on time. It costs about (policies + 1) x scenarios simulations of the horizon per such event; not with immediate-mode heuristics, staging or early mapping events.",
+        intro: "A knowable reference for the simulator (runner::rollout): at a mapping event where `[mapper]` and the `policies` would map differently, each is simulated forward over `scenarios` futures drawn from what an online scheduler knows (the belief and the recent arrivals, never the trial's draws or its future tasks), and the event is mapped by the one whose futures hold the most tasks on time. It costs about (policies + 1) x scenarios simulations of the horizon per such event; not with immediate-mode heuristics, staging, early mapping events or a heuristic of one's own given in code (`runner::Policies`).",
         keys: ROLLOUT,
     },
     Table {

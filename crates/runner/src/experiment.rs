@@ -747,6 +747,11 @@ impl Prepared {
         };
         let mut rollout = match &self.config.rollout {
             Some(r) => {
+                if policies.heuristic.is_some() {
+                    return Err(RunError::Input(
+                        "rollout: a heuristic of one's own (Policies) cannot be simulated in the futures, which build the configured heuristic; run it without [rollout], or list it there by name".into(),
+                    ));
+                }
                 if pruner.fork().is_none() {
                     return Err(RunError::Input(
                         "rollout: the pruner given cannot be copied (model::Pruner::fork), so no future can be simulated".into(),

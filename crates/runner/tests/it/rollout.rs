@@ -105,3 +105,31 @@ fn what_a_rollout_cannot_simulate_is_refused_naming_the_key() {
         .to_string();
     assert!(e.contains("rollout: not with"), "{e}");
 }
+
+#[test]
+fn a_heuristic_of_ones_own_under_a_rollout_is_refused() {
+    let p = Prepared::new(
+        config("auto", "[rollout]\n").unwrap(),
+        None,
+        TrialSource::Generated,
+        Some(1),
+        None,
+    )
+    .unwrap();
+    let mine = || {
+        heuristics::build(
+            &heuristics::HeuristicConfig::named("MM"),
+            pmf::DropModel::All,
+        )
+        .unwrap()
+    };
+    let policies = runner::Policies {
+        heuristic: Some(&mine),
+        pruner: None,
+    };
+    let e = p
+        .run(runner::RunOptions::default().jobs(1).policies(policies))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("rollout: a heuristic of one's own"), "{e}");
+}
