@@ -197,6 +197,7 @@ impl Policy {
 
 /// A trial's rollout: the policies, their mappers in the trial, the stream and the counts
 /// of what it chose.
+#[derive(Debug)]
 pub(crate) struct Rollout {
     config: RolloutConfig,
     /// The base, then every other policy: built afresh for each simulated future.
@@ -209,15 +210,6 @@ pub(crate) struct Rollout {
     current: usize,
     /// Per policy (the base first), the mapping events it mapped.
     chosen: Vec<u64>,
-}
-
-impl std::fmt::Debug for Rollout {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Rollout")
-            .field("config", &self.config)
-            .field("chosen", &self.chosen)
-            .finish_non_exhaustive()
-    }
 }
 
 impl Rollout {
