@@ -946,7 +946,7 @@ mod tests {
         assert_eq!(c64.mapper.name, "PAM");
         assert_eq!(c64.workload.tasks, 10_000);
         let t = f.trial_config("MM").unwrap();
-        assert_eq!((t.workload.rate, t.workload.tasks), (34_000.0, 800));
+        assert_eq!((t.workload.rate, t.workload.tasks), (Some(34_000.0), 800));
     }
 
     #[test]

@@ -757,6 +757,7 @@ mod tests {
             for k in 0..2 {
                 let trial: Vec<model::TaskSpec> = workload
                     .trial(&pet, k)
+                    .unwrap()
                     .tasks
                     .iter()
                     .enumerate()

@@ -145,6 +145,18 @@ struct RunArgs {
     /// in seconds on a millisecond grid.
     #[arg(long, value_name = "LENGTH")]
     tick: Option<f64>,
+    /// The name of the time unit of the measured times ("ms", "s", ...), printed with every
+    /// time and rate (the experiment's `workload.unit`); nothing is converted by it.
+    #[arg(long, value_name = "NAME")]
+    unit: Option<String>,
+    /// The offered load, replacing the experiment's rate: tasks arrive at L times the
+    /// machines' capacity (1: as many as they complete at best on mean times; the
+    /// experiment's `workload.load`).
+    #[arg(long, value_name = "L", conflicts_with = "arrival_rate")]
+    load: Option<f64>,
+    /// Tasks per time unit, replacing the experiment's rate (`workload.arrival_rate`).
+    #[arg(long, value_name = "R")]
+    arrival_rate: Option<f64>,
     /// The tick a histogram bin [k W, (k+1) W) of a samples CSV stands for.
     #[arg(long, value_enum, default_value = "upper")]
     bin_value: BinValueArg,
@@ -375,6 +387,15 @@ fn overrides(args: &RunArgs) -> Vec<String> {
     if let Some(t) = args.tick {
         v.push(format!("--tick {t}"));
     }
+    if let Some(u) = &args.unit {
+        v.push(format!("--unit {u}"));
+    }
+    if let Some(l) = args.load {
+        v.push(format!("--load {l}"));
+    }
+    if let Some(r) = args.arrival_rate {
+        v.push(format!("--arrival-rate {r}"));
+    }
     v
 }
 
@@ -423,6 +444,13 @@ fn run(args: &RunArgs) -> Result<()> {
     }
     if let Some(t) = args.tick {
         config.workload.tick = t;
+    }
+    if let Some(u) = &args.unit {
+        config.workload.unit = Some(u.clone());
+    }
+    if args.load.is_some() || args.arrival_rate.is_some() {
+        let w = &mut config.workload;
+        (w.rate, w.load, w.arrival_rate) = (None, args.load, args.arrival_rate);
     }
     let mut with_options = changed;
     if let Some(s) = args.seed {
@@ -706,10 +734,9 @@ fn execute(
             };
             tracing::warn!(
                 "workload.tasks = {asked}, but {simulated} tasks arrive within the horizon \
-                 ({} time units at rate {}): each trial simulates those; raise rate or \
-                 horizon for more",
+                 ({} {}): each trial simulates those; raise the rate or the horizon for more",
                 w.horizon,
-                w.rate
+                w.units_name()
             );
         }
     }

@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use runner::experiment::DEFAULT_PRICES;
 use runner::metrics::{Group, METRICS, MetricDoc};
-use runner::{Estimate, Prepared, RunManifest, Summary, TrialMetrics};
+use runner::{Estimate, Prepared, RunManifest, Summary, TrialMetrics, TrialSource};
 
 pub(crate) use prunesim::escape_controls;
 
@@ -182,38 +182,11 @@ pub(crate) fn print_table(
         r if r.fewest == r.most => format!("{} tasks", r.most),
         r => format!("{} to {} tasks", r.fewest, r.most),
     };
-    let w = &prepared.config.workload;
-    let tick = if w.tick == 1.0 {
-        String::new()
-    } else {
-        format!("; tick {} (file times / tick = time units)", w.tick)
-    };
-    match prepared.source {
-        runner::TrialSource::Generated => {
-            let capped = if s.tasks_per_trial.most < w.tasks {
-                format!(
-                    " (workload.tasks = {} capped: the horizon ends first)",
-                    w.tasks
-                )
-            } else {
-                String::new()
-            };
-            writeln!(
-                out,
-                "  workload   rate {}: tasks per {} time units, {} arrivals; beta {}; {tasks} per trial{capped}{tick}",
-                w.rate,
-                w.horizon,
-                match w.pattern {
-                    workload::PatternName::Constant => "constant",
-                    workload::PatternName::Bursty => "bursty",
-                },
-                w.beta,
-            )?;
-        }
-        runner::TrialSource::Given(_) => {
-            writeln!(out, "  workload   trials read from files{tick}")?;
-        }
-    }
+    writeln!(
+        out,
+        "  workload   {}",
+        workload_line(prepared, &tasks, s.tasks_per_trial.most)
+    )?;
     if let Some(b) = &s.belief {
         writeln!(out, "  belief     {}", inline_toml(b))?;
     }
@@ -326,6 +299,92 @@ pub(crate) fn print_table(
 const PAPER_HEADLINE: f64 = 70.0;
 
 /// A table as one line of inline TOML (`{ source = "learned", prior = "scaled", scale = 0.5 }`).
+/// The header's workload line: the offered load, the arrival rate per time unit and the
+/// time unit first (what decides the result), then how the rate was given, the pattern, the
+/// deadlines' slack, the tasks and the tick.
+fn workload_line(prepared: &Prepared, tasks: &str, most: usize) -> String {
+    let w = &prepared.config.workload;
+    let (unit, units) = (w.unit_name(), w.units_name());
+    let tick = if w.tick == 1.0 {
+        String::new()
+    } else {
+        format!("; tick {} {units}", w.tick)
+    };
+    let capacity = workload::capacity(&prepared.pet).ok().map(|c| c / w.tick);
+    let load = |per_unit: f64| match capacity {
+        Some(c) => format!(
+            "offered load {} ({} tasks per {unit}; capacity {})",
+            significant(per_unit / c, 3),
+            significant(per_unit, 4),
+            significant(c, 4)
+        ),
+        None => format!("{} tasks per {unit}", significant(per_unit, 4)),
+    };
+    match (&prepared.source, &prepared.arrivals) {
+        (TrialSource::Generated, Some(spec)) => {
+            let factor = match spec.pattern {
+                workload::Pattern::Constant => 1.0,
+                workload::Pattern::Bursty(b) => b.mean_factor(),
+            };
+            let per_unit = spec.rate * factor / w.horizon;
+            let given = match (w.rate, w.load, w.arrival_rate) {
+                (Some(r), _, _) => format!("rate {r} per {} {units}", w.horizon),
+                (None, Some(l), _) => format!("load = {l}"),
+                (None, None, Some(a)) => format!("arrival_rate = {a}"),
+                (None, None, None) => String::new(),
+            };
+            let capped = if most < w.tasks {
+                format!(
+                    " (workload.tasks = {} capped: the horizon ends first)",
+                    w.tasks
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "{}, {given}, {} arrivals; beta {}; {tasks} per trial{capped}{tick}",
+                load(per_unit),
+                match w.pattern {
+                    workload::PatternName::Constant => "constant",
+                    workload::PatternName::Bursty => "bursty",
+                },
+                w.beta,
+            )
+        }
+        (TrialSource::Given(trials), _) => {
+            // The arrivals per tick of the trials read, over their arrival spans together.
+            let (n, span) = trials.iter().fold((0.0, 0.0), |(n, span), t| {
+                let first = t.tasks.first().map_or(0.0, |x| x.arrival);
+                let last = t.tasks.last().map_or(0.0, |x| x.arrival);
+                (
+                    n + t.tasks.len().saturating_sub(1) as f64,
+                    span + (last - first),
+                )
+            });
+            let rate = if span > 0.0 {
+                format!("{}, ", load(n / (span * w.tick)))
+            } else {
+                String::new()
+            };
+            format!("{rate}trials read from files{tick}")
+        }
+        (TrialSource::Generated, None) => format!("generated trials{tick}"),
+    }
+}
+
+/// `x` with `digits` significant digits, without an exponent for everyday magnitudes.
+fn significant(x: f64, digits: i32) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return x.to_string();
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    if !(-4..=9).contains(&magnitude) {
+        return format!("{:.*e}", (digits - 1).max(0) as usize, x);
+    }
+    let decimals = (digits - 1 - magnitude).max(0) as usize;
+    format!("{x:.decimals$}")
+}
+
 fn inline_toml(value: &impl serde::Serialize) -> String {
     match toml::Value::try_from(value) {
         Ok(v) => v.to_string(),

@@ -613,9 +613,138 @@ fn only_times_that_look_like_seconds_read_as_ticks_are_warned_about() {
     // (a tick of 0.001) then silences it.
     let s = warnings("s.csv", &[]);
     assert!(s.contains("Times in seconds?"), "{s}");
-    assert!(s.contains("0.001 reads seconds as milliseconds"), "{s}");
+    assert!(
+        s.contains("0.001 reads seconds on a millisecond grid"),
+        "{s}"
+    );
     let fixed = warnings("s.csv", &["--tick", "0.001"]);
     assert!(!fixed.contains("Times in seconds?"), "{fixed}");
+}
+
+/// The offered load of a run's header line ("offered load L (...").
+fn offered_load(stdout: &str) -> f64 {
+    let line = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("workload"))
+        .expect("a workload line");
+    let after = &line[line.find("offered load ").expect(line) + "offered load ".len()..];
+    after
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .expect(line)
+}
+
+#[test]
+fn the_tick_changes_the_grid_not_the_load_and_a_collapsing_cell_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Three task types on three machines, times in seconds from 0.6 to 3.4: 40 samples each.
+    let mut csv = String::from("task_type,machine,execution_time\n");
+    let means = [[0.8, 2.5, 1.6], [3.0, 1.1, 2.0], [1.9, 1.4, 0.7]];
+    for (t, row) in means.iter().enumerate() {
+        for (m, mean) in row.iter().enumerate() {
+            for k in 0..40 {
+                let x = mean * (0.8 + 0.01 * f64::from(k));
+                csv.push_str(&format!("{t},{m},{x:.3}\n"));
+            }
+        }
+    }
+    std::fs::write(d.join("s.csv"), csv).unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--pet",
+            "s.csv",
+            "--unit",
+            "s",
+            "--heuristic",
+            "MM",
+            "--no-bound",
+            "--json",
+            "--trials",
+            "6",
+        ];
+        args.extend_from_slice(extra);
+        let json_out = prunesim(&args, d);
+        ok(&json_out);
+        args.retain(|a| *a != "--json");
+        let table = prunesim(&args, d);
+        let stdout = ok(&table);
+        (metric(&json(&json_out), "robustness"), stdout)
+    };
+    // A hundredfold finer grid: the same load, the same result within the noise.
+    let mut loads = Vec::new();
+    let mut results = Vec::new();
+    for tick in ["0.01", "0.001"] {
+        for load in [&["--load", "0.7"][..], &["--load", "1.5"][..]] {
+            let mut extra = vec!["--tick", tick];
+            extra.extend_from_slice(load);
+            let (robustness, stdout) = run(&extra);
+            assert!(stdout.contains("tasks per s"), "{stdout}");
+            loads.push(offered_load(&stdout));
+            results.push(robustness);
+        }
+    }
+    assert_eq!(&loads[..2], &[0.7, 1.5]);
+    assert_eq!(&loads[2..], &[0.7, 1.5]);
+    for i in 0..2 {
+        assert!(
+            (results[i] - results[i + 2]).abs() < 3.0,
+            "ticks of 0.01 and 0.001 s: {results:?}"
+        );
+    }
+    // Underloaded nearly everything is on time; overloaded at most about 1 / 1.5.
+    assert!(results[0] > 90.0 && results[1] < 75.0, "{results:?}");
+    // The paper's rate label, whatever the tick, is the same load too.
+    let (_, coarse) = run(&["--tick", "0.01"]);
+    let (_, fine) = run(&["--tick", "0.001"]);
+    assert!(
+        (offered_load(&coarse) - offered_load(&fine)).abs() < 0.01,
+        "{coarse}\n{fine}"
+    );
+
+    // One cell of sub-second times among long ones, on a grid of whole seconds: named, with
+    // the tick that keeps it.
+    let mut one = String::from("task_type,machine,execution_time\n");
+    for (t, m, mean) in [
+        ("a", "x", 0.85),
+        ("a", "y", 120.0),
+        ("b", "x", 110.0),
+        ("b", "y", 130.0),
+    ] {
+        for k in 0..30 {
+            let x = mean * (0.7 + 0.02 * f64::from(k));
+            one.push_str(&format!("{t},{m},{x:.3}\n"));
+        }
+    }
+    std::fs::write(d.join("one.csv"), one).unwrap();
+    let out = prunesim(
+        &["run", "--pet", "one.csv", "--trials", "1", "--no-bound"],
+        d,
+    );
+    ok(&out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("(a, x): measured mean"), "{stderr}");
+    assert!(stderr.contains("--tick to 0.005"), "{stderr}");
+    assert!(!stderr.contains("(a, y)"), "{stderr}");
+    let fixed = prunesim(
+        &[
+            "run",
+            "--pet",
+            "one.csv",
+            "--trials",
+            "1",
+            "--no-bound",
+            "--tick",
+            "0.005",
+        ],
+        d,
+    );
+    ok(&fixed);
+    let stderr = String::from_utf8_lossy(&fixed.stderr);
+    assert!(!stderr.contains("measured mean"), "{stderr}");
 }
 
 #[test]
@@ -711,7 +840,8 @@ fn the_header_and_summary_state_the_whole_experiment() {
     );
     assert!(!f.iter().any(|x| x.starts_with("  drift")), "{f:#?}");
     assert!(
-        line(&l, "workload").contains("rate 34000: tasks per"),
+        line(&l, "workload").contains("offered load 3.24 (0.3855 tasks per time unit")
+            && line(&l, "workload").contains("rate 34000 per 88200 time units"),
         "{l:#?}"
     );
     assert!(

@@ -24,7 +24,7 @@ struct Trial {
 
 fn trial(rate: f64) -> Trial {
     let mut config = ExperimentConfig::paper_default();
-    config.workload.rate = rate;
+    config.workload.rate = Some(rate);
     let p = Prepared::new(config, None, TrialSource::Generated, Some(1), None).unwrap();
     let tasks = p.trial_tasks(0);
     let luck = p.trial_luck(0, tasks.len());

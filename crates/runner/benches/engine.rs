@@ -90,7 +90,7 @@ fn scale_point(machines: usize, tasks: usize) -> Prepared {
     cfg.mapper = heuristics::HeuristicConfig::named("PAM");
     cfg.pruner = None;
     cfg.system.queue_size = Some(QueueSize::Limit(6));
-    cfg.workload.rate = per_unit * horizon;
+    cfg.workload.rate = Some(per_unit * horizon);
     cfg.workload.horizon = horizon;
     cfg.workload.tasks = tasks;
     cfg.workload.seed = 2019;

@@ -86,7 +86,7 @@ fn default_rows(trials: Option<u64>) -> Result<Vec<Row>, Box<dyn std::error::Err
     let mut rows = Vec::new();
     for rate in [19000.0, 34000.0] {
         let mut config = ExperimentConfig::paper_default();
-        config.workload.rate = rate;
+        config.workload.rate = Some(rate);
         let prepared = Prepared::new(config, None, TrialSource::Generated, trials, None)?;
         rows.push(Row {
             name: format!("default PET, rate {}k", rate / 1000.0),

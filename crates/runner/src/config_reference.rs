@@ -207,12 +207,26 @@ const WORKLOAD: &[Key] = &[
     key("burst", "table", "every key at its default")
         .means("the intervals of the bursty pattern: `[workload.burst]`")
         .example("pattern = \"bursty\"\nburst = { burst_factor = [1.5, 2.0] }"),
-    key("rate", "number", "required")
+    key("rate", "number", "one of rate, load, arrival_rate is required")
         .unit("tasks per horizon")
         .allowed("> 0")
         .paper("arrival rate, e.g. 19k, 34k (thesis 3.4.2; HCW 2019, VI-B)")
-        .means("the rate label R: R tasks arrive over `horizon` time units; the oversubscription")
+        .means("the rate label R: R tasks arrive over `horizon` time units (before a bursty pattern's factor, as in JPDC 2016); on the paper's PET 19k is an offered load of about 1.8 and 34k of about 3.3")
         .example("rate = 9000"),
+    key("load", "number", "one of rate, load, arrival_rate is required")
+        .unit("times the machines' capacity")
+        .allowed("> 0, finite")
+        .means("the offered load: tasks arrive at `load` times the machines' capacity, the most tasks per time unit they complete with the task types in equal shares, each task taking its mean time, deadlines ignored (an LP over the PET's means); 1 offers as much as the machines can do at best, on average over a bursty pattern's intervals. Every run prints its offered load, whichever way the rate is given (`prunesim run --load`)")
+        .example("load = 1.2"),
+    key("arrival_rate", "number", "one of rate, load, arrival_rate is required")
+        .unit("tasks per time unit")
+        .allowed("> 0, finite")
+        .means("tasks per time unit, on average over a bursty pattern's intervals (`prunesim run --arrival-rate`)")
+        .example("arrival_rate = 0.2"),
+    key("unit", "string", "absent: \"time unit\"")
+        .allowed("1 to 16 printable characters")
+        .means("the name of the time unit: the unit of the times of a samples CSV and a workload CSV, of `horizon`, `arrival_rate` and the burst durations, printed with every time and rate (a label: nothing is converted by it; `prunesim run --unit`)")
+        .example("unit = \"ms\""),
     key("tasks", "integer", "800")
         .unit("tasks")
         .allowed(">= 1")
@@ -242,13 +256,13 @@ const WORKLOAD: &[Key] = &[
     key("horizon", "number", "88200")
         .unit("time units")
         .allowed("> 0")
-        .means("the time over which `rate` tasks arrive")
+        .means("the time over which `rate` tasks arrive, and after which none arrives; `horizon / tick` ticks, so the tick never changes the load")
         .example("horizon = 44100")
         .default_toml("88200.0"),
     key("tick", "number", "1.0")
         .unit("the unit of the files' times")
         .allowed("> 0, finite")
-        .means("how long one tick is in the unit of a samples CSV PET's and a workload CSV's times: a time `x` of those files becomes `x / tick` ticks (`tick = 0.001` reads seconds on a millisecond grid; `prunesim run --tick` overrides it)")
+        .means("how long one tick, the grid of the PMFs, is in time units (the unit of a samples CSV PET's and a workload CSV's times): a time `x` of those files becomes `x / tick` ticks (`tick = 0.001` reads seconds on a millisecond grid; `prunesim run --tick` overrides it). The horizon and the rates are in time units, so the tick changes the grid's resolution, not the load; a cell of a samples CSV whose PMF's mean moves by more than 10% is a warning naming it and the tick that fixes it")
         .example("tick = 0.001")
         .default_toml("1.0"),
     key("count_variance_ratio", "number", "0.1")

@@ -477,6 +477,9 @@ pub struct Prepared {
     pub pet: Pet,
     /// The trials' source.
     pub source: TrialSource,
+    /// The arrivals of generated trials on the PET's tick grid, their rate resolved
+    /// ([`workload::WorkloadConfig::arrival_spec`]); `None` with trials given.
+    pub arrivals: Option<workload::ArrivalSpec>,
     /// Number of trials to run.
     pub trials: u64,
     /// Master seed (`workload.seed`).
@@ -570,6 +573,10 @@ impl Prepared {
             b.prior_pet(&pet, config.workload.seed, 0)
                 .map_err(RunError::Input)?;
         }
+        let arrivals = match source {
+            TrialSource::Generated => Some(config.workload.arrival_spec(&pet)?),
+            TrialSource::Given(_) => None,
+        };
         let seed = config.workload.seed;
         Ok(Prepared {
             config,
@@ -577,6 +584,7 @@ impl Prepared {
             pruner,
             pet,
             source,
+            arrivals,
             trials,
             seed,
             with_bound: false,
@@ -626,13 +634,12 @@ impl Prepared {
 
     /// The tasks of trial `k` on the tick grid.
     pub fn trial_tasks(&self, k: u64) -> Vec<TaskSpec> {
-        let trial = match &self.source {
-            TrialSource::Generated => {
-                let mut w = self.config.workload.clone();
-                w.seed = self.seed;
-                w.trial(&self.pet, k)
+        let trial = match (&self.source, &self.arrivals) {
+            (TrialSource::Given(v), _) => v[k as usize].clone(),
+            (TrialSource::Generated, Some(spec)) => {
+                workload::generate_trial(&self.pet, spec, self.seed, k)
             }
-            TrialSource::Given(v) => v[k as usize].clone(),
+            (TrialSource::Generated, None) => workload::Trial::default(),
         };
         trial
             .tasks
@@ -646,13 +653,12 @@ impl Prepared {
     /// generated trials `workload.tasks`, or fewer when the horizon ends first.
     pub fn tasks_per_trial(&self) -> Vec<usize> {
         (0..self.trials)
-            .map(|k| match &self.source {
-                TrialSource::Generated => {
-                    let mut w = self.config.workload.clone();
-                    w.seed = self.seed;
-                    w.trial(&self.pet, k).len()
+            .map(|k| match (&self.source, &self.arrivals) {
+                (TrialSource::Given(v), _) => v[k as usize].tasks.len(),
+                (TrialSource::Generated, Some(spec)) => {
+                    workload::generate_trial(&self.pet, spec, self.seed, k).len()
                 }
-                TrialSource::Given(v) => v[k as usize].tasks.len(),
+                (TrialSource::Generated, None) => 0,
             })
             .collect()
     }

@@ -369,7 +369,7 @@ fn estimate_with(shape: &RunShape<'_>, given_slack: Option<u64>) -> Footprint {
     let arrivals = shape
         .tasks
         .is_none()
-        .then(|| expected_arrivals(workload, source.n_types(), shape.trials));
+        .then(|| expected_arrivals(workload, source, shape.trials));
     let tasks_per_trial = shape.tasks.unwrap_or_else(|| {
         (workload.tasks as u64).min(poisson_bound(arrivals.unwrap_or(0.0), POISSON_SIGMAS))
     });
@@ -552,9 +552,32 @@ fn eq_3_7_slack(source: &Pet, workload: &workload::WorkloadConfig) -> u64 {
 /// as the trials draw them, up to [`COUNT_DRAW_TRIALS`] trials; beyond, [`POISSON_SIGMAS`]
 /// standard deviations above every type's mean), times the largest rate factor of a bursty
 /// pattern.
-pub fn expected_arrivals(workload: &workload::WorkloadConfig, types: usize, trials: u64) -> f64 {
-    let spec = workload.arrival_spec();
-    let types = types.max(1);
+///
+/// The rate is resolved on `source`, the PET before `workload.machines` draws its machines:
+/// for a `load` on drawn machines, on a bound of their capacity (every machine as fast as the
+/// source's fastest column for the mix), so that the estimate never falls short.
+pub fn expected_arrivals(
+    workload: &workload::WorkloadConfig,
+    source: &workload::Pet,
+    trials: u64,
+) -> f64 {
+    let capacity = || match workload.machines {
+        None => workload::capacity(source),
+        Some(n) => {
+            let etc = source.etc();
+            let types = source.n_types().max(1) as f64;
+            let fastest = (0..source.n_machines())
+                .map(|j| types / etc.column(j).sum())
+                .filter(|c| c.is_finite())
+                .fold(0.0, f64::max);
+            Ok(n as f64 * fastest)
+        }
+    };
+    let Ok(rate) = workload.rate_label_for(capacity) else {
+        return workload.tasks as f64;
+    };
+    let spec = workload.spec_with_rate(rate);
+    let types = source.n_types().max(1);
     let counts = if trials <= COUNT_DRAW_TRIALS {
         (0..trials.max(1))
             .map(|k| {
@@ -564,7 +587,7 @@ pub fn expected_arrivals(workload: &workload::WorkloadConfig, types: usize, tria
             })
             .fold(0.0, f64::max)
     } else {
-        let mean = workload.rate / types as f64;
+        let mean = rate / types as f64;
         let sd = (workload.count_variance_ratio * mean).sqrt();
         types as f64 * (mean + POISSON_SIGMAS * sd)
     };
@@ -848,7 +871,7 @@ mod tests {
         let c = config(text);
         let pet = c.workload.source_pet().unwrap();
         let most = (0..3)
-            .map(|k| c.workload.trial(&pet, k).len())
+            .map(|k| c.workload.trial(&pet, k).unwrap().len())
             .max()
             .unwrap() as u64;
         assert!(most > 1_000_000, "{most}");
@@ -856,8 +879,8 @@ mod tests {
         assert!(wide.tasks_per_trial < most * 2, "{wide} vs {most}");
         // Beyond the trials drawn, the distribution's bound: above the drawn one.
         let c = config(text);
-        let drawn = expected_arrivals(&c.workload, pet.n_types(), 3);
-        let tail = expected_arrivals(&c.workload, pet.n_types(), COUNT_DRAW_TRIALS + 1);
+        let drawn = expected_arrivals(&c.workload, &pet, 3);
+        let tail = expected_arrivals(&c.workload, &pet, COUNT_DRAW_TRIALS + 1);
         assert!(tail > drawn, "{tail} vs {drawn}");
     }
 

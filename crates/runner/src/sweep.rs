@@ -219,12 +219,24 @@ fn scaled(v: &toml::Value, scale: f64) -> toml::Value {
     }
 }
 
-/// Sets `path` (dotted) in `table` to `value`, creating tables on the way.
+/// The keys of `[workload]` that give the rate, one at a time.
+const RATE_KEYS: [&str; 3] = ["rate", "load", "arrival_rate"];
+
+/// Sets `path` (dotted) in `table` to `value`, creating tables on the way. Setting one of
+/// `workload.rate`, `workload.load` and `workload.arrival_rate` removes the other two: an x
+/// axis of loads over a base that gives a rate replaces the base's rate.
 pub fn set_path(table: &mut toml::Table, path: &str, value: toml::Value) -> Result<(), String> {
     let mut parts = path.split('.').peekable();
     let mut cur = table;
     while let Some(p) = parts.next() {
         if parts.peek().is_none() {
+            if let Some(rate) = path.strip_prefix("workload.") {
+                if RATE_KEYS.contains(&rate) {
+                    for other in RATE_KEYS.iter().filter(|k| **k != rate) {
+                        cur.remove(*other);
+                    }
+                }
+            }
             cur.insert(p.to_string(), value);
             return Ok(());
         }

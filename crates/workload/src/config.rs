@@ -11,26 +11,46 @@
 //!                       # | { family = "gamma" | "lognormal" | "pareto" | "bimodal", ... }
 //!                       #   (a generated PET, next paragraph)
 //! pattern = "constant"  # or "bursty"; bursty intervals in an optional [workload.burst] table
-//! rate = 34000          # the rate label R: R tasks arrive over `horizon`
+//! rate = 34000          # the rate label R: R tasks arrive over `horizon`; or instead
+//! # load = 1.5          #   the offered load: 1.5 x the machines' capacity
+//! # arrival_rate = 0.4  #   tasks per time unit
 //! tasks = 800           # keep the first `tasks` arrivals
 //! trials = 30
 //! beta = 1.0            # slack coefficient of eq. (3.7)
 //! seed = 42             # master seed of the trials (required)
 //! pet_seed = 42         # seed of the generated PET (default: `seed`)
 //! horizon = 88200       # time units over which R tasks arrive
+//! # unit = "ms"         # the name of the time unit (default: "time units")
 //! count_variance_ratio = 0.1  # variance of each type's count, as a fraction of its mean
 //! # machines = 1024   # optional: that many machines drawn from the PET's (absent: the PET as is)
 //! tick = 1.0            # one tick in the unit of the measured times of a samples CSV and of
 //!                       # workload CSV files: a time x of those files is x / tick ticks
 //! ```
-//! Every field but `rate` and `seed` has the default shown; `machines` has none. Unknown
-//! fields are errors.
+//! Every field but the rate and `seed` has the default shown; `machines` and `unit` have none.
+//! Exactly one of `rate`, `load` and `arrival_rate` is given. Unknown fields are errors.
 //!
-//! `tick` lets times measured in seconds (or any unit) keep their resolution: with
-//! `tick = 0.001` a samples CSV in seconds becomes a PET on a millisecond grid, and the
-//! arrivals and deadlines of the workload CSV files given to `prunesim run --workload` are read
-//! on the same grid. Everything else in the configuration (`horizon`, drift times, ...) and
-//! the paper's `.etc` and `.dat` files are in ticks. A samples PET without `bin_width` (or with
+//! # Time units, ticks and the load
+//! Times are in *time units*: the unit of the measured times of a samples CSV and a workload
+//! CSV, which `unit` names (a label printed with every time; nothing is converted by it).
+//! `tick` is the length of one tick, the grid of the PMFs, in time units: a time `x` becomes
+//! `x / tick` ticks. `tick` lets times measured in seconds keep their resolution: with
+//! `unit = "s"` and `tick = 0.001` a samples CSV in seconds becomes a PET on a millisecond
+//! grid, and the arrivals and deadlines of the workload CSV files given to `prunesim run
+//! --workload` are read on the same grid. `horizon`, the burst durations and `arrival_rate`
+//! are in time units too, so the tick never changes the load: it changes only the grid's
+//! resolution. The other tables' times (drift, staging, ...), a generated PET's times and the
+//! paper's `.etc` and `.dat` files are in ticks; with the default `tick = 1` ticks and time
+//! units are one, and every experiment reads as written, bit for bit.
+//!
+//! The rate is given one of three ways: `rate`, the paper's label (R tasks over `horizon`
+//! time units, 34k over 88,200 in the paper); `arrival_rate`, tasks per time unit; or `load`,
+//! the offered load: tasks arrive at `load` times the machines' capacity ([`crate::capacity`]:
+//! the most tasks per time unit they complete with the types in equal shares, each task
+//! taking its mean time, deadlines ignored). `load = 1` offers as much as the machines can
+//! do at best; on the paper's PET its 34k is an offered load of about 3.3 and its 19k of
+//! about 1.8. `arrival_rate`
+//! and `load` are averages over a bursty pattern's intervals; `rate` is the label before the
+//! pattern's factor ([`BurstParams::mean_factor`]), as in JPDC-2016. A samples PET without `bin_width` (or with
 //! `bin_width = "auto"`) chooses each pair's width from its samples
 //! ([`io::BinWidth::Auto`]: at most [`pmf::AUTO_BINS`] bins over the pair's range, one tick
 //! when the range is at most that many ticks); an explicit `bin_width` is that width for every
@@ -71,512 +91,17 @@
 //! PET of the scale study (`experiments/scale.toml`) is `machines = 1024` on the default PET.
 //! Absent, the configuration serialises exactly as before the option existed.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use pmf::{BinValue, Tick};
 use serde::{Deserialize, Serialize};
 
 use crate::arrivals::{
     ArrivalSpec, BurstParams, PAPER_HORIZON, PAPER_TASKS, Pattern, Trial, generate_trial,
 };
 use crate::error::WorkloadError;
-use crate::family::{CellFamily, Consistency, Modes, PetFamily};
 use crate::io::{self, BinWidth};
 use crate::pet::Pet;
-
-/// Where the PET comes from.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "toml::Value", into = "toml::Value")]
-pub enum PetSource {
-    /// [`Pet::default_pet`] with the configuration's `pet_seed`.
-    Default,
-    /// The default PET made homogeneous on one of its machines ([`Pet::homogeneous`]).
-    Homogeneous {
-        /// The machine copied.
-        machine: usize,
-    },
-    /// An `.etc` file ([`io::read_etc`]).
-    Etc(PathBuf),
-    /// Gamma PMFs generated by the thesis procedure ([`Pet::from_means`]) around a matrix of
-    /// mean execution times (task types x machines), e.g. an ETC matrix from a paper.
-    Means {
-        /// Mean execution time per (task type, machine), rows = task types.
-        means: Vec<Vec<f64>>,
-        /// Histogram bin width, time units (default 2).
-        bin_width: Tick,
-        /// Names of the task types (default t0, t1, ...).
-        type_names: Option<Vec<String>>,
-        /// Names of the machines (default m0, m1, ...).
-        machine_names: Option<Vec<String>>,
-    },
-    /// A PET generated from a few parameters ([`PetFamily::generate`] with the
-    /// configuration's `pet_seed`; see [`crate::family`]).
-    Family(PetFamily),
-    /// A CSV of measured execution times ([`io::read_samples_csv_with`]).
-    Samples {
-        /// The CSV file.
-        path: PathBuf,
-        /// The histogram's bin width: automatic per pair, or a number of ticks.
-        bin_width: BinWidth,
-        /// The tick that stands for a bin `[k w, (k+1) w)`: its upper edge (the default, the
-        /// thesis' reading), its centre or its lower edge.
-        bin_value: BinValue,
-    },
-}
-
-/// Every key of the inline-table forms of `pet` (`{ homogeneous = M }`, `{ etc = PATH }`,
-/// `{ samples = PATH, bin_width = W, bin_value = ... }`, `{ means = [[...]], bin_width = W,
-/// type_names = [...], machine_names = [...] }`, `{ family = ..., ... }` with
-/// `FAMILY_KEYS`): the parser accepts no other.
-pub const PET_KEYS: [&str; 22] = [
-    "homogeneous",
-    "etc",
-    "samples",
-    "bin_width",
-    "bin_value",
-    "means",
-    "type_names",
-    "machine_names",
-    "family",
-    "types",
-    "machine_types",
-    "copies",
-    "mean",
-    "task_cv",
-    "machine_cv",
-    "consistency",
-    "sigma",
-    "alpha",
-    "fast_share",
-    "slow_ratio",
-    "modes",
-    "cap",
-];
-
-/// The keys of the generated form `{ family = ..., ... }` ([`PetFamily`]).
-pub(crate) const FAMILY_KEYS: [&str; 15] = [
-    "family",
-    "types",
-    "machine_types",
-    "copies",
-    "mean",
-    "task_cv",
-    "machine_cv",
-    "consistency",
-    "sigma",
-    "alpha",
-    "fast_share",
-    "slow_ratio",
-    "modes",
-    "cap",
-    "bin_width",
-];
-
-const PET_FORMS: &str = "\"default\", \"homogeneous\", { homogeneous = MACHINE }, { etc = \"path.etc\" }, { samples = \"path.csv\", bin_width = WIDTH | \"auto\", bin_value = \"upper\" | \"centre\" | \"lower\" }, { means = [[...]], ... } or { family = \"gamma\" | \"lognormal\" | \"pareto\" | \"bimodal\", ... }";
-
-impl TryFrom<toml::Value> for PetSource {
-    type Error = String;
-
-    fn try_from(v: toml::Value) -> Result<Self, String> {
-        let bad = || format!("expected {PET_FORMS}");
-        match v {
-            toml::Value::String(s) => match s.as_str() {
-                "default" => Ok(PetSource::Default),
-                "homogeneous" => Ok(PetSource::Homogeneous { machine: 0 }),
-                _ => Err(format!(
-                    "unknown PET \"{}\": {}",
-                    crate::error::quote(&s),
-                    bad()
-                )),
-            },
-            toml::Value::Table(t) => {
-                let mut keys: Vec<&str> = t.keys().map(String::as_str).collect();
-                keys.sort_unstable();
-                if let Some(k) = keys.iter().find(|k| !PET_KEYS.contains(k)) {
-                    return Err(format!("unknown key '{k}' in pet: {}", bad()));
-                }
-                match keys.as_slice() {
-                    ["homogeneous"] => match t.get("homogeneous").and_then(toml::Value::as_integer)
-                    {
-                        Some(m) if m >= 0 => Ok(PetSource::Homogeneous {
-                            machine: usize::try_from(m).map_err(|e| e.to_string())?,
-                        }),
-                        _ => Err(
-                            "pet.homogeneous: expected a machine index (an integer >= 0)".into(),
-                        ),
-                    },
-                    ["etc"] => match t.get("etc").and_then(toml::Value::as_str) {
-                        Some(p) => Ok(PetSource::Etc(PathBuf::from(p))),
-                        None => Err("pet.etc: expected a path (a string)".into()),
-                    },
-                    ["samples"]
-                    | ["bin_width", "samples"]
-                    | ["bin_value", "samples"]
-                    | ["bin_value", "bin_width", "samples"] => {
-                        let path = t
-                            .get("samples")
-                            .and_then(toml::Value::as_str)
-                            .ok_or("pet.samples: expected a path (a string)")?;
-                        let bin_width = match t.get("bin_width") {
-                            None => BinWidth::Auto,
-                            Some(toml::Value::String(a)) if a == "auto" => BinWidth::Auto,
-                            Some(v) => BinWidth::Ticks(
-                                v.as_integer().filter(|&w| w > 0).ok_or(
-                                    "pet.bin_width: expected a positive integer number of ticks or \"auto\"",
-                                )?,
-                            ),
-                        };
-                        let bin_value = match t.get("bin_value").map(|v| v.as_str()) {
-                            None => BinValue::Upper,
-                            Some(Some("upper")) => BinValue::Upper,
-                            Some(Some("centre" | "center")) => BinValue::Centre,
-                            Some(Some("lower")) => BinValue::Lower,
-                            Some(_) => {
-                                return Err(
-                                    "pet.bin_value: expected \"upper\", \"centre\" or \"lower\""
-                                        .into(),
-                                );
-                            }
-                        };
-                        Ok(PetSource::Samples {
-                            path: PathBuf::from(path),
-                            bin_width,
-                            bin_value,
-                        })
-                    }
-                    keys if keys.contains(&"means") => means_source(&t),
-                    keys if keys.contains(&"family") => family_source(&t),
-                    keys if keys
-                        .iter()
-                        .any(|k| FAMILY_KEYS.contains(k) && *k != "bin_width") =>
-                    {
-                        Err(format!(
-                            "pet: keys {keys:?} of a generated PET without 'family' (\"gamma\", \"lognormal\", \"pareto\" or \"bimodal\")"
-                        ))
-                    }
-                    _ => Err(format!("unknown keys {keys:?} in pet: {}", bad())),
-                }
-            }
-            _ => Err(bad()),
-        }
-    }
-}
-
-/// Parses `{ means = [[...]], bin_width = 2, type_names = [...], machine_names = [...] }`.
-fn means_source(t: &toml::Table) -> Result<PetSource, String> {
-    for k in t.keys() {
-        if !["means", "bin_width", "type_names", "machine_names"].contains(&k.as_str()) {
-            return Err(format!(
-                "pet: unknown key '{k}' beside 'means' (expected bin_width, type_names, machine_names)"
-            ));
-        }
-    }
-    let rows = t
-        .get("means")
-        .and_then(toml::Value::as_array)
-        .ok_or("pet.means: expected an array of rows (one per task type) of mean times")?;
-    let mut means = Vec::with_capacity(rows.len());
-    for (i, row) in rows.iter().enumerate() {
-        let row = row
-            .as_array()
-            .ok_or_else(|| format!("pet.means[{i}]: expected an array of numbers"))?;
-        let mut r = Vec::with_capacity(row.len());
-        for (j, v) in row.iter().enumerate() {
-            let x = v
-                .as_float()
-                .or_else(|| v.as_integer().map(|i| i as f64))
-                .ok_or_else(|| format!("pet.means[{i}][{j}]: expected a number"))?;
-            r.push(x);
-        }
-        means.push(r);
-    }
-    let bin_width = match t.get("bin_width") {
-        None => 2,
-        Some(v) => v
-            .as_integer()
-            .filter(|&w| w > 0)
-            .ok_or("pet.bin_width: expected a positive integer number of time units")?,
-    };
-    let names = |key: &str| -> Result<Option<Vec<String>>, String> {
-        match t.get(key) {
-            None => Ok(None),
-            Some(v) => v
-                .as_array()
-                .and_then(|a| {
-                    a.iter()
-                        .map(|x| x.as_str().map(str::to_owned))
-                        .collect::<Option<Vec<_>>>()
-                })
-                .map(Some)
-                .ok_or_else(|| format!("pet.{key}: expected an array of strings")),
-        }
-    };
-    Ok(PetSource::Means {
-        means,
-        bin_width,
-        type_names: names("type_names")?,
-        machine_names: names("machine_names")?,
-    })
-}
-
-/// Parses `{ family = "...", types = ..., ... }` (see [`crate::family`]); one function because
-/// it reads the table's keys in a flat list, each error naming its key.
-fn family_source(t: &toml::Table) -> Result<PetSource, String> {
-    use crate::family::family_defaults as d;
-    for k in t.keys() {
-        if !FAMILY_KEYS.contains(&k.as_str()) {
-            return Err(format!(
-                "pet: unknown key '{k}' beside 'family' (expected {})",
-                FAMILY_KEYS[1..].join(", ")
-            ));
-        }
-    }
-    let number = |key: &str, default: f64| -> Result<f64, String> {
-        match t.get(key) {
-            None => Ok(default),
-            Some(v) => v
-                .as_float()
-                .or_else(|| v.as_integer().map(|i| i as f64))
-                .ok_or_else(|| format!("pet.{key}: expected a number")),
-        }
-    };
-    let count = |key: &str, default: usize| -> Result<usize, String> {
-        match t.get(key) {
-            None => Ok(default),
-            Some(v) => v
-                .as_integer()
-                .and_then(|i| usize::try_from(i).ok())
-                .ok_or_else(|| format!("pet.{key}: expected an integer >= 0")),
-        }
-    };
-    let word = |key: &str| -> Result<Option<&str>, String> {
-        match t.get(key) {
-            None => Ok(None),
-            Some(v) => v
-                .as_str()
-                .map(Some)
-                .ok_or_else(|| format!("pet.{key}: expected a string")),
-        }
-    };
-    let family_name = word("family")?.unwrap_or_default();
-    let only = |key: &str, applies: &str| -> Result<(), String> {
-        if t.contains_key(key) {
-            Err(format!(
-                "pet.{key}: applies to {applies} only, not to family = \"{}\"",
-                crate::error::quote(family_name)
-            ))
-        } else {
-            Ok(())
-        }
-    };
-    let family = match family_name {
-        "gamma" => {
-            only(
-                "sigma",
-                "family = \"lognormal\" or \"bimodal\" with lognormal modes",
-            )?;
-            CellFamily::Gamma
-        }
-        "lognormal" => CellFamily::Lognormal {
-            sigma: number("sigma", d::SIGMA)?,
-        },
-        "pareto" => {
-            only(
-                "sigma",
-                "family = \"lognormal\" or \"bimodal\" with lognormal modes",
-            )?;
-            CellFamily::Pareto {
-                alpha: number("alpha", d::ALPHA)?,
-            }
-        }
-        "bimodal" => {
-            let modes = match word("modes")? {
-                None | Some("gamma") => {
-                    only(
-                        "sigma",
-                        "family = \"lognormal\" or \"bimodal\" with modes = \"lognormal\"",
-                    )?;
-                    Modes::Gamma
-                }
-                Some("lognormal") => Modes::Lognormal {
-                    sigma: number("sigma", d::SIGMA)?,
-                },
-                Some(m) => {
-                    return Err(format!(
-                        "pet.modes: expected \"gamma\" or \"lognormal\", found \"{}\"",
-                        crate::error::quote(m)
-                    ));
-                }
-            };
-            CellFamily::Bimodal {
-                fast_share: number("fast_share", d::FAST_SHARE)?,
-                slow_ratio: number("slow_ratio", d::SLOW_RATIO)?,
-                modes,
-            }
-        }
-        other => {
-            return Err(format!(
-                "pet.family: expected \"gamma\", \"lognormal\", \"pareto\" or \"bimodal\", found \"{}\"",
-                crate::error::quote(other)
-            ));
-        }
-    };
-    if !matches!(family, CellFamily::Pareto { .. }) {
-        only("alpha", "family = \"pareto\"")?;
-    }
-    if !matches!(family, CellFamily::Bimodal { .. }) {
-        for key in ["fast_share", "slow_ratio", "modes"] {
-            only(key, "family = \"bimodal\"")?;
-        }
-    }
-    let consistency = match word("consistency")? {
-        None | Some("inconsistent") => Consistency::Inconsistent,
-        Some("consistent") => Consistency::Consistent,
-        Some("partially") => Consistency::Partially,
-        Some(c) => {
-            return Err(format!(
-                "pet.consistency: expected \"inconsistent\", \"consistent\" or \"partially\", found \"{}\"",
-                crate::error::quote(c)
-            ));
-        }
-    };
-    let bin_width = match t.get("bin_width") {
-        None => d::BIN_WIDTH,
-        Some(v) => v
-            .as_integer()
-            .filter(|&w| w > 0)
-            .ok_or("pet.bin_width: expected a positive integer number of ticks")?,
-    };
-    let f = PetFamily {
-        family,
-        types: count("types", d::TYPES)?,
-        machine_types: count("machine_types", d::MACHINE_TYPES)?,
-        copies: count("copies", d::COPIES)?,
-        mean: number("mean", d::MEAN)?,
-        task_cv: number("task_cv", d::TASK_CV)?,
-        machine_cv: number("machine_cv", d::MACHINE_CV)?,
-        consistency,
-        bin_width,
-        cap: number("cap", d::CAP)?,
-    };
-    f.validate().map_err(|e| e.to_string())?;
-    Ok(PetSource::Family(f))
-}
-
-impl From<PetSource> for toml::Value {
-    fn from(p: PetSource) -> toml::Value {
-        let table = |pairs: Vec<(&str, toml::Value)>| {
-            toml::Value::Table(pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
-        };
-        let path = |p: PathBuf| toml::Value::String(p.to_string_lossy().into_owned());
-        match p {
-            PetSource::Default => toml::Value::String("default".into()),
-            PetSource::Homogeneous { machine: 0 } => toml::Value::String("homogeneous".into()),
-            PetSource::Homogeneous { machine } => table(vec![(
-                "homogeneous",
-                toml::Value::Integer(i64::try_from(machine).unwrap_or(i64::MAX)),
-            )]),
-            PetSource::Etc(p) => table(vec![("etc", path(p))]),
-            PetSource::Means {
-                means,
-                bin_width,
-                type_names,
-                machine_names,
-            } => {
-                let mut pairs = vec![
-                    (
-                        "means",
-                        toml::Value::Array(
-                            means
-                                .into_iter()
-                                .map(|r| {
-                                    toml::Value::Array(
-                                        r.into_iter().map(toml::Value::Float).collect(),
-                                    )
-                                })
-                                .collect(),
-                        ),
-                    ),
-                    ("bin_width", toml::Value::Integer(bin_width)),
-                ];
-                let strings = |v: Vec<String>| {
-                    toml::Value::Array(v.into_iter().map(toml::Value::String).collect())
-                };
-                if let Some(n) = type_names {
-                    pairs.push(("type_names", strings(n)));
-                }
-                if let Some(n) = machine_names {
-                    pairs.push(("machine_names", strings(n)));
-                }
-                table(pairs)
-            }
-            PetSource::Family(f) => {
-                let int = |n: usize| toml::Value::Integer(i64::try_from(n).unwrap_or(i64::MAX));
-                let mut pairs = vec![
-                    ("family", toml::Value::String(f.family.name().into())),
-                    ("types", int(f.types)),
-                    ("machine_types", int(f.machine_types)),
-                    ("copies", int(f.copies)),
-                    ("mean", toml::Value::Float(f.mean)),
-                    ("task_cv", toml::Value::Float(f.task_cv)),
-                    ("machine_cv", toml::Value::Float(f.machine_cv)),
-                    (
-                        "consistency",
-                        toml::Value::String(f.consistency.name().into()),
-                    ),
-                ];
-                match f.family {
-                    CellFamily::Gamma => {}
-                    CellFamily::Lognormal { sigma } => {
-                        pairs.push(("sigma", toml::Value::Float(sigma)));
-                    }
-                    CellFamily::Pareto { alpha } => {
-                        pairs.push(("alpha", toml::Value::Float(alpha)));
-                    }
-                    CellFamily::Bimodal {
-                        fast_share,
-                        slow_ratio,
-                        modes,
-                    } => {
-                        pairs.push(("fast_share", toml::Value::Float(fast_share)));
-                        pairs.push(("slow_ratio", toml::Value::Float(slow_ratio)));
-                        match modes {
-                            Modes::Gamma => {
-                                pairs.push(("modes", toml::Value::String("gamma".into())));
-                            }
-                            Modes::Lognormal { sigma } => {
-                                pairs.push(("modes", toml::Value::String("lognormal".into())));
-                                pairs.push(("sigma", toml::Value::Float(sigma)));
-                            }
-                        }
-                    }
-                }
-                pairs.push(("cap", toml::Value::Float(f.cap)));
-                pairs.push(("bin_width", toml::Value::Integer(f.bin_width)));
-                table(pairs)
-            }
-            PetSource::Samples {
-                path: p,
-                bin_width,
-                bin_value,
-            } => {
-                let mut pairs = vec![("samples", path(p))];
-                if let BinWidth::Ticks(w) = bin_width {
-                    pairs.push(("bin_width", toml::Value::Integer(w)));
-                }
-                let word = match bin_value {
-                    BinValue::Upper => None,
-                    BinValue::Centre => Some("centre"),
-                    BinValue::Lower => Some("lower"),
-                };
-                if let Some(w) = word {
-                    pairs.push(("bin_value", toml::Value::String(w.into())));
-                }
-                table(pairs)
-            }
-        }
-    }
-}
+pub use crate::pet_source::{PET_KEYS, PetSource};
 
 /// The arrival pattern, as named in the TOML.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -617,11 +142,27 @@ pub struct WorkloadConfig {
     /// The arrival pattern.
     #[serde(default)]
     pub pattern: PatternName,
-    /// Parameters of the bursty pattern (JPDC-2016 defaults).
-    #[serde(default)]
+    /// Parameters of the bursty pattern (JPDC-2016 defaults; not written out at the
+    /// defaults, which reading fills in again).
+    #[serde(default, skip_serializing_if = "is_default_burst")]
     pub burst: BurstParams,
-    /// The rate label R: R tasks arrive over `horizon` time units.
-    pub rate: f64,
+    /// The rate label R: R tasks arrive over `horizon` time units. One of `rate`, `load` and
+    /// `arrival_rate` is given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    /// The offered load: tasks arrive at `load` times the machines' capacity
+    /// ([`crate::capacity`]: the most tasks per time unit they complete, the types in equal
+    /// shares, on mean times), on average over the pattern's intervals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load: Option<f64>,
+    /// Tasks per time unit, on average over the pattern's intervals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrival_rate: Option<f64>,
+    /// The name of the time unit (`"ms"`, `"s"`, ...): the unit of the times of a samples
+    /// CSV and a workload CSV, of `horizon`, the burst durations and `arrival_rate`, and of
+    /// every time printed. A label: no time is converted by it (`tick` is in this unit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
     /// The number of tasks of each trial (the first arrivals).
     #[serde(default = "default_tasks")]
     pub tasks: usize,
@@ -637,7 +178,7 @@ pub struct WorkloadConfig {
     /// `{ family = ... }`); `seed` when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pet_seed: Option<u64>,
-    /// The time over which `rate` tasks arrive.
+    /// The time over which `rate` tasks arrive, in time units (`horizon / tick` ticks).
     #[serde(default = "default_horizon")]
     pub horizon: f64,
     /// Variance of each task type's count as a fraction of its mean (thesis 3.4.2: 0.1).
@@ -651,6 +192,10 @@ pub struct WorkloadConfig {
     /// workload CSV files (default 1: their times are ticks); see the module docs.
     #[serde(default = "default_tick", skip_serializing_if = "is_default_tick")]
     pub tick: f64,
+}
+
+fn is_default_burst(burst: &BurstParams) -> bool {
+    *burst == BurstParams::default()
 }
 
 fn default_tick() -> f64 {
@@ -760,7 +305,48 @@ impl WorkloadConfig {
                 self.tick.to_string(),
             );
         }
-        match self.arrival_spec().validate() {
+        let given: Vec<&str> = [
+            ("rate", self.rate),
+            ("load", self.load),
+            ("arrival_rate", self.arrival_rate),
+        ]
+        .iter()
+        .filter(|(_, v)| v.is_some())
+        .map(|(k, _)| *k)
+        .collect();
+        if given.len() != 1 {
+            return invalid(
+                "rate",
+                "exactly one of `rate` (tasks per horizon), `load` (the offered load, 1 = the machines' capacity) and `arrival_rate` (tasks per time unit)",
+                if given.is_empty() {
+                    "none of them".into()
+                } else {
+                    given.join(" and ")
+                },
+            );
+        }
+        for (key, v) in [("load", self.load), ("arrival_rate", self.arrival_rate)] {
+            if let Some(v) = v {
+                if !(v.is_finite() && v > 0.0) {
+                    return invalid(key, "a finite number > 0", v.to_string());
+                }
+            }
+        }
+        if let Some(u) = &self.unit {
+            if u.is_empty() || u.chars().count() > 16 || u.chars().any(char::is_control) {
+                return invalid(
+                    "unit",
+                    "the name of the time unit, 1 to 16 printable characters (\"ms\", \"s\", ...)",
+                    crate::error::quote(u),
+                );
+            }
+        }
+        // The rate's own checks; a load's rate needs the PET and is checked when resolved.
+        let rate = self
+            .rate
+            .or(self.arrival_rate.map(|a| a * self.horizon))
+            .unwrap_or(1.0);
+        match self.spec_with_rate(rate).validate() {
             Ok(()) => Ok(()),
             Err(WorkloadError::InvalidSpec {
                 field,
@@ -771,19 +357,115 @@ impl WorkloadConfig {
         }
     }
 
-    /// The arrival specification of the trials.
-    pub fn arrival_spec(&self) -> ArrivalSpec {
-        ArrivalSpec {
-            rate: self.rate,
-            horizon: self.horizon,
-            tasks: self.tasks,
-            pattern: match self.pattern {
-                PatternName::Constant => Pattern::Constant,
-                PatternName::Bursty => Pattern::Bursty(self.burst),
+    /// The arrival specification of the trials on `pet`, on the tick grid: the rate label
+    /// ([`Self::rate_label`]), the horizon and the burst durations divided by `tick`.
+    ///
+    /// Errors: a `load` on a PET whose capacity is not defined ([`crate::capacity`]), or a
+    /// resolved rate that is not a finite number > 0.
+    pub fn arrival_spec(&self, pet: &Pet) -> Result<ArrivalSpec, WorkloadError> {
+        let spec = self.spec_with_rate(self.rate_label(pet)?);
+        spec.validate().map_err(|e| match e {
+            WorkloadError::InvalidSpec {
+                field,
+                expected,
+                found,
+            } => WorkloadError::InvalidConfig {
+                file: String::new(),
+                field: format!("workload.{field}"),
+                expected: expected.into(),
+                found,
             },
+            e => e,
+        })?;
+        Ok(spec)
+    }
+
+    /// The specification with rate label `rate`, the times of the configuration (time units)
+    /// turned into ticks, not validated. With `tick = 1` every time is as written, bit for
+    /// bit.
+    pub fn spec_with_rate(&self, rate: f64) -> ArrivalSpec {
+        let ticks = |x: f64| x / self.tick;
+        let pattern = match self.pattern {
+            PatternName::Constant => Pattern::Constant,
+            PatternName::Bursty => {
+                let mut b = self.burst;
+                b.baseline_duration = b.baseline_duration.map(ticks);
+                b.burst_duration = b.burst_duration.map(ticks);
+                Pattern::Bursty(b)
+            }
+        };
+        ArrivalSpec {
+            rate,
+            horizon: ticks(self.horizon),
+            tasks: self.tasks,
+            pattern,
             beta: self.beta,
             count_variance_ratio: self.count_variance_ratio,
         }
+    }
+
+    /// The long-run factor of the pattern on the rate (1 for constant arrivals,
+    /// [`BurstParams::mean_factor`] for bursty ones).
+    fn pattern_factor(&self) -> f64 {
+        match self.pattern {
+            PatternName::Constant => 1.0,
+            PatternName::Bursty => self.burst.mean_factor(),
+        }
+    }
+
+    /// The rate label R of the trials on `pet` (R tasks over `horizon`, before the pattern's
+    /// factor): `rate` as given; `arrival_rate x horizon / factor`; or, for a `load`,
+    /// `load x capacity x horizon / factor`, the capacity ([`crate::capacity`]) in tasks per
+    /// time unit. The factor is the pattern's long-run factor (1 for constant arrivals), so
+    /// `load` and `arrival_rate` are the rates that arrive on average.
+    pub fn rate_label(&self, pet: &Pet) -> Result<f64, WorkloadError> {
+        self.rate_label_for(|| crate::capacity(pet))
+    }
+
+    /// [`Self::rate_label`] with the machines' capacity in tasks per tick from `capacity`,
+    /// called only for a `load` (a memory estimate passes a bound on it, before the PET is
+    /// built).
+    pub fn rate_label_for(
+        &self,
+        capacity: impl FnOnce() -> Result<f64, WorkloadError>,
+    ) -> Result<f64, WorkloadError> {
+        let factor = self.pattern_factor();
+        Ok(match (self.rate, self.load, self.arrival_rate) {
+            (Some(r), _, _) => r,
+            (None, _, Some(a)) => a * self.horizon / factor,
+            (None, Some(l), None) => l * capacity()? / self.tick * self.horizon / factor,
+            (None, None, None) => {
+                return Err(WorkloadError::InvalidConfig {
+                    file: String::new(),
+                    field: "workload.rate".into(),
+                    expected: "one of `rate`, `load` and `arrival_rate`".into(),
+                    found: "none of them".into(),
+                });
+            }
+        })
+    }
+
+    /// The tasks that arrive per time unit on average: the rate label over the horizon, times
+    /// the pattern's long-run factor.
+    pub fn arrivals_per_unit(&self, pet: &Pet) -> Result<f64, WorkloadError> {
+        Ok(self.rate_label(pet)? * self.pattern_factor() / self.horizon)
+    }
+
+    /// The offered load: the tasks arriving per time unit over the machines' capacity
+    /// ([`crate::capacity`], in tasks per time unit). 1 is as many tasks as the machines
+    /// complete at best on mean times, deadlines ignored.
+    pub fn offered_load(&self, pet: &Pet) -> Result<f64, WorkloadError> {
+        Ok(self.arrivals_per_unit(pet)? / (crate::capacity(pet)? / self.tick))
+    }
+
+    /// The time unit's name for one of it: `unit`, or "time unit".
+    pub fn unit_name(&self) -> &str {
+        self.unit.as_deref().unwrap_or("time unit")
+    }
+
+    /// The time unit's name after a number: `unit`, or "time units".
+    pub fn units_name(&self) -> &str {
+        self.unit.as_deref().unwrap_or("time units")
     }
 
     /// The seed of a generated PET.
@@ -888,13 +570,17 @@ impl WorkloadConfig {
         }
     }
 
-    /// Trial `k` (0-based) of the sweep: [`generate_trial`] with this configuration's seed.
-    pub fn trial(&self, pet: &Pet, k: u64) -> Trial {
-        generate_trial(pet, &self.arrival_spec(), self.seed, k)
+    /// Trial `k` (0-based) of the sweep: [`generate_trial`] with this configuration's seed
+    /// and [`Self::arrival_spec`] (a caller generating many trials resolves the spec once).
+    pub fn trial(&self, pet: &Pet, k: u64) -> Result<Trial, WorkloadError> {
+        Ok(generate_trial(pet, &self.arrival_spec(pet)?, self.seed, k))
     }
 
     /// All `trials` trials, in order.
-    pub fn generate(&self, pet: &Pet) -> Vec<Trial> {
-        (0..self.trials).map(|k| self.trial(pet, k)).collect()
+    pub fn generate(&self, pet: &Pet) -> Result<Vec<Trial>, WorkloadError> {
+        let spec = self.arrival_spec(pet)?;
+        Ok((0..self.trials)
+            .map(|k| generate_trial(pet, &spec, self.seed, k))
+            .collect())
     }
 }

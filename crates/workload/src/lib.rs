@@ -65,12 +65,16 @@
 
 mod arrivals;
 #[cfg(feature = "files")]
+mod capacity;
+#[cfg(feature = "files")]
 mod config;
 mod error;
 pub mod family;
 #[cfg(feature = "files")]
 pub mod io;
 mod pet;
+#[cfg(feature = "files")]
+mod pet_source;
 pub mod rng;
 mod staging;
 #[cfg(feature = "files")]
@@ -80,6 +84,8 @@ pub use arrivals::{
     ArrivalSpec, BurstParams, MAX_BURST_INTERVALS, PAPER_HORIZON, PAPER_TASKS, Pattern, Task,
     Trial, generate_trial, try_generate_trial, type_counts,
 };
+#[cfg(feature = "files")]
+pub use capacity::capacity;
 #[cfg(feature = "files")]
 pub use config::{PET_KEYS, PatternName, PetSource, WorkloadConfig};
 pub use error::WorkloadError;

@@ -186,7 +186,7 @@ impl ScaleFile {
         cfg.name = format!("perf: {heuristic}, {} tasks", self.trial.tasks);
         cfg.mapper = runner::HeuristicConfig::named(heuristic);
         cfg.pruner = None;
-        cfg.workload.rate = self.trial.rate;
+        cfg.workload.rate = Some(self.trial.rate);
         cfg.workload.tasks = self.trial.tasks;
         cfg.workload.seed = self.trial.seed;
         cfg.workload.trials = 1;
@@ -216,7 +216,7 @@ impl ScaleFile {
         cfg.pruner = None;
         cfg.system.queue_size = Some(QueueSize::Limit(s.queue_size));
         let w = &mut cfg.workload;
-        w.rate = rate;
+        w.rate = Some(rate);
         w.horizon = horizon;
         w.tasks = tasks;
         w.trials = 1;

@@ -242,13 +242,21 @@ impl<'a> ExperimentSweep<'a> {
             });
             let source = match &options.workloads {
                 Some(dir) => {
-                    let trials = trials_for_rate(dir, p.config.workload.rate)?;
+                    let Some(rate) = p.config.workload.rate else {
+                        return Err(RunError::Input(format!(
+                            "x={} series={}: --workloads reads the paper's files by rate label \
+                             (arr34k_*.dat for rate = 34000); this point gives the rate as \
+                             `load` or `arrival_rate`",
+                            p.x_label, p.series
+                        )));
+                    };
+                    let trials = trials_for_rate(dir, rate)?;
                     if trials.is_empty() {
                         skipped.push(format!(
                             "x={} series={}: no arr{}k_*.dat",
                             p.x_label,
                             p.series,
-                            (p.config.workload.rate / 1000.0).round()
+                            (rate / 1000.0).round()
                         ));
                         continue;
                     }

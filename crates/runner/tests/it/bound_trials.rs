@@ -11,7 +11,7 @@ use runner::{ExperimentConfig, Prepared, TrialSource};
 fn brackets_of_simulated_trials_hold() {
     for rate in [9_000.0, 19_000.0, 34_000.0] {
         let mut config = ExperimentConfig::paper_default();
-        config.workload.rate = rate;
+        config.workload.rate = Some(rate);
         let p = Prepared::new(config, None, TrialSource::Generated, Some(1), None).unwrap();
         let tasks = p.trial_tasks(0);
         let luck = p.trial_luck(0, tasks.len());

@@ -114,6 +114,13 @@ fn base(file: FileKind) -> toml::Table {
 
 /// Merges `from` into `into`: tables key by key, any other value replaced.
 fn merge(into: &mut toml::Table, from: toml::Table) {
+    // The rate is given one way at a time: an example of one replaces the base's.
+    const RATE_KEYS: [&str; 3] = ["rate", "load", "arrival_rate"];
+    if let Some(k) = from.keys().find(|k| RATE_KEYS.contains(&k.as_str())) {
+        for other in RATE_KEYS.iter().filter(|o| *o != k) {
+            into.remove(*other);
+        }
+    }
     for (k, v) in from {
         match (into.get_mut(&k), v) {
             (Some(toml::Value::Table(a)), toml::Value::Table(b)) => merge(a, b),

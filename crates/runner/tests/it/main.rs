@@ -12,6 +12,7 @@ mod fairness;
 mod heuristics;
 mod jpdc;
 mod learn;
+mod load;
 mod options;
 mod queues;
 mod replay;

@@ -311,7 +311,7 @@ fn a_generated_run_is_prepared_as_the_command_line_prepares_it() {
     let p = Prepared::checked(config.clone(), source_pet.clone(), &given, |pet| {
         read += 1;
         assert_eq!(pet, &direct.pet);
-        Ok(vec![config.workload.trial(pet, 0)])
+        Ok(vec![config.workload.trial(pet, 0)?])
     })
     .unwrap();
     assert_eq!((read, p.trials), (1, 1));

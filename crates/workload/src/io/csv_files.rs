@@ -247,7 +247,107 @@ fn warn_seconds(name: &str, what: &str) {
         "half of the {what} are below {SECONDS_HINT_TICKS} ticks and some are fractions: \
          on a grid of whole ticks they become 0, 1 or 2 ticks. Times in seconds? Set \
          workload.tick or --tick to the length of one tick in the file's unit: 0.001 reads \
-         seconds as milliseconds (rate, horizon and bin_width count ticks)"
+         seconds on a millisecond grid (bin_width counts ticks; the horizon and the rates \
+         are in the file's unit, so the load stays)"
+    );
+}
+
+/// The largest relative error of a cell's PMF mean against its samples' mean that passes
+/// without a warning ([`Collapse`]).
+pub const COLLAPSE_TOLERANCE: f64 = 0.1;
+
+/// A (task type, machine) cell whose histogram moved its mean by more than
+/// [`COLLAPSE_TOLERANCE`]: its samples span too few ticks (or bins) for the grid.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Collapse {
+    /// The samples' mean, in ticks.
+    pub measured: f64,
+    /// The PMF's mean, in ticks.
+    pub pmf: f64,
+    /// The bin width, in ticks.
+    pub bin_width: Tick,
+}
+
+impl Collapse {
+    /// The collapse of a cell whose samples `xs` (ticks) became a PMF of mean `pmf_mean`
+    /// with bins of `bin_width` ticks, if its mean moved by more than the tolerance.
+    pub fn of(xs: &[f64], pmf_mean: f64, bin_width: Tick) -> Option<Collapse> {
+        if xs.is_empty() {
+            return None;
+        }
+        let measured = xs.iter().sum::<f64>() / xs.len() as f64;
+        let moved = (pmf_mean - measured).abs();
+        (moved > COLLAPSE_TOLERANCE * measured.max(f64::MIN_POSITIVE)).then_some(Collapse {
+            measured,
+            pmf: pmf_mean,
+            bin_width,
+        })
+    }
+}
+
+/// The largest "round" length (1, 2 or 5 times a power of ten) at most `x`.
+fn round_down(x: f64) -> f64 {
+    let p = 10f64.powf(x.log10().floor());
+    [5.0, 2.0, 1.0]
+        .into_iter()
+        .map(|f| f * p)
+        .find(|&v| v <= x * (1.0 + 1e-9))
+        .unwrap_or(p)
+}
+
+/// `x` to three significant digits (a time in a message).
+fn three_digits(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return x.to_string();
+    }
+    let decimals = (2 - x.abs().log10().floor() as i32).clamp(0, 12) as usize;
+    format!("{x:.decimals$}")
+}
+
+/// One warning for the cells whose PMF moved its mean (at most three named), and the fix:
+/// a finer tick when the bins are one tick wide, a narrower bin width otherwise.
+fn warn_collapsed(name: &str, tick: f64, cells: &[(String, String, Collapse)]) {
+    let shown: Vec<String> = cells
+        .iter()
+        .take(3)
+        .map(|(t, m, c)| {
+            format!(
+                "({t}, {m}): measured mean {} becomes {} ({:+.0}%)",
+                three_digits(c.measured * tick),
+                three_digits(c.pmf * tick),
+                100.0 * (c.pmf - c.measured) / c.measured
+            )
+        })
+        .collect();
+    let more = if cells.len() > 3 {
+        format!(" and {} more", cells.len() - 3)
+    } else {
+        String::new()
+    };
+    let shortest = cells
+        .iter()
+        .map(|(_, _, c)| c.measured * tick)
+        .fold(f64::INFINITY, f64::min);
+    let fix = if cells.iter().all(|(_, _, c)| c.bin_width == 1) {
+        format!(
+            "the tick ({tick}) is too coarse for {}: set workload.tick or --tick to {} \
+             (a hundredth of the shortest mean; the tick changes the grid, not the load)",
+            if cells.len() == 1 { "it" } else { "them" },
+            round_down(shortest / 100.0)
+        )
+    } else {
+        "their bins are too wide: give a smaller bin_width, or none (\"auto\": each cell \
+         its own)"
+            .to_owned()
+    };
+    tracing::warn!(
+        file = name,
+        "{} (task type, machine) cell{} of the samples became a PMF whose mean is off by more \
+         than {:.0}%: {}{more}; {fix}",
+        cells.len(),
+        if cells.len() == 1 { "" } else { "s" },
+        100.0 * COLLAPSE_TOLERANCE,
+        shown.join("; "),
     );
 }
 
@@ -355,7 +455,8 @@ pub fn parse_samples_csv_options(
             "no execution times after the header",
         ));
     }
-    if looks_like_seconds(tick, rows.iter().map(|r| r.2)) {
+    let seconds = looks_like_seconds(tick, rows.iter().map(|r| r.2));
+    if seconds {
         warn_seconds(name, "execution times");
     }
     let types = Ids::resolve(rows.iter().map(|r| r.0.as_str()));
@@ -398,12 +499,14 @@ pub fn parse_samples_csv_options(
         }
     }
     let mut pmfs = Vec::with_capacity(n_types * n_machines);
+    let mut collapsed = Vec::new();
     for t in 0..n_types {
         for m in 0..n_machines {
             let Some((xs, line)) = samples.remove(&(t, m)) else {
                 continue;
             };
-            let pmf = pmf::from_samples(&xs, width(&xs), bin_value).map_err(|reason| {
+            let w = width(&xs);
+            let pmf = pmf::from_samples(&xs, w, bin_value).map_err(|reason| {
                 WorkloadError::InvalidPmf {
                     file: name.to_owned(),
                     line,
@@ -412,8 +515,14 @@ pub fn parse_samples_csv_options(
                     reason,
                 }
             })?;
+            if let Some(c) = Collapse::of(&xs, pmf.mean(), w) {
+                collapsed.push((types.name(t), machines.name(m), c));
+            }
             pmfs.push(pmf);
         }
+    }
+    if !seconds && !collapsed.is_empty() {
+        warn_collapsed(name, tick, &collapsed);
     }
     let pmfs = Array2::from_shape_vec((n_types, n_machines), pmfs)
         .map_err(|e| WorkloadError::InvalidPet(e.to_string()))?;

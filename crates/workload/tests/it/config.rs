@@ -24,16 +24,16 @@ fn the_documented_example_parses_with_its_values() {
     assert_eq!(c.pattern, PatternName::Constant);
     assert_eq!(
         (c.rate, c.tasks, c.trials, c.beta, c.seed),
-        (34_000.0, 800, 30, 1.0, 42)
+        (Some(34_000.0), 800, 30, 1.0, 42)
     );
     assert_eq!(c.horizon, 88_200.0);
     assert_eq!(c.pet_seed(), 42);
-    let spec = c.arrival_spec();
-    assert_eq!(spec.count_variance_ratio, 0.1);
     let pet = c.pet().expect("the default PET");
-    let trials = c.generate(&pet);
+    let spec = c.arrival_spec(&pet).unwrap();
+    assert_eq!(spec.count_variance_ratio, 0.1);
+    let trials = c.generate(&pet).unwrap();
     assert_eq!(trials.len(), 30);
-    assert_eq!(trials[7], c.trial(&pet, 7));
+    assert_eq!(trials[7], c.trial(&pet, 7).unwrap());
 }
 
 #[test]
@@ -45,12 +45,55 @@ fn defaults_fill_everything_but_rate_and_seed() {
         (800, 30, 1.0, 88_200.0)
     );
     assert_eq!(c.pet, PetSource::Default);
-    for missing in ["[workload]\nseed = 1\n", "[workload]\nrate = 1\n"] {
-        assert!(matches!(
-            WorkloadConfig::from_toml_str(missing, "m.toml"),
-            Err(WorkloadError::Toml { .. })
-        ));
+    assert!(matches!(
+        WorkloadConfig::from_toml_str("[workload]\nrate = 1\n", "m.toml"),
+        Err(WorkloadError::Toml { .. })
+    ));
+    let e = WorkloadConfig::from_toml_str("[workload]\nseed = 1\n", "m.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("workload.rate") && e.contains("load") && e.contains("none of them"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_rate_is_given_one_way_with_its_unit() {
+    let parse = |body: &str| {
+        WorkloadConfig::from_toml_str(&format!("[workload]\nseed = 1\n{body}"), "r.toml")
+            .map_err(|e| e.to_string())
+    };
+    let c = parse("load = 1.5\nunit = \"ms\"").unwrap();
+    assert_eq!((c.rate, c.load, c.unit_name()), (None, Some(1.5), "ms"));
+    assert_eq!(
+        parse("arrival_rate = 0.2").unwrap().units_name(),
+        "time units"
+    );
+    for (body, named) in [
+        ("rate = 100\nload = 1", "rate and load"),
+        ("load = 1\narrival_rate = 2", "load and arrival_rate"),
+        ("load = 0", "workload.load"),
+        ("load = -1", "workload.load"),
+        ("arrival_rate = nan", "workload.arrival_rate"),
+        ("load = 1\nunit = \"\"", "workload.unit"),
+        ("load = 1\nunit = \"a\\u0007b\"", "workload.unit"),
+    ] {
+        let e = parse(body).unwrap_err();
+        assert!(e.contains(named), "{body}: {e}");
     }
+    // Written back as given: the rate's one key, the unit, nothing at its default.
+    let c = parse("load = 1.25\nunit = \"s\"").unwrap();
+    let back = toml::to_string(&c).unwrap();
+    assert!(
+        back.contains("load = 1.25") && back.contains("unit = \"s\""),
+        "{back}"
+    );
+    assert!(!back.contains("rate") && !back.contains("burst"), "{back}");
+    assert_eq!(
+        WorkloadConfig::from_toml_str(&format!("[workload]\n{back}"), "b").unwrap(),
+        c
+    );
 }
 
 #[test]
@@ -119,7 +162,7 @@ fn every_pet_form_parses() {
 fn bursty_pattern_takes_the_burst_table() {
     let doc = "[workload]\npattern = \"bursty\"\nrate = 1000\nseed = 1\n\n[workload.burst]\nburst_factor = [2.0, 3.0]\n";
     let c = WorkloadConfig::from_toml_str(doc, "b.toml").expect("valid");
-    match c.arrival_spec().pattern {
+    match c.arrival_spec(&c.pet().unwrap()).unwrap().pattern {
         Pattern::Bursty(b) => {
             assert_eq!(b.burst_factor, [2.0, 3.0]);
             assert_eq!(b.baseline_duration, [180.0, 300.0]);
