@@ -8,6 +8,7 @@ mod inputs;
 mod output;
 mod reports;
 mod run_folder;
+mod side_by_side;
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -165,7 +166,9 @@ struct RunArgs {
     #[arg(long)]
     workload: Option<String>,
     /// Heuristic (or variant) name, replacing `[mapper] name`; the table's other keys stay.
-    #[arg(long)]
+    /// Several separated by commas (auto,PAM,MM-P) run on the same trials and print one
+    /// table with their paired differences to the best; with --out, DIR/<heuristic>/ each.
+    #[arg(long, value_name = "NAME[,NAME...]")]
     heuristic: Option<String>,
     /// Skip the clairvoyant bracket, both its sides: `optimum_lower` and `optimum_upper` (computed
     /// per trial by default; the bracket costs more than the simulation).
@@ -422,7 +425,8 @@ fn run(args: &RunArgs) -> Result<()> {
         };
         config.name = format!("{base} with {}", changed.join(" "));
     }
-    if let Some(h) = &args.heuristic {
+    let heuristics = side_by_side::names(args.heuristic.as_deref())?;
+    if let Some(h) = heuristics.first() {
         config.mapper.name.clone_from(h);
     } else if args.experiment.is_none() && args.pet.is_some() {
         // On one's own PET the paper's headline heuristic is not the point: the recommended
@@ -472,14 +476,54 @@ fn run(args: &RunArgs) -> Result<()> {
                 format!("{what} with {}", with_options.join(" "))
             }
         })?;
+    if heuristics.len() > 1 {
+        return side_by_side::run(args, &config, &heuristics);
+    }
+    let (prepared, manifest, repairs) = prepare(args, config, !args.no_bound)?;
+    let experiment_file = args.experiment.as_deref().filter(|p| p.as_os_str() != "-");
+    execute(
+        &prepared,
+        &manifest,
+        threads(args.jobs),
+        &Outputs {
+            dir: args.out.as_deref(),
+            force: args.force,
+            kept: true,
+            timelines: args.timelines,
+            report: args.report,
+            inputs: run_folder::inputs(&manifest, experiment_file),
+        },
+        Printing {
+            json: args.json,
+            all: args.all,
+            headline,
+        },
+    )?;
+    if prepared_from_files(args) {
+        report_repairs(&repairs);
+    }
+    Ok(())
+}
+
+/// Whether `run` reads its trials from files (`--workload`).
+fn prepared_from_files(args: &RunArgs) -> bool {
+    args.workload.is_some()
+}
+
+/// The PET read or generated, the trial files read, the memory checked (before the machines
+/// are drawn and the trials read) and the run prepared, with its manifest and what the
+/// readers repaired; the clairvoyant bracket when `with_bound`.
+fn prepare(
+    args: &RunArgs,
+    config: ExperimentConfig,
+    with_bound: bool,
+) -> Result<(Prepared, RunManifest, Repairs)> {
     let pet_context = || match &args.experiment {
         Some(p) => format!("{}: the PET of [workload]", p.display()),
         None => "the PET".to_owned(),
     };
     let source_pet = config.workload.source_pet().with_context(pet_context)?;
     let files = args.workload.as_deref().map(expand_files).transpose()?;
-    // The memory a run needs, checked before the machines are drawn and the trials read.
-    let threads = threads(args.jobs);
     let given = files.as_ref().map(|f| GivenTrials {
         trials: f.len() as u64,
         // A task line of a trial file holds at least 6 bytes ("1 0 3;").
@@ -493,7 +537,7 @@ fn run(args: &RunArgs) -> Result<()> {
     let prep = Preparation {
         trials: args.trials,
         jobs: args.jobs,
-        with_bound: !args.no_bound,
+        with_bound,
         report: args.report,
         budget: args
             .max_memory
@@ -511,29 +555,7 @@ fn run(args: &RunArgs) -> Result<()> {
         )
     })?;
     let manifest = RunManifest::new(&prepared, files.as_deref())?;
-    let experiment_file = args.experiment.as_deref().filter(|p| p.as_os_str() != "-");
-    execute(
-        &prepared,
-        &manifest,
-        threads,
-        &Outputs {
-            dir: args.out.as_deref(),
-            force: args.force,
-            kept: true,
-            timelines: args.timelines,
-            report: args.report,
-            inputs: run_folder::inputs(&manifest, experiment_file),
-        },
-        Printing {
-            json: args.json,
-            all: args.all,
-            headline,
-        },
-    )?;
-    if files.is_some() {
-        report_repairs(&repairs);
-    }
-    Ok(())
+    Ok((prepared, manifest, repairs))
 }
 
 /// The worker threads for `--jobs`, capped at the machine's cores with a warning.
@@ -687,9 +709,7 @@ impl Printing {
     }
 }
 
-/// Runs the trials, then prints and writes the results. The folder is claimed for the run
-/// before anything is written ([`run_folder::claim`]) and its manifest says it is finished
-/// only once every output is in place ([`run_folder::Claim::finish`]).
+/// Runs the trials, then writes and prints the results ([`simulate`]).
 fn execute(
     prepared: &Prepared,
     manifest: &RunManifest,
@@ -697,6 +717,30 @@ fn execute(
     outputs: &Outputs<'_>,
     printing: Printing,
 ) -> Result<()> {
+    let (summary, _) = simulate(prepared, manifest, jobs, outputs)?;
+    let mut stdout = std::io::stdout().lock();
+    if printing.json {
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&summary)?)?;
+    } else {
+        // Names come from files: none may drive the terminal.
+        let mut table = Vec::new();
+        output::print_table(&mut table, &summary, prepared, printing.table())?;
+        let table = String::from_utf8_lossy(&table);
+        write!(stdout, "{}", output::escape_controls(&table))?;
+    }
+    Ok(())
+}
+
+/// Runs the trials and writes the results, printing nothing on standard output. The folder
+/// is claimed for the run before anything is written ([`run_folder::claim`]) and its
+/// manifest says it is finished only once every output is in place
+/// ([`run_folder::Claim::finish`]).
+fn simulate(
+    prepared: &Prepared,
+    manifest: &RunManifest,
+    jobs: usize,
+    outputs: &Outputs<'_>,
+) -> Result<(Summary, Vec<TrialMetrics>)> {
     let out = outputs.dir;
     let claim = match out {
         Some(dir) => Some(run_folder::claim(
@@ -786,15 +830,5 @@ fn execute(
     if let Some(claim) = claim {
         claim.finish(manifest)?;
     }
-    let mut stdout = std::io::stdout().lock();
-    if printing.json {
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&summary)?)?;
-    } else {
-        // Names come from files: none may drive the terminal.
-        let mut table = Vec::new();
-        output::print_table(&mut table, &summary, prepared, printing.table())?;
-        let table = String::from_utf8_lossy(&table);
-        write!(stdout, "{}", output::escape_controls(&table))?;
-    }
-    Ok(())
+    Ok((summary, trials))
 }

@@ -125,92 +125,7 @@ pub(crate) fn print_table(
     prepared: &Prepared,
     table: Table,
 ) -> Result<()> {
-    writeln!(out, "{}", s.experiment)?;
-    let mapper = if s.heuristic.eq_ignore_ascii_case(&s.mapper.name) {
-        s.heuristic.clone()
-    } else {
-        format!("{} (= {})", s.heuristic, s.mapper.name)
-    };
-    // The parameters that ran: given or default; one the heuristic chooses (auto's depth)
-    // with the reference's words for its default.
-    let uses = heuristics::parameters_of(&s.mapper.name).unwrap_or(&[]);
-    let params: Vec<String> = heuristics::PARAMS
-        .iter()
-        .filter(|p| uses.contains(&p.key))
-        .map(|p| match s.mapper.get(p.key) {
-            Some(v) => format!("{} {v}", p.key),
-            None => format!("{} {}", p.key, p.default),
-        })
-        .collect();
-    let params = if params.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", params.join(", "))
-    };
-    writeln!(out, "  heuristic  {mapper}{params}")?;
-    writeln!(out, "  pruner     {}", pruner_line(&s.pruner))?;
-    let origins: Vec<String> = s
-        .pet
-        .machine_origins
-        .iter()
-        .map(|o| {
-            if o.copies == 1 {
-                o.machine.clone()
-            } else {
-                format!("{} x{}", o.machine, o.copies)
-            }
-        })
-        .collect();
-    let drawn = if prepared.config.workload.machines.is_some() {
-        format!(", drawn with pet_seed {}", s.pet_seed)
-    } else {
-        String::new()
-    };
-    writeln!(
-        out,
-        "  system     {} task types x {} machines ({}{drawn}); queue size {}; drop model {}",
-        s.pet.task_types,
-        s.pet.machines,
-        abbreviate(&origins, 12),
-        s.system
-            .queue_size
-            .and_then(|q| q.limit())
-            .map_or("unbounded".to_owned(), |l| l.to_string()),
-        drop_model_word(s.system.drop_model),
-    )?;
-    let tasks = match s.tasks_per_trial {
-        r if r.fewest == r.most => format!("{} tasks", r.most),
-        r => format!("{} to {} tasks", r.fewest, r.most),
-    };
-    writeln!(
-        out,
-        "  workload   {}",
-        workload_line(prepared, &tasks, s.tasks_per_trial.most)
-    )?;
-    if let Some(b) = &s.belief {
-        writeln!(out, "  belief     {}", inline_toml(b))?;
-    }
-    if !s.drift.is_empty() {
-        let changes: Vec<String> = s.drift.iter().map(inline_toml).collect();
-        writeln!(
-            out,
-            "  drift      {} change{}: {}",
-            changes.len(),
-            if changes.len() == 1 { "" } else { "s" },
-            abbreviate(&changes, 4)
-        )?;
-    }
-    writeln!(
-        out,
-        "  trials     {} of {tasks} (seed {}, PET seed {}); the first {} and last {} tasks by arrival not counted",
-        s.trials, s.seed, s.pet_seed, s.system.skip_first, s.system.skip_last
-    )?;
-    writeln!(
-        out,
-        "  program    prunesim {} ({})",
-        s.version, s.git_revision
-    )?;
-    writeln!(out)?;
+    print_header(out, s, prepared, true)?;
     writeln!(
         out,
         "{:<22} {:>10} {:>24}  unit",
@@ -294,11 +209,116 @@ pub(crate) fn print_table(
     Ok(())
 }
 
+/// The run's header: the experiment's name, then one line each for the heuristic and the
+/// pruner (when `policies`), the system, the workload, the belief and drift if any, the
+/// trials and the program; a blank line ends it.
+pub(crate) fn print_header(
+    out: &mut impl Write,
+    s: &Summary,
+    prepared: &Prepared,
+    policies: bool,
+) -> Result<()> {
+    writeln!(out, "{}", s.experiment)?;
+    if policies {
+        print_policies(out, s)?;
+    }
+    let origins: Vec<String> = s
+        .pet
+        .machine_origins
+        .iter()
+        .map(|o| {
+            if o.copies == 1 {
+                o.machine.clone()
+            } else {
+                format!("{} x{}", o.machine, o.copies)
+            }
+        })
+        .collect();
+    let drawn = if prepared.config.workload.machines.is_some() {
+        format!(", drawn with pet_seed {}", s.pet_seed)
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "  system     {} task types x {} machines ({}{drawn}); queue size {}; drop model {}",
+        s.pet.task_types,
+        s.pet.machines,
+        abbreviate(&origins, 12),
+        s.system
+            .queue_size
+            .and_then(|q| q.limit())
+            .map_or("unbounded".to_owned(), |l| l.to_string()),
+        drop_model_word(s.system.drop_model),
+    )?;
+    let tasks = match s.tasks_per_trial {
+        r if r.fewest == r.most => format!("{} tasks", r.most),
+        r => format!("{} to {} tasks", r.fewest, r.most),
+    };
+    writeln!(
+        out,
+        "  workload   {}",
+        workload_line(prepared, &tasks, s.tasks_per_trial.most)
+    )?;
+    if let Some(b) = &s.belief {
+        writeln!(out, "  belief     {}", inline_toml(b))?;
+    }
+    if !s.drift.is_empty() {
+        let changes: Vec<String> = s.drift.iter().map(inline_toml).collect();
+        writeln!(
+            out,
+            "  drift      {} change{}: {}",
+            changes.len(),
+            if changes.len() == 1 { "" } else { "s" },
+            abbreviate(&changes, 4)
+        )?;
+    }
+    writeln!(
+        out,
+        "  trials     {} of {tasks} (seed {}, PET seed {}); the first {} and last {} tasks by arrival not counted",
+        s.trials, s.seed, s.pet_seed, s.system.skip_first, s.system.skip_last
+    )?;
+    writeln!(
+        out,
+        "  program    prunesim {} ({})",
+        s.version, s.git_revision
+    )?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// The header's heuristic line (with the parameters that ran) and pruner line.
+fn print_policies(out: &mut impl Write, s: &Summary) -> Result<()> {
+    let mapper = if s.heuristic.eq_ignore_ascii_case(&s.mapper.name) {
+        s.heuristic.clone()
+    } else {
+        format!("{} (= {})", s.heuristic, s.mapper.name)
+    };
+    // The parameters that ran: given or default; one the heuristic chooses (auto's depth)
+    // with the reference's words for its default.
+    let uses = heuristics::parameters_of(&s.mapper.name).unwrap_or(&[]);
+    let params: Vec<String> = heuristics::PARAMS
+        .iter()
+        .filter(|p| uses.contains(&p.key))
+        .map(|p| match s.mapper.get(p.key) {
+            Some(v) => format!("{} {v}", p.key),
+            None => format!("{} {}", p.key, p.default),
+        })
+        .collect();
+    let params = if params.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", params.join(", "))
+    };
+    writeln!(out, "  heuristic  {mapper}{params}")?;
+    writeln!(out, "  pruner     {}", pruner_line(&s.pruner))?;
+    Ok(())
+}
+
 /// What the paper reports for PAM at 34k on the default PET (HCW 2019: fig. 7 near 70%,
 /// fig. 4 67.7-71.9%), in percent.
 const PAPER_HEADLINE: f64 = 70.0;
 
-/// A table as one line of inline TOML (`{ source = "learned", prior = "scaled", scale = 0.5 }`).
 /// The header's workload line: the offered load, the arrival rate per time unit and the
 /// time unit first (what decides the result), then how the rate was given, the pattern, the
 /// deadlines' slack, the tasks and the tick.
@@ -385,6 +405,7 @@ fn significant(x: f64, digits: i32) -> String {
     format!("{x:.decimals$}")
 }
 
+/// A table as one line of inline TOML (`{ source = "learned", prior = "scaled", scale = 0.5 }`).
 fn inline_toml(value: &impl serde::Serialize) -> String {
     match toml::Value::try_from(value) {
         Ok(v) => v.to_string(),

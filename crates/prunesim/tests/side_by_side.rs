@@ -1,0 +1,194 @@
+//! `prunesim run --heuristic A,B,C`: several heuristics on the same trials in one table, each
+//! row what the heuristic's own run gives, the paired differences to the best, and a folder
+//! that holds each run and the table without touching a file of the user's.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn prunesim(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_prunesim"))
+        .args(args)
+        .current_dir(dir)
+        .env("RUST_LOG", "warn")
+        .output()
+        .expect("the prunesim binary runs")
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "exit {:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn failed(out: &Output) -> String {
+    assert!(!out.status.success(), "expected a failure");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn experiment(dir: &Path) {
+    std::fs::write(
+        dir.join("e.toml"),
+        "[workload]\nrate = 19000\nseed = 5\ntasks = 300\ntrials = 5\n\
+         [system]\nskip_first = 50\nskip_last = 50\n[mapper]\nname = \"PAM\"\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn each_row_is_the_heuristics_own_run_and_the_differences_are_paired() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    experiment(d);
+    let out = prunesim(
+        &[
+            "run",
+            "e.toml",
+            "--heuristic",
+            "MM,PAM,MM-P",
+            "--no-bound",
+            "--json",
+        ],
+        d,
+    );
+    let v: Value = serde_json::from_str(&ok(&out)).unwrap();
+    let rows = v["heuristics"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    // Each row's robustness is the one its own run prints.
+    let mut means = Vec::new();
+    for (row, name) in rows.iter().zip(["MM", "PAM", "MM-P"]) {
+        assert_eq!(row["heuristic"], name);
+        let alone: Value = serde_json::from_str(&ok(&prunesim(
+            &["run", "e.toml", "--heuristic", name, "--no-bound", "--json"],
+            d,
+        )))
+        .unwrap();
+        let mean = row["robustness"]["mean"].as_f64().unwrap();
+        assert_eq!(mean, alone["robustness_mean"].as_f64().unwrap(), "{name}");
+        means.push(mean);
+    }
+    let best = if means[1] >= means[2] { "PAM" } else { "MM-P" };
+    assert_eq!(v["best"], best, "{means:?}");
+    // The best row has no difference; the others' mean difference is the difference of the
+    // means (paired over the same trials), its interval around it.
+    let b = rows.iter().position(|r| r["heuristic"] == best).unwrap();
+    assert!(rows[b]["difference_to_best"].is_null());
+    let mm = &rows[0]["difference_to_best"];
+    let diff = mm["mean"].as_f64().unwrap();
+    assert!((diff - (means[0] - means[b])).abs() < 1e-9, "{diff}");
+    assert!(mm["ci95_low"].as_f64().unwrap() <= diff && diff <= mm["ci95_high"].as_f64().unwrap());
+    assert!(
+        diff < 0.0,
+        "MM unpruned loses to the pruned ones at 19k: {means:?}"
+    );
+}
+
+#[test]
+fn the_table_names_the_best_and_the_bracket_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    experiment(d);
+    let out = ok(&prunesim(
+        &["run", "e.toml", "--heuristic", "PAM,MM", "--trials", "2"],
+        d,
+    ));
+    let lines: Vec<&str> = out.lines().collect();
+    let head = lines
+        .iter()
+        .position(|l| l.starts_with("heuristic"))
+        .expect(&out);
+    assert!(
+        lines[head].contains("vs best") && lines[head].contains("95% CI"),
+        "{out}"
+    );
+    assert!(
+        lines[head + 1].starts_with("PAM") && lines[head + 1].contains("best"),
+        "{out}"
+    );
+    assert!(lines[head + 2].starts_with("MM "), "{out}");
+    assert_eq!(
+        out.matches("the clairvoyant optimum is in").count(),
+        1,
+        "{out}"
+    );
+    assert!(out.contains("offered load"), "{out}");
+    assert!(out.lines().count() <= 30, "{out}");
+}
+
+#[test]
+fn the_folder_holds_each_run_and_the_table_and_no_file_of_the_users_is_touched() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    experiment(d);
+    let args = [
+        "run",
+        "e.toml",
+        "--heuristic",
+        "PAM,MM",
+        "--trials",
+        "2",
+        "--no-bound",
+        "--out",
+        "cmp",
+    ];
+    ok(&prunesim(&args, d));
+    for name in ["PAM", "MM"] {
+        assert!(d.join("cmp").join(name).join("manifest.json").is_file());
+        // Each is a run folder: rerun reproduces it.
+        ok(&prunesim(&["rerun", &format!("cmp/{name}")], d));
+    }
+    let table = std::fs::read_to_string(d.join("cmp/comparison.csv")).unwrap();
+    assert!(
+        table.starts_with("heuristic,pruner,robustness_mean"),
+        "{table}"
+    );
+    assert_eq!(table.lines().count(), 3, "{table}");
+    // Again: its own table is replaced.
+    ok(&prunesim(&args, d));
+    // A comparison.csv of the user's is left as it is, and nothing runs.
+    let mine = d.join("mine");
+    std::fs::create_dir(&mine).unwrap();
+    std::fs::write(mine.join("comparison.csv"), "my notes\n").unwrap();
+    let mut theirs = args;
+    theirs[8] = "mine";
+    let e = failed(&prunesim(&theirs, d));
+    assert!(e.contains("a file prunesim did not write"), "{e}");
+    assert_eq!(
+        std::fs::read_to_string(mine.join("comparison.csv")).unwrap(),
+        "my notes\n"
+    );
+    assert!(!mine.join("PAM").exists());
+}
+
+#[test]
+fn a_bad_name_in_the_list_stops_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    experiment(d);
+    let e = failed(&prunesim(
+        &[
+            "run",
+            "e.toml",
+            "--heuristic",
+            "PAM,NOPE",
+            "--out",
+            "cmp",
+            "--no-bound",
+        ],
+        d,
+    ));
+    assert!(
+        e.contains("--heuristic NOPE") && e.contains("unknown heuristic"),
+        "{e}"
+    );
+    assert!(!d.join("cmp").exists());
+    for list in ["PAM,,MM", "PAM,MM,PAM"] {
+        let e = failed(&prunesim(&["run", "e.toml", "--heuristic", list], d));
+        assert!(e.contains("--heuristic"), "{e}");
+    }
+}
