@@ -71,6 +71,38 @@ fn a_sweep_folder_reports_its_points_trials_and_timelines() {
         );
     }
     assert_eq!(html.matches("<th>trial</th>").count(), 4);
+    // It opens on a table of means, the measure's unit given; the figure's axes are labelled
+    // and its series told apart by marker and dash as well as by colour; no empty field.
+    let table = &html[html
+        .find("<table class=\"means\">")
+        .expect("a table of means")..];
+    assert!(
+        table.starts_with("<table class=\"means\"><caption>robustness (%): the mean"),
+        "{}",
+        &table[..200]
+    );
+    assert!(
+        table.contains("<th>19k</th><th>34k</th>"),
+        "{}",
+        &table[..300]
+    );
+    assert!(html.find("class=\"means\"").unwrap() < html.find("<svg").unwrap());
+    assert!(html.contains(">Arrival rate</text>"));
+    assert!(
+        html.contains(
+            "rotate(-90)\" text-anchor=\"middle\" font-size=\"13\">robustness (%)</text>"
+        )
+    );
+    assert!(
+        html.contains("stroke-dasharray=\"6 3\""),
+        "MM's line is dashed"
+    );
+    assert!(html.contains("fill=\"#d55e00\"/></a>"), "MM's markers");
+    assert!(
+        html.contains("<rect x=") && html.contains("<circle cx="),
+        "a square and a circle"
+    );
+    assert!(!html.contains("<p>Source: </p>"));
     // The traced series' two points each draw their two trials' timelines; MM's none.
     assert_eq!(html.matches("class=\"timeline\"").count(), 4);
     assert!(html.contains("PAM, x = 34k, trial 1"));

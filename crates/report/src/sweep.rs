@@ -212,7 +212,7 @@ fn sweep_section(dir: &Path, id: &str) -> Result<(String, usize, usize), Error> 
     let title = text(&manifest["title"]);
     let mut s = String::new();
     let _ = writeln!(s, "<h2>{}: {}</h2>", html_escape(id), html_escape(&title));
-    if let Some(source) = manifest["source"].as_str() {
+    if let Some(source) = manifest["source"].as_str().filter(|t| !t.trim().is_empty()) {
         let _ = writeln!(s, "<p>Source: {}</p>", html_escape(source));
     }
     if let Some(notes) = manifest["notes"].as_array() {
@@ -222,8 +222,14 @@ fn sweep_section(dir: &Path, id: &str) -> Result<(String, usize, usize), Error> 
         }
         s.push_str("</ul>\n");
     }
+    let axes = Axes {
+        x: text(&manifest["x_label"]),
+        y: text(&manifest["y_label"]),
+        unit: text(&manifest["unit"]),
+    };
+    s.push_str(&means_table(&points, &axes));
     s.push_str("<p>Each point links to its trials below (and to its timelines when traced); the whiskers are the 95% intervals.</p>\n");
-    s.push_str(&figure(id, &points));
+    s.push_str(&figure(id, &points, &axes));
     let mut timelines = 0;
     for (n, p) in points.iter().enumerate() {
         let _ = writeln!(
@@ -344,13 +350,30 @@ fn timeline_svg(trace: &Path, k: u64, title: &str) -> Result<String, Error> {
     })
 }
 
-/// The sweep's figure: the series' means at each x value (in the order of the points) with
-/// their 95% intervals, each point a link to its section.
-fn figure(id: &str, points: &[Point]) -> String {
-    const COLOURS: [&str; 8] = [
-        "#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#f0e442",
-    ];
-    let (w, h, left, right, top, bottom) = (900.0, 420.0, 60.0, 240.0, 20.0, 40.0);
+/// What the sweep's axes show, from its manifest (empty for a sweep written before the
+/// manifest named them).
+struct Axes {
+    /// The x axis' label.
+    x: String,
+    /// The y axis' label (the measure).
+    y: String,
+    /// The measure's unit.
+    unit: String,
+}
+
+impl Axes {
+    /// The y label with its unit.
+    fn y_with_unit(&self) -> String {
+        match (self.y.is_empty(), self.unit.is_empty()) {
+            (true, _) => "mean".to_owned(),
+            (false, true) => self.y.clone(),
+            (false, false) => format!("{} ({})", self.y, self.unit),
+        }
+    }
+}
+
+/// The x values and the series, each in the order of their first point.
+fn axes_values(points: &[Point]) -> (Vec<&str>, Vec<&str>) {
     let mut xs: Vec<&str> = Vec::new();
     let mut series: Vec<&str> = Vec::new();
     for p in points {
@@ -361,6 +384,98 @@ fn figure(id: &str, points: &[Point]) -> String {
             series.push(&p.series);
         }
     }
+    (xs, series)
+}
+
+/// The table of means the section opens on: a row per series, a column per x value, each
+/// cell the mean and its 95% interval, the unit in the caption.
+fn means_table(points: &[Point], axes: &Axes) -> String {
+    let (xs, series) = axes_values(points);
+    let mut s = format!(
+        "<table class=\"means\"><caption>{}: the mean over the trials and its 95% interval, by {}</caption>\n<tr><th>series</th>",
+        html_escape(&axes.y_with_unit()),
+        html_escape(if axes.x.is_empty() { "x" } else { &axes.x })
+    );
+    for x in &xs {
+        let _ = write!(s, "<th>{}</th>", html_escape(x));
+    }
+    s.push_str("</tr>\n");
+    for name in &series {
+        let _ = write!(s, "<tr><th>{}</th>", html_escape(name));
+        for x in &xs {
+            let cell = points
+                .iter()
+                .find(|p| p.series == *name && p.x == *x)
+                .map_or_else(String::new, |p| match (p.low, p.high) {
+                    (Some(_), Some(_)) => {
+                        format!("{} [{}, {}]", shown(p.mean), shown(p.low), shown(p.high))
+                    }
+                    _ => shown(p.mean),
+                });
+            let _ = write!(s, "<td>{cell}</td>");
+        }
+        s.push_str("</tr>\n");
+    }
+    s.push_str("</table>\n");
+    s
+}
+
+/// A marker of shape `k` (circle, square, triangle, diamond, cross: one per series, so that
+/// series of close colours stay apart in grey) centred at `(x, y)`.
+fn marker(k: usize, x: f64, y: f64, colour: &str) -> String {
+    let r = 5.0;
+    match k % 5 {
+        0 => format!("<circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"{r}\" fill=\"{colour}\"/>"),
+        1 => format!(
+            "<rect x=\"{:.1}\" y=\"{:.1}\" width=\"{}\" height=\"{}\" fill=\"{colour}\"/>",
+            x - r + 0.5,
+            y - r + 0.5,
+            2.0 * r - 1.0,
+            2.0 * r - 1.0
+        ),
+        2 => format!(
+            "<polygon points=\"{x:.1},{:.1} {:.1},{:.1} {:.1},{:.1}\" fill=\"{colour}\"/>",
+            y - r - 1.0,
+            x - r,
+            y + r - 1.0,
+            x + r,
+            y + r - 1.0
+        ),
+        3 => format!(
+            "<polygon points=\"{x:.1},{:.1} {:.1},{y:.1} {x:.1},{:.1} {:.1},{y:.1}\" fill=\"{colour}\"/>",
+            y - r - 1.0,
+            x + r + 1.0,
+            y + r + 1.0,
+            x - r - 1.0
+        ),
+        _ => format!(
+            "<path d=\"M{:.1},{:.1}L{:.1},{:.1}M{:.1},{:.1}L{:.1},{:.1}\" stroke=\"{colour}\" stroke-width=\"2.5\"/>",
+            x - r,
+            y - r,
+            x + r,
+            y + r,
+            x - r,
+            y + r,
+            x + r,
+            y - r
+        ),
+    }
+}
+
+/// The dash pattern of series `k`'s line (solid, dashed, dotted, dash-dot, long dashes).
+fn dashes(k: usize) -> &'static str {
+    ["", "6 3", "2 3", "8 3 2 3", "12 4"][k % 5]
+}
+
+/// The sweep's figure: the series' means at each x value (in the order of the points) with
+/// their 95% intervals, each point a link to its section; each series its own colour, marker
+/// and dash pattern; the axes labelled.
+fn figure(id: &str, points: &[Point], axes: &Axes) -> String {
+    const COLOURS: [&str; 8] = [
+        "#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#000000", "#f0e442",
+    ];
+    let (w, h, left, right, top, bottom) = (900.0, 440.0, 70.0, 240.0, 20.0, 60.0);
+    let (xs, series) = axes_values(points);
     let top_value = points
         .iter()
         .filter_map(|p| p.high.or(p.mean))
@@ -399,6 +514,19 @@ fn figure(id: &str, points: &[Point]) -> String {
             html_escape(x)
         );
     }
+    let _ = writeln!(
+        s,
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
+        left + plot_w / 2.0,
+        h - 12.0,
+        html_escape(if axes.x.is_empty() { "x" } else { &axes.x })
+    );
+    let _ = writeln!(
+        s,
+        "<text transform=\"translate(18,{}) rotate(-90)\" text-anchor=\"middle\" font-size=\"13\">{}</text>",
+        top + plot_h / 2.0,
+        html_escape(&axes.y_with_unit())
+    );
     for (si, name) in series.iter().enumerate() {
         let colour = COLOURS[si % COLOURS.len()];
         let mine: Vec<(usize, usize, &Point)> = points
@@ -411,9 +539,13 @@ fn figure(id: &str, points: &[Point]) -> String {
             .iter()
             .filter_map(|&(_, i, p)| p.mean.map(|m| format!("{:.1},{:.1}", px(i), py(m))))
             .collect();
+        let dash = match dashes(si) {
+            "" => String::new(),
+            d => format!(" stroke-dasharray=\"{d}\""),
+        };
         let _ = writeln!(
             s,
-            "<polyline fill=\"none\" stroke=\"{colour}\" points=\"{}\"/>",
+            "<polyline fill=\"none\" stroke=\"{colour}\" stroke-width=\"1.5\"{dash} points=\"{}\"/>",
             line.join(" ")
         );
         for &(n, i, p) in &mine {
@@ -429,20 +561,21 @@ fn figure(id: &str, points: &[Point]) -> String {
             }
             let _ = writeln!(
                 s,
-                "<a href=\"#{}\"><title>{}, x = {}: {m:.2}</title><circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"5\" fill=\"{colour}\" stroke=\"{colour}\"/></a>",
+                "<a href=\"#{}\"><title>{}, x = {}: {m:.2}</title>{}</a>",
                 anchor(id, n),
                 html_escape(&p.series),
                 html_escape(&p.x),
-                px(i),
-                py(m)
+                marker(si, px(i), py(m), colour)
             );
         }
-        let ly = top + 16.0 * si as f64 + 8.0;
+        let ly = top + 18.0 * si as f64 + 8.0;
         let _ = writeln!(
             s,
-            "<circle cx=\"{}\" cy=\"{ly}\" r=\"5\" fill=\"{colour}\"/><text x=\"{}\" y=\"{}\">{}</text>",
-            w - right + 16.0,
-            w - right + 26.0,
+            "<line x1=\"{}\" x2=\"{}\" y1=\"{ly}\" y2=\"{ly}\" stroke=\"{colour}\" stroke-width=\"1.5\"{dash}/>{}<text x=\"{}\" y=\"{}\">{}</text>",
+            w - right + 6.0,
+            w - right + 30.0,
+            marker(si, w - right + 18.0, ly, colour),
+            w - right + 36.0,
             ly + 4.0,
             html_escape(name)
         );

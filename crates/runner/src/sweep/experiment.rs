@@ -393,7 +393,19 @@ impl Kind for ExperimentSweep<'_> {
             .map_err(|e| csv_error(&e))?;
         let mut bars: Vec<figures::Bar> = Vec::new();
         let mut manifest_points = Vec::new();
+        let unit = crate::metrics::metric_doc(&spec.metric).map_or("", |d| d.unit.symbol());
         let _ = writeln!(text, "{} — {}", spec.id, spec.title);
+        let _ = writeln!(
+            text,
+            "x: {}; mean: {}{} over the trials, with its 95% interval",
+            spec.x.label,
+            spec.metric,
+            if unit.is_empty() {
+                String::new()
+            } else {
+                format!(" ({unit})")
+            }
+        );
         let _ = write!(
             text,
             "{:<12} {:<18} {:>10} {:>22} {:>4}",
@@ -551,6 +563,10 @@ impl Kind for ExperimentSweep<'_> {
             "workloads": self.options.workloads.as_ref().map(|p| p.display().to_string()).unwrap_or_else(|| "generated".into()),
             "skipped": self.skipped,
             "notes": spec.notes,
+            "x_label": spec.x.label,
+            "y_label": spec.y_label.clone().unwrap_or_else(|| spec.metric.clone()),
+            "metric": spec.metric,
+            "unit": unit,
             "points": manifest_points,
         });
         let manifest =
