@@ -36,6 +36,7 @@ from ._prunesim import (
     PrunesimWarning,
     SchedulerError,
     _Scheduler,
+    compare_heuristics as _compare_heuristics,
     metrics as _metrics,
     run_experiment as _run_experiment,
     run_sweeps as _run_sweeps,
@@ -47,6 +48,7 @@ __version__: str = _version()
 __all__ = [
     "Action",
     "Columns",
+    "Comparison",
     "ConfigError",
     "Estimator",
     "Pet",
@@ -58,6 +60,7 @@ __all__ = [
     "Scheduler",
     "SchedulerError",
     "SweepResult",
+    "compare",
     "metrics",
     "run",
     "sweep",
@@ -181,6 +184,73 @@ def run(
         tasks=None if tasks is None else Columns(tasks),
         events=None if events is None else Columns(events),
     )
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """What :func:`compare` returns.
+
+    Attributes:
+        table: one row per heuristic, in the order given: ``heuristic``,
+            ``robustness_mean`` with ``robustness_ci95_low`` and ``_high`` (in %),
+            ``difference_to_best_mean`` with its ``_ci95_low`` and ``_high`` (the paired
+            difference to the best heuristic, trial by trial, in points; 0 and no interval for
+            the best itself), ``worst_type_on_time_mean`` (in %) and ``trials``.
+            ``table.to_pandas()`` makes a data frame of it.
+        best: the heuristic with the highest mean robustness (the first of those tied).
+        optimum: the clairvoyant bracket's ``lower`` and ``upper`` (mean over trials, in %),
+            when computed; else ``None``.
+    """
+
+    table: Columns
+    best: str
+    optimum: Optional[Dict[str, float]] = None
+
+
+def compare(
+    config: Config,
+    heuristics: Sequence[str],
+    trials: Optional[int] = None,
+    jobs: Optional[int] = None,
+    *,
+    seed: Optional[int] = None,
+    bound: bool = True,
+) -> Comparison:
+    """Runs an experiment once per heuristic on the same trials and compares them, as
+    ``prunesim run --heuristic A,B,C`` does.
+
+    Every heuristic runs the experiment with its ``[mapper] name`` replaced (the table's
+    other keys kept) and the same seed: the same arrivals and execution-time draws (common
+    random numbers), so a difference between two rows is the heuristics' alone, and the
+    paired interval of the difference to the best is narrower than the robustness intervals
+    side by side suggest. The clairvoyant bracket is computed once, with the first heuristic.
+
+    Args:
+        config: the experiment, as for :func:`run`.
+        heuristics: the heuristics' (or variants') names, e.g. ``["auto", "PAM", "MM-P"]``.
+        trials, jobs, seed, bound: as for :func:`run`.
+
+    Returns:
+        a :class:`Comparison`.
+
+    Raises:
+        ConfigError: an unknown heuristic, a name given twice, or an experiment that does not
+            parse or validate; nothing runs then.
+        PrunesimError: the run cannot go ahead.
+    """
+    kind, value = _source(config)
+    if isinstance(heuristics, str):
+        heuristics = [h.strip() for h in heuristics.split(",")]
+    table, best, optimum = _compare_heuristics(
+        kind,
+        value,
+        list(heuristics),
+        trials=trials,
+        seed=seed,
+        jobs=0 if jobs is None else jobs,
+        bound=bound,
+    )
+    return Comparison(table=Columns(table), best=best, optimum=optimum)
 
 
 def _value(text: str) -> Any:

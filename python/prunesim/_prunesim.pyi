@@ -180,6 +180,17 @@ def run_experiment(
     Optional[Dict[str, List[Any]]],
     Optional[Dict[str, List[Any]]],
 ]: ...
+def compare_heuristics(
+    kind: str,
+    value: Any,
+    heuristics: Sequence[str],
+    *,
+    trials: Optional[int] = None,
+    seed: Optional[int] = None,
+    jobs: int = 0,
+    bound: bool = True,
+    budget: Optional[int] = None,
+) -> Tuple[Dict[str, List[Any]], str, Optional[Dict[str, float]]]: ...
 def run_sweeps(
     paths: Sequence[_Path],
     out: _Path,

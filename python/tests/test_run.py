@@ -149,3 +149,31 @@ def test_the_same_seed_gives_the_command_lines_bits(small_file: Path) -> None:
     assert isinstance(expected.pop("git_revision"), str)
     assert json.loads(json.dumps(got).replace("NaN", "null")) == expected
     assert got["robustness_mean"] == expected["robustness_mean"]
+
+
+def test_heuristics_compare_on_the_same_trials_as_their_own_runs() -> None:
+    c = prunesim.compare(SMALL, ["MM", "PAM"], bound=False)
+    t = c.table
+    assert t["heuristic"] == ["MM", "PAM"]
+    assert t.rows == 2 and t["trials"] == [2, 2]
+    # A row is its heuristic's own run on the same trials (SMALL's heuristic is PAM).
+    assert t["robustness_mean"][1] == prunesim.run(SMALL, bound=False).robustness_mean
+    best = t["heuristic"].index(c.best)
+    other = 1 - best
+    assert t["difference_to_best_mean"][best] == 0.0
+    assert t["difference_to_best_ci95_low"][best] is None
+    expected = t["robustness_mean"][other] - t["robustness_mean"][best]
+    assert abs(t["difference_to_best_mean"][other] - expected) < 1e-9
+    assert c.optimum is None
+    with pytest.raises(prunesim.ConfigError, match="NOPE"):
+        prunesim.compare(SMALL, ["PAM", "NOPE"])
+    with pytest.raises(prunesim.ConfigError, match="twice"):
+        prunesim.compare(SMALL, ["PAM", "PAM"])
+
+
+def test_a_comparison_becomes_a_data_frame() -> None:
+    pytest.importorskip("pandas")
+    c = prunesim.compare(SMALL, "PAM,MM-P", trials=2)
+    df = c.table.to_pandas()
+    assert list(df["heuristic"]) == ["PAM", "MM-P"]
+    assert c.optimum is not None and c.optimum["lower"] <= c.optimum["upper"]

@@ -5,7 +5,8 @@
 //! draws (common random numbers), so a difference between two rows is the heuristics' alone.
 //! The table gives each one's mean robustness with its 95% interval, and its paired
 //! difference to the best one (the mean of the per-trial differences, with the interval of
-//! that mean: much narrower than the two intervals side by side suggest). The clairvoyant
+//! that mean: much narrower than the two intervals side by side suggest;
+//! [`runner::comparison`]). The clairvoyant
 //! bracket is computed once, with the first heuristic: the trials are the same for all.
 //!
 //! With `--out DIR`, `DIR/<heuristic>/` is each heuristic's run folder (as `prunesim run
@@ -18,6 +19,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
+use runner::comparison::{Compared, Comparison};
 use runner::{Estimate, ExperimentConfig, Summary, TrialMetrics};
 use serde::Serialize;
 
@@ -50,25 +52,9 @@ pub(crate) fn names(arg: Option<&str>) -> Result<Vec<String>> {
     Ok(names)
 }
 
-/// One heuristic's row.
-#[derive(Debug, Serialize)]
-struct Row {
-    /// The heuristic's name as given.
-    heuristic: String,
-    /// Its pruner, as the header's pruner line says it.
-    pruner: String,
-    /// Robustness, mean and 95% interval over the trials.
-    robustness: Estimate,
-    /// Its robustness minus the best heuristic's, trial by trial: mean and 95% interval
-    /// (`None` for the best itself).
-    difference_to_best: Option<Estimate>,
-    /// The lowest on-time share of a task type, mean over the trials.
-    worst_type_on_time: Estimate,
-}
-
 /// The comparison as `--json` prints it.
 #[derive(Debug, Serialize)]
-struct Comparison<'a> {
+struct Printed<'a> {
     /// The experiment's name.
     experiment: &'a str,
     /// The heuristic with the highest mean robustness (the first of those tied).
@@ -78,8 +64,17 @@ struct Comparison<'a> {
     /// The clairvoyant optimum's bracket, mean over trials (when computed).
     #[serde(skip_serializing_if = "Option::is_none")]
     optimum: Option<&'a runner::summary::OptimumBracket>,
-    /// One row per heuristic, in the order given.
-    heuristics: &'a [Row],
+    /// One row per heuristic, in the order given, with its pruner as the header says it.
+    heuristics: Vec<Row<'a>>,
+}
+
+/// A row of [`Printed`].
+#[derive(Debug, Serialize)]
+struct Row<'a> {
+    #[serde(flatten)]
+    compared: &'a Compared,
+    /// The pruner that ran with the heuristic.
+    pruner: &'a str,
 }
 
 /// Runs the experiment `config` once per heuristic of `names` (see the module docs), then
@@ -136,27 +131,43 @@ pub(crate) fn run(args: &RunArgs, config: &ExperimentConfig, names: &[String]) -
     let Some(prepared) = first else {
         bail!("--heuristic: no heuristic given");
     };
-    let rows = rows(&runs);
-    let best = best(&rows);
+    let comparison = Comparison::new(
+        &runs
+            .iter()
+            .map(|(name, _, trials)| (name.clone(), trials.clone()))
+            .collect::<Vec<_>>(),
+    );
+    let pruners: Vec<String> = runs
+        .iter()
+        .map(|(_, s, _)| output::pruner_line(&s.pruner))
+        .collect();
     let (_, summary, _) = &runs[0];
     if let Some(out) = &args.out {
-        runner::files::write_atomic(&out.join(COMPARISON_FILE), csv(&rows).as_bytes())?;
+        runner::files::write_atomic(
+            &out.join(COMPARISON_FILE),
+            csv(&comparison, &pruners).as_bytes(),
+        )?;
     }
     let mut stdout = std::io::stdout().lock();
     if args.json {
-        let comparison = Comparison {
+        let printed = Printed {
             experiment: &summary.experiment,
-            best: &rows[best].heuristic,
+            best: comparison.best_name(),
             trials: prepared.trials,
             optimum: summary.optimum.as_ref(),
-            heuristics: &rows,
+            heuristics: comparison
+                .rows
+                .iter()
+                .zip(&pruners)
+                .map(|(compared, pruner)| Row { compared, pruner })
+                .collect(),
         };
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&comparison)?)?;
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&printed)?)?;
         return Ok(());
     }
     let mut text = Vec::new();
     output::print_header(&mut text, summary, &prepared, false)?;
-    table(&mut text, &rows, best, summary.optimum.as_ref())?;
+    table(&mut text, &comparison, summary.optimum.as_ref())?;
     if let Some(out) = &args.out {
         writeln!(
             text,
@@ -199,56 +210,6 @@ fn check_comparison_file(path: &Path) -> Result<()> {
     }
 }
 
-/// The rows: each heuristic's robustness, and its paired difference to the best one.
-fn rows(runs: &[(String, Summary, Vec<TrialMetrics>)]) -> Vec<Row> {
-    let robustness: Vec<Vec<f64>> = runs
-        .iter()
-        .map(|(_, _, t)| t.iter().map(|m| m.robustness).collect())
-        .collect();
-    let means: Vec<f64> = robustness
-        .iter()
-        .map(|r| Estimate::of_metric("robustness", r).mean)
-        .collect();
-    let best = best_index(&means);
-    runs.iter()
-        .enumerate()
-        .map(|(i, (name, summary, trials))| {
-            let difference_to_best = (i != best).then(|| {
-                let d: Vec<f64> = robustness[i]
-                    .iter()
-                    .zip(&robustness[best])
-                    .map(|(a, b)| a - b)
-                    .collect();
-                Estimate::new(&d)
-            });
-            let worst: Vec<f64> = trials.iter().map(|m| m.worst_type_on_time).collect();
-            Row {
-                heuristic: name.clone(),
-                pruner: output::pruner_line(&summary.pruner),
-                robustness: Estimate::of_metric("robustness", &robustness[i]),
-                difference_to_best,
-                worst_type_on_time: Estimate::of_metric("worst_type_on_time", &worst),
-            }
-        })
-        .collect()
-}
-
-/// The index of the largest mean (the first of those tied; NaN never wins).
-fn best_index(means: &[f64]) -> usize {
-    let mut best = 0;
-    for (i, &m) in means.iter().enumerate() {
-        if m > means[best] || means[best].is_nan() {
-            best = i;
-        }
-    }
-    best
-}
-
-/// The best row's index.
-fn best(rows: &[Row]) -> usize {
-    best_index(&rows.iter().map(|r| r.robustness.mean).collect::<Vec<_>>())
-}
-
 /// `[low, high]` with two decimals, or `-` without an interval (one trial).
 fn interval(e: &Estimate) -> String {
     match (e.ci95_low, e.ci95_high) {
@@ -260,10 +221,10 @@ fn interval(e: &Estimate) -> String {
 /// The table, then the bracket's line.
 fn table(
     out: &mut impl Write,
-    rows: &[Row],
-    best: usize,
+    comparison: &Comparison,
     optimum: Option<&runner::summary::OptimumBracket>,
 ) -> Result<()> {
+    let (rows, best) = (&comparison.rows, comparison.best);
     let width = rows
         .iter()
         .map(|r| r.heuristic.chars().count())
@@ -312,14 +273,14 @@ fn table(
 }
 
 /// The table as CSV ([`CSV_HEADER`]), empty fields where a value is absent.
-fn csv(rows: &[Row]) -> String {
+fn csv(comparison: &Comparison, pruners: &[String]) -> String {
     let opt = |x: Option<f64>| x.map_or(String::new(), |v| v.to_string());
     let mut text = format!("{CSV_HEADER}\n");
-    for r in rows {
+    for (r, pruner) in comparison.rows.iter().zip(pruners) {
         let d = r.difference_to_best.as_ref();
         let fields = [
             quote(&r.heuristic),
-            quote(&r.pruner),
+            quote(pruner),
             r.robustness.mean.to_string(),
             opt(r.robustness.ci95_low),
             opt(r.robustness.ci95_high),
@@ -368,13 +329,6 @@ mod tests {
                 .to_string()
                 .contains("twice")
         );
-    }
-
-    #[test]
-    fn the_best_is_the_first_of_the_largest_means() {
-        assert_eq!(best_index(&[1.0, 3.0, 3.0, 2.0]), 1);
-        assert_eq!(best_index(&[f64::NAN, 1.0]), 1);
-        assert_eq!(best_index(&[2.0]), 0);
     }
 
     #[test]

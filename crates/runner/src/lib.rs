@@ -17,6 +17,7 @@
 //! (docs/ARCHITECTURE.md, "Architecture invariants").
 
 pub mod belief;
+pub mod comparison;
 pub mod config_reference;
 pub mod engine;
 mod error;
