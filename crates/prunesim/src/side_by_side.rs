@@ -10,10 +10,12 @@
 //! bracket is computed once, with the first heuristic: the trials are the same for all.
 //!
 //! With `--out DIR`, `DIR/<heuristic>/` is each heuristic's run folder (as `prunesim run
-//! --out` writes it: `prunesim rerun` and `prunesim report` take it), and
-//! `DIR/comparison.csv` the table. A `comparison.csv` already there is replaced only when it
-//! is one this command wrote (its header is this table's): a file of the user's is never
-//! written over.
+//! --out` writes it: `prunesim rerun` and `prunesim report` take it), `DIR/comparison.csv`
+//! the table, `DIR/comparison.svg` and `.png` its figure (each heuristic's robustness and
+//! interval, the bracket behind), and `DIR/comparison.json` the manifest: the experiment,
+//! the heuristics' folders and the SHA-256 of each file written. A comparison file already
+//! there is replaced only when that manifest names it with its hash unchanged: a file of
+//! the user's, or one the user edited, is never written over.
 
 use std::io::Write;
 use std::path::Path;
@@ -28,8 +30,21 @@ use super::{Outputs, RunArgs, output, prepare, run_folder, simulate, threads};
 /// The comparison table's file in the `--out` folder.
 pub(crate) const COMPARISON_FILE: &str = "comparison.csv";
 
-/// The comparison table's CSV header: how a `comparison.csv` written by this command is
-/// recognised.
+/// The comparison's manifest in the `--out` folder.
+const MANIFEST_FILE: &str = "comparison.json";
+
+/// The files the comparison writes beside the run folders, the manifest last.
+const FILES: [&str; 4] = [
+    COMPARISON_FILE,
+    "comparison.svg",
+    "comparison.png",
+    MANIFEST_FILE,
+];
+
+/// The manifest's `kind`: how a `comparison.json` of this command is recognised.
+const KIND: &str = "prunesim comparison";
+
+/// The comparison table's CSV header.
 const CSV_HEADER: &str = "heuristic,pruner,robustness_mean,robustness_ci95_low,robustness_ci95_high,difference_to_best_mean,difference_to_best_ci95_low,difference_to_best_ci95_high,worst_type_on_time_mean,trials";
 
 /// The heuristics of `--heuristic`: one name, or several separated by commas. Errors: an
@@ -88,7 +103,7 @@ pub(crate) fn run(args: &RunArgs, config: &ExperimentConfig, names: &[String]) -
                     format!("--heuristic {n}: the name of a folder of {}", out.display())
                 })?;
         }
-        check_comparison_file(&out.join(COMPARISON_FILE))?;
+        check_comparison_files(out)?;
     }
     // Every heuristic checked before any runs.
     let configs = names
@@ -143,10 +158,7 @@ pub(crate) fn run(args: &RunArgs, config: &ExperimentConfig, names: &[String]) -
         .collect();
     let (_, summary, _) = &runs[0];
     if let Some(out) = &args.out {
-        runner::files::write_atomic(
-            &out.join(COMPARISON_FILE),
-            csv(&comparison, &pruners).as_bytes(),
-        )?;
+        write_files(out, summary, &comparison, &pruners, names)?;
     }
     let mut stdout = std::io::stdout().lock();
     if args.json {
@@ -171,7 +183,7 @@ pub(crate) fn run(args: &RunArgs, config: &ExperimentConfig, names: &[String]) -
     if let Some(out) = &args.out {
         writeln!(
             text,
-            "each heuristic's run folder: {}/<heuristic>/; this table: {}",
+            "each heuristic's run folder: {}/<heuristic>/; this table: {}, its figure: comparison.svg and .png",
             out.display(),
             out.join(COMPARISON_FILE).display()
         )?;
@@ -185,28 +197,154 @@ pub(crate) fn run(args: &RunArgs, config: &ExperimentConfig, names: &[String]) -
     Ok(())
 }
 
-/// A `comparison.csv` may be replaced only when this command wrote it.
-fn check_comparison_file(path: &Path) -> Result<()> {
-    match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e).with_context(|| path.display().to_string()),
-        Ok(m) if !m.is_file() => {
-            bail!(
-                "{}: not a regular file; prunesim writes the comparison table there",
-                path.display()
-            )
-        }
+/// The manifest of a comparison folder: what ran and what was written.
+#[derive(Debug, Serialize, serde::Deserialize)]
+struct Manifest {
+    /// [`KIND`].
+    kind: String,
+    /// The experiment's name.
+    experiment: String,
+    /// Each heuristic and its run folder (relative to the comparison folder).
+    heuristics: Vec<RunFolder>,
+    /// Each comparison file written (not the manifest) and its SHA-256.
+    files: std::collections::BTreeMap<String, String>,
+}
+
+/// A heuristic's run folder in a comparison folder.
+#[derive(Debug, Serialize, serde::Deserialize)]
+struct RunFolder {
+    /// The heuristic.
+    heuristic: String,
+    /// Its run folder, relative to the comparison folder.
+    folder: String,
+}
+
+/// The comparison's files in `out` may be written: each absent, or named by the folder's
+/// manifest with its hash unchanged (the manifest itself: one of this command's).
+fn check_comparison_files(out: &Path) -> Result<()> {
+    let manifest_path = out.join(MANIFEST_FILE);
+    let manifest = match std::fs::symlink_metadata(&manifest_path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e).with_context(|| manifest_path.display().to_string()),
+        Ok(m) if !m.is_file() => bail!(
+            "{}: not a regular file; prunesim writes the comparison's manifest there",
+            manifest_path.display()
+        ),
         Ok(_) => {
-            let text = runner::files::read_input(path)?;
-            if text.lines().next() == Some(CSV_HEADER) {
-                Ok(())
-            } else {
-                bail!(
+            let text = runner::files::read_input(&manifest_path)?;
+            match serde_json::from_str::<Manifest>(&text) {
+                Ok(m) if m.kind == KIND => Some(m),
+                _ => bail!(
                     "{}: a file prunesim did not write; it is left as it is: move it, or give --out another folder",
-                    path.display()
-                )
+                    manifest_path.display()
+                ),
             }
         }
+    };
+    for name in &FILES[..FILES.len() - 1] {
+        let path = out.join(name);
+        match std::fs::symlink_metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e).with_context(|| path.display().to_string()),
+            Ok(m) if m.is_file() => {}
+            Ok(_) => bail!(
+                "{}: not a regular file; prunesim writes the comparison there",
+                path.display()
+            ),
+        }
+        let ours = manifest
+            .as_ref()
+            .and_then(|m| m.files.get(*name))
+            .is_some_and(|hash| {
+                std::fs::read(&path).is_ok_and(|b| runner::provenance::sha256_hex(&b) == *hash)
+            });
+        if !ours {
+            bail!(
+                "{}: a file prunesim did not write, or changed since; it is left as it is: move it, or give --out another folder",
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Writes the table, its figure and the manifest into `out` (checked by
+/// [`check_comparison_files`] before the runs).
+fn write_files(
+    out: &Path,
+    summary: &Summary,
+    comparison: &Comparison,
+    pruners: &[String],
+    names: &[String],
+) -> Result<()> {
+    let svg = figures::svg(&figures::Plot::Figure(figure(summary, comparison)))
+        .context("drawing the comparison")?;
+    let png = figures::png(&svg).context("drawing the comparison")?;
+    let contents: [(&str, Vec<u8>); 3] = [
+        (COMPARISON_FILE, csv(comparison, pruners).into_bytes()),
+        ("comparison.svg", svg.into_bytes()),
+        ("comparison.png", png),
+    ];
+    let mut files = std::collections::BTreeMap::new();
+    for (name, bytes) in &contents {
+        runner::files::write_atomic(&out.join(name), bytes)?;
+        files.insert((*name).to_owned(), runner::provenance::sha256_hex(bytes));
+    }
+    let manifest = Manifest {
+        kind: KIND.to_owned(),
+        experiment: summary.experiment.clone(),
+        heuristics: names
+            .iter()
+            .map(|n| RunFolder {
+                heuristic: n.clone(),
+                folder: n.clone(),
+            })
+            .collect(),
+        files,
+    };
+    runner::files::write_atomic(
+        &out.join(MANIFEST_FILE),
+        serde_json::to_string_pretty(&manifest)?.as_bytes(),
+    )?;
+    Ok(())
+}
+
+/// The comparison's figure: each heuristic's robustness and its 95% interval, the
+/// clairvoyant bracket (when computed) behind every bar.
+fn figure(summary: &Summary, comparison: &Comparison) -> figures::Figure {
+    let rows = &comparison.rows;
+    figures::Figure {
+        title: format!("{}: best {}", summary.experiment, comparison.best_name()),
+        x_label: "heuristic".into(),
+        y_label: "robustness (%)".into(),
+        x_labels: rows.iter().map(|r| r.heuristic.clone()).collect(),
+        series: vec!["robustness".into()],
+        bars: rows
+            .iter()
+            .enumerate()
+            .map(|(i, r)| figures::Bar {
+                x_index: i,
+                series_index: 0,
+                value: figures::Interval {
+                    mean: r.robustness.mean,
+                    ci95_low: r.robustness.ci95_low,
+                    ci95_high: r.robustness.ci95_high,
+                },
+                label: None,
+            })
+            .collect(),
+        bands: summary.optimum.as_ref().map_or_else(Vec::new, |o| {
+            (0..rows.len())
+                .map(|i| figures::Band {
+                    x_index: i,
+                    lower: o.lower,
+                    upper: o.upper,
+                })
+                .collect()
+        }),
+        published: Vec::new(),
+        chart: figures::Chart::Bars,
+        integer_y: false,
     }
 }
 

@@ -148,8 +148,32 @@ fn the_folder_holds_each_run_and_the_table_and_no_file_of_the_users_is_touched()
         "{table}"
     );
     assert_eq!(table.lines().count(), 3, "{table}");
-    // Again: its own table is replaced.
+    // The figure, and the manifest naming every file with its hash.
+    let svg = std::fs::read_to_string(d.join("cmp/comparison.svg")).unwrap();
+    assert!(
+        svg.contains("robustness (%)") && svg.contains("PAM"),
+        "the figure"
+    );
+    assert!(
+        std::fs::read(d.join("cmp/comparison.png"))
+            .unwrap()
+            .starts_with(b"\x89PNG")
+    );
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("cmp/comparison.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["kind"], "prunesim comparison");
+    assert_eq!(manifest["files"].as_object().unwrap().len(), 3);
+    // Again: its own files are replaced.
     ok(&prunesim(&args, d));
+    // A file of its own the user edited since is left as it is, and nothing runs.
+    std::fs::write(d.join("cmp/comparison.csv"), "edited\n").unwrap();
+    let e = failed(&prunesim(&args, d));
+    assert!(e.contains("changed since"), "{e}");
+    assert_eq!(
+        std::fs::read_to_string(d.join("cmp/comparison.csv")).unwrap(),
+        "edited\n"
+    );
     // A comparison.csv of the user's is left as it is, and nothing runs.
     let mine = d.join("mine");
     std::fs::create_dir(&mine).unwrap();
