@@ -72,6 +72,28 @@ enum Command {
     ConfigReference,
 }
 
+/// `--tick`: a length, or `auto` (chosen from a samples CSV's times).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum TickArg {
+    /// A tick of this length.
+    Length(f64),
+    /// [`workload::io::auto_tick`] of the PET's samples CSV.
+    Auto,
+}
+
+/// Parses `--tick`: `auto`, or a positive, finite length.
+fn parse_tick(text: &str) -> Result<TickArg, String> {
+    if text.eq_ignore_ascii_case("auto") {
+        return Ok(TickArg::Auto);
+    }
+    match text.parse::<f64>() {
+        Ok(t) if t.is_finite() && t > 0.0 => Ok(TickArg::Length(t)),
+        _ => Err(format!(
+            "expected a positive length or `auto`, found {text:?}"
+        )),
+    }
+}
+
 /// How a histogram bin of a samples CSV becomes a tick.
 #[derive(Clone, Copy, Debug, Default, ValueEnum)]
 enum BinValueArg {
@@ -143,9 +165,10 @@ struct RunArgs {
     bin_width: Option<i64>,
     /// The length of one tick in the unit of the measured times of a samples CSV and of
     /// workload CSV files (the experiment's `workload.tick`, default 1), e.g. 0.001 for times
-    /// in seconds on a millisecond grid.
-    #[arg(long, value_name = "LENGTH")]
-    tick: Option<f64>,
+    /// in seconds on a millisecond grid; `auto`: a hundredth of the samples CSV's shortest
+    /// cell mean, rounded down to 1, 2 or 5 times a power of ten (the run folder records it).
+    #[arg(long, value_name = "LENGTH|auto", value_parser = parse_tick)]
+    tick: Option<TickArg>,
     /// The name of the time unit of the measured times ("ms", "s", ...), printed with every
     /// time and rate (the experiment's `workload.unit`); nothing is converted by it.
     #[arg(long, value_name = "NAME")]
@@ -387,8 +410,10 @@ fn overrides(args: &RunArgs) -> Vec<String> {
     if let Some(e) = args.pct_epsilon {
         v.push(format!("--pct-epsilon {e}"));
     }
-    if let Some(t) = args.tick {
-        v.push(format!("--tick {t}"));
+    match args.tick {
+        Some(TickArg::Length(t)) => v.push(format!("--tick {t}")),
+        Some(TickArg::Auto) => v.push("--tick auto".to_owned()),
+        None => {}
     }
     if let Some(u) = &args.unit {
         v.push(format!("--unit {u}"));
@@ -446,8 +471,10 @@ fn run(args: &RunArgs) -> Result<()> {
     if let Some(p) = &args.pet {
         config.workload.pet = pet_source(args, p)?;
     }
-    if let Some(t) = args.tick {
-        config.workload.tick = t;
+    match args.tick {
+        Some(TickArg::Length(t)) => config.workload.tick = t,
+        Some(TickArg::Auto) => config.workload.tick = inputs::auto_tick(&config.workload.pet)?,
+        None => {}
     }
     if let Some(u) = &args.unit {
         config.workload.unit = Some(u.clone());

@@ -745,6 +745,36 @@ fn the_tick_changes_the_grid_not_the_load_and_a_collapsing_cell_is_named() {
     ok(&fixed);
     let stderr = String::from_utf8_lossy(&fixed.stderr);
     assert!(!stderr.contains("measured mean"), "{stderr}");
+    // `--tick auto` chooses that tick (a hundredth of the shortest cell's mean, 0.85 s,
+    // rounded down to 0.005), the header and the run folder say it, and no cell collapses.
+    let auto = prunesim(
+        &[
+            "run",
+            "--pet",
+            "one.csv",
+            "--trials",
+            "1",
+            "--no-bound",
+            "--tick",
+            "auto",
+            "--out",
+            "o",
+        ],
+        d,
+    );
+    let stdout = ok(&auto);
+    assert!(stdout.contains("; tick 0.005 time units"), "{stdout}");
+    assert!(!String::from_utf8_lossy(&auto.stderr).contains("measured mean"));
+    let kept = std::fs::read_to_string(d.join("o/experiment.toml")).unwrap();
+    assert!(kept.contains("tick = 0.005"), "{kept}");
+    // Only a samples CSV's times choose a tick.
+    let e = failed(&prunesim(&["run", "--trials", "1", "--tick", "auto"], d));
+    assert!(
+        e.contains("--tick auto chooses the tick from a samples CSV"),
+        "{e}"
+    );
+    let e = failed(&prunesim(&["run", "--trials", "1", "--tick=-1"], d));
+    assert!(e.contains("a positive length or `auto`"), "{e}");
 }
 
 #[test]

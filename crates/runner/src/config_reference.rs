@@ -262,7 +262,7 @@ const WORKLOAD: &[Key] = &[
     key("tick", "number", "1.0")
         .unit("the unit of the files' times")
         .allowed("> 0, finite")
-        .means("how long one tick, the grid of the PMFs, is in time units (the unit of a samples CSV PET's and a workload CSV's times): a time `x` of those files becomes `x / tick` ticks (`tick = 0.001` reads seconds on a millisecond grid; `prunesim run --tick` overrides it). The horizon and the rates are in time units, so the tick changes the grid's resolution, not the load; a cell of a samples CSV whose PMF's mean moves by more than 10% is a warning naming it and the tick that fixes it")
+        .means("how long one tick, the grid of the PMFs, is in time units (the unit of a samples CSV PET's and a workload CSV's times): a time `x` of those files becomes `x / tick` ticks (`tick = 0.001` reads seconds on a millisecond grid; `prunesim run --tick` overrides it, and `--tick auto` chooses a hundredth of the samples CSV's shortest cell mean, rounded down to 1, 2 or 5 times a power of ten, which the run folder records). The horizon and the rates are in time units, so the tick changes the grid's resolution, not the load; a cell of a samples CSV whose PMF's mean moves by more than 10% is a warning naming it and the tick that fixes it")
         .example("tick = 0.001")
         .default_toml("1.0"),
     key("count_variance_ratio", "number", "0.1")

@@ -331,7 +331,8 @@ fn warn_collapsed(name: &str, tick: f64, cells: &[(String, String, Collapse)]) {
     let fix = if cells.iter().all(|(_, _, c)| c.bin_width == 1) {
         format!(
             "the tick ({tick}) is too coarse for {}: set workload.tick or --tick to {} \
-             (a hundredth of the shortest mean; the tick changes the grid, not the load)",
+             (a hundredth of the shortest mean, which --tick auto chooses; the tick changes \
+             the grid, not the load)",
             if cells.len() == 1 { "it" } else { "them" },
             round_down(shortest / 100.0)
         )
@@ -411,50 +412,7 @@ pub fn parse_samples_csv_options(
         }
     }
     check_tick(tick)?;
-    // An execution time beyond MAX_EXECUTION_TICKS would make queues' completion times too
-    // wide to hold.
-    let max_time = super::MAX_EXECUTION_TICKS as f64;
-    let mut rdr = reader(text);
-    let headers = rdr.headers().map_err(|e| csv_error(name, &e))?.clone();
-    let [ct, cm, cx] = columns(name, &headers, ["task_type", "machine", "execution_time"])?;
-    let mut rows: Vec<(String, String, f64, usize)> = Vec::new();
-    for record in rdr.records() {
-        let record = record.map_err(|e| csv_error(name, &e))?;
-        let line = record.position().map_or(0, |p| p.line() as usize);
-        let get = |i: usize| record.get(i).unwrap_or("");
-        // In ticks; dividing by a tick of 1 is exact.
-        let x = get(cx)
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite() && *v >= 0.0)
-            .map(|v| v / tick)
-            .filter(|x| x.is_finite() && *x <= max_time)
-            .ok_or_else(|| {
-                WorkloadError::field(
-                    name,
-                    line,
-                    "execution_time",
-                    format!(
-                        "a non-negative number of at most {} (2^26 ticks)",
-                        max_time * tick
-                    ),
-                    get(cx),
-                )
-            })?;
-        for (field, col) in [("task_type", ct), ("machine", cm)] {
-            if get(col).is_empty() {
-                return Err(WorkloadError::field(name, line, field, "an identifier", ""));
-            }
-        }
-        rows.push((get(ct).to_owned(), get(cm).to_owned(), x, line));
-    }
-    if rows.is_empty() {
-        return Err(WorkloadError::syntax(
-            name,
-            1,
-            "no execution times after the header",
-        ));
-    }
+    let rows = sample_rows(text, name, tick)?;
     let seconds = looks_like_seconds(tick, rows.iter().map(|r| r.2));
     if seconds {
         warn_seconds(name, "execution times");
@@ -527,6 +485,110 @@ pub fn parse_samples_csv_options(
     let pmfs = Array2::from_shape_vec((n_types, n_machines), pmfs)
         .map_err(|e| WorkloadError::InvalidPet(e.to_string()))?;
     Pet::new(pmfs, types.into_names(), machines.into_names())
+}
+
+/// The rows of a samples CSV (see the module docs): each task type, machine, execution time
+/// in ticks (`x / tick`) and line; errors name the line and field.
+fn sample_rows(
+    text: &str,
+    name: &str,
+    tick: f64,
+) -> Result<Vec<(String, String, f64, usize)>, WorkloadError> {
+    // An execution time beyond MAX_EXECUTION_TICKS would make queues' completion times too
+    // wide to hold.
+    let max_time = super::MAX_EXECUTION_TICKS as f64;
+    let mut rdr = reader(text);
+    let headers = rdr.headers().map_err(|e| csv_error(name, &e))?.clone();
+    let [ct, cm, cx] = columns(name, &headers, ["task_type", "machine", "execution_time"])?;
+    let mut rows: Vec<(String, String, f64, usize)> = Vec::new();
+    for record in rdr.records() {
+        let record = record.map_err(|e| csv_error(name, &e))?;
+        let line = record.position().map_or(0, |p| p.line() as usize);
+        let get = |i: usize| record.get(i).unwrap_or("");
+        // In ticks; dividing by a tick of 1 is exact.
+        let x = get(cx)
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v >= 0.0)
+            .map(|v| v / tick)
+            .filter(|x| x.is_finite() && *x <= max_time)
+            .ok_or_else(|| {
+                WorkloadError::field(
+                    name,
+                    line,
+                    "execution_time",
+                    format!(
+                        "a non-negative number of at most {} (2^26 ticks)",
+                        max_time * tick
+                    ),
+                    get(cx),
+                )
+            })?;
+        for (field, col) in [("task_type", ct), ("machine", cm)] {
+            if get(col).is_empty() {
+                return Err(WorkloadError::field(name, line, field, "an identifier", ""));
+            }
+        }
+        rows.push((get(ct).to_owned(), get(cm).to_owned(), x, line));
+    }
+    if rows.is_empty() {
+        return Err(WorkloadError::syntax(
+            name,
+            1,
+            "no execution times after the header",
+        ));
+    }
+    Ok(rows)
+}
+
+/// The tick [`auto_tick`] chooses: a hundredth of the shortest cell mean, rounded down to 1,
+/// 2 or 5 times a power of ten.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AutoTick {
+    /// The tick, in the unit of the file's times.
+    pub tick: f64,
+    /// The shortest mean of a (task type, machine) cell's samples, in that unit.
+    pub shortest_mean: f64,
+    /// That cell's task type and machine.
+    pub cell: (String, String),
+}
+
+/// The tick for a samples CSV's times (`text`, named `name` in errors): a hundredth of its
+/// shortest (task type, machine) cell mean, rounded down to 1, 2 or 5 times a power of ten,
+/// so that rounding a time to the grid moves it by less than 1% of the shortest cell's
+/// mean, and a cell's histogram (at most [`pmf::AUTO_BINS`] bins with the automatic width)
+/// keeps its shape. Errors: those of the reader, and a file whose cells all have a mean of 0.
+pub fn auto_tick(text: &str, name: &str) -> Result<AutoTick, WorkloadError> {
+    let rows = sample_rows(text, name, 1.0)?;
+    let mut sums: HashMap<(&str, &str), (f64, usize)> = HashMap::new();
+    for (t, m, x, _) in &rows {
+        let e = sums.entry((t.as_str(), m.as_str())).or_insert((0.0, 0));
+        e.0 += x;
+        e.1 += 1;
+    }
+    let shortest = sums
+        .iter()
+        .map(|(cell, (sum, n))| (*cell, sum / *n as f64))
+        .filter(|(_, mean)| *mean > 0.0)
+        .min_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(&b.0)));
+    let Some(((t, m), mean)) = shortest else {
+        return Err(WorkloadError::syntax(
+            name,
+            1,
+            "every cell's times are 0: no tick can be chosen from them; give one",
+        ));
+    };
+    Ok(AutoTick {
+        tick: round_down(mean / 100.0),
+        shortest_mean: mean,
+        cell: (t.to_owned(), m.to_owned()),
+    })
+}
+
+/// [`auto_tick`] of a file.
+pub fn read_auto_tick(path: impl AsRef<Path>) -> Result<AutoTick, WorkloadError> {
+    let path = path.as_ref();
+    auto_tick(&read_text(path)?, &display_name(path))
 }
 
 /// The ticks spanned by the histogram of `xs` (as [`pmf::from_samples`] builds it with
@@ -725,6 +787,21 @@ pub fn write_workload_csv(path: impl AsRef<Path>, trial: &Trial) -> Result<(), W
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_automatic_tick_is_a_round_hundredth_of_the_shortest_cell_mean() {
+        let text = "task_type,machine,execution_time\na,x,0.8\na,x,0.9\na,y,120\nb,x,31\nb,y,0.0\n";
+        let t = auto_tick(text, "t.csv").unwrap();
+        // Cell (a, x) has the shortest mean above 0, 0.85: a hundredth is 0.0085, down to 0.005.
+        assert_eq!(t.cell, ("a".to_owned(), "x".to_owned()));
+        assert!((t.shortest_mean - 0.85).abs() < 1e-12);
+        assert_eq!(t.tick, 0.005);
+        assert_eq!(round_down(0.0085), 0.005);
+        assert_eq!(round_down(0.02), 0.02);
+        assert_eq!(round_down(0.0199), 0.01);
+        assert_eq!(round_down(7.0), 5.0);
+        assert!(auto_tick("task_type,machine,execution_time\na,x,0\n", "z.csv").is_err());
+    }
     use super::*;
 
     #[test]

@@ -16,12 +16,12 @@ pub mod etc;
 use std::path::Path;
 
 pub use csv_files::{
-    BinWidth, COLLAPSE_TOLERANCE, Collapse, SECONDS_HINT_TICKS, SamplesOptions,
-    format_workload_csv, looks_like_seconds, parse_samples_csv, parse_samples_csv_options,
-    parse_samples_csv_with, parse_workload_csv, parse_workload_csv_with_names,
-    parse_workload_csv_with_tick, read_samples_csv, read_samples_csv_options,
-    read_samples_csv_with, read_workload_csv, read_workload_csv_with_names,
-    read_workload_csv_with_tick, write_workload_csv,
+    AutoTick, BinWidth, COLLAPSE_TOLERANCE, Collapse, SECONDS_HINT_TICKS, SamplesOptions,
+    auto_tick, format_workload_csv, looks_like_seconds, parse_samples_csv,
+    parse_samples_csv_options, parse_samples_csv_with, parse_workload_csv,
+    parse_workload_csv_with_names, parse_workload_csv_with_tick, read_auto_tick, read_samples_csv,
+    read_samples_csv_options, read_samples_csv_with, read_workload_csv,
+    read_workload_csv_with_names, read_workload_csv_with_tick, write_workload_csv,
 };
 pub use dat::{
     ArrivalRepair, DatOptions, DatReport, MIN_TASKS_FOR_SLACK, SlackAnomaly, format_dat, parse_dat,
