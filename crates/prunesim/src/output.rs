@@ -348,9 +348,11 @@ fn workload_line(prepared: &Prepared, tasks: &str, most: usize) -> String {
             };
             let per_unit = spec.rate * factor / w.horizon;
             let given = match (w.rate, w.load, w.arrival_rate) {
-                (Some(r), _, _) => format!("rate {r} per {} {units}", w.horizon),
-                (None, Some(l), _) => format!("load = {l}"),
-                (None, None, Some(a)) => format!("arrival_rate = {a}"),
+                (Some(r), _, _) => {
+                    format!("rate {} per {} {units}", number(r), number(w.horizon))
+                }
+                (None, Some(l), _) => format!("load = {}", number(l)),
+                (None, None, Some(a)) => format!("arrival_rate = {}", number(a)),
                 (None, None, None) => String::new(),
             };
             let capped = if most < w.tasks {
@@ -389,6 +391,16 @@ fn workload_line(prepared: &Prepared, tasks: &str, most: usize) -> String {
             format!("{rate}trials read from files{tick}")
         }
         (TrialSource::Generated, None) => format!("generated trials{tick}"),
+    }
+}
+
+/// `x` as written (its shortest exact form) for everyday magnitudes, with an exponent
+/// beyond them.
+fn number(x: f64) -> String {
+    if x == 0.0 || (1e-4..1e12).contains(&x.abs()) {
+        x.to_string()
+    } else {
+        format!("{x:e}")
     }
 }
 

@@ -525,7 +525,7 @@ fn a_samples_csv_is_a_pet_with_its_bin_convention() {
         &["run", "e.toml", "--pet", "times.csv", "--tick", "0"],
         d,
     ));
-    assert!(err.contains("workload.tick"), "{err}");
+    assert!(err.contains("--tick") && err.contains("positive"), "{err}");
     let upper = json(&prunesim(
         &[
             "run",

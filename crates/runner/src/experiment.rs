@@ -577,6 +577,24 @@ impl Prepared {
             TrialSource::Generated => Some(config.workload.arrival_spec(&pet)?),
             TrialSource::Given(_) => None,
         };
+        if let Some(spec) = &arrivals {
+            // The tasks expected over the horizon: too few to count any is an error, not a
+            // table of zeros.
+            let factor = match spec.pattern {
+                workload::Pattern::Constant => 1.0,
+                workload::Pattern::Bursty(b) => b.mean_factor(),
+            };
+            let expected = spec.rate * factor;
+            if expected < (skipped as f64) + 1.0 {
+                return Err(RunError::Input(format!(
+                    "about {expected:.3e} tasks arrive within the horizon ({} {}), and \
+                     system.skip_first + system.skip_last = {skipped} leaves none to count: \
+                     raise the rate (or the load) or the horizon",
+                    config.workload.horizon,
+                    config.workload.units_name()
+                )));
+            }
+        }
         let seed = config.workload.seed;
         Ok(Prepared {
             config,

@@ -430,10 +430,14 @@ impl WorkloadConfig {
         capacity: impl FnOnce() -> Result<f64, WorkloadError>,
     ) -> Result<f64, WorkloadError> {
         let factor = self.pattern_factor();
-        Ok(match (self.rate, self.load, self.arrival_rate) {
-            (Some(r), _, _) => r,
-            (None, _, Some(a)) => a * self.horizon / factor,
-            (None, Some(l), None) => l * capacity()? / self.tick * self.horizon / factor,
+        let (key, given, rate) = match (self.rate, self.load, self.arrival_rate) {
+            (Some(r), _, _) => return Ok(r),
+            (None, _, Some(a)) => ("arrival_rate", a, a * self.horizon / factor),
+            (None, Some(l), None) => (
+                "load",
+                l,
+                l * capacity()? / self.tick * self.horizon / factor,
+            ),
             (None, None, None) => {
                 return Err(WorkloadError::InvalidConfig {
                     file: String::new(),
@@ -442,7 +446,21 @@ impl WorkloadConfig {
                     found: "none of them".into(),
                 });
             }
-        })
+        };
+        if rate.is_finite() && rate > 0.0 {
+            Ok(rate)
+        } else {
+            Err(WorkloadError::InvalidConfig {
+                file: String::new(),
+                field: format!("workload.{key}"),
+                expected: format!(
+                    "a value whose tasks over the horizon ({} {}) are a finite number > 0",
+                    self.horizon,
+                    self.units_name()
+                ),
+                found: format!("{given:e}, giving {rate:e} tasks"),
+            })
+        }
     }
 
     /// The tasks that arrive per time unit on average: the rate label over the horizon, times

@@ -90,3 +90,25 @@ fn the_tick_changes_the_grid_not_the_arrivals() {
         );
     }
 }
+
+#[test]
+fn a_rate_that_overflows_or_brings_no_task_to_count_is_an_error_naming_it() {
+    let err = |workload: &str| {
+        let text = format!(
+            "name = \"load\"\n[workload]\n{workload}\nseed = 11\n[mapper]\nname = \"MM\"\n"
+        );
+        let config = ExperimentConfig::from_toml_str(&text, "load.toml", None).unwrap();
+        Prepared::new(config, None, TrialSource::Generated, None, None)
+            .unwrap_err()
+            .to_string()
+    };
+    let e = err("load = 1e308");
+    assert!(
+        e.contains("workload.load") && e.contains("inf tasks"),
+        "{e}"
+    );
+    let e = err("arrival_rate = 1e-300");
+    assert!(e.contains("leaves none to count"), "{e}");
+    let e = err("rate = 150");
+    assert!(e.contains("about 1.500e2 tasks arrive"), "{e}");
+}
