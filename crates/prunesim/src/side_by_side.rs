@@ -25,7 +25,10 @@ use runner::comparison::{Compared, Comparison};
 use runner::{Estimate, ExperimentConfig, Summary, TrialMetrics};
 use serde::Serialize;
 
-use super::{Outputs, RunArgs, output, prepare, run_folder, simulate, threads};
+use super::{
+    Outputs, RunArgs, output, prepare, prepared_from_files, report_repairs, run_folder, simulate,
+    threads,
+};
 
 /// The comparison table's file in the `--out` folder.
 pub(crate) const COMPARISON_FILE: &str = "comparison.csv";
@@ -122,7 +125,11 @@ pub(crate) fn run(args: &RunArgs, config: &ExperimentConfig, names: &[String]) -
     for (i, (name, c)) in names.iter().zip(configs).enumerate() {
         tracing::info!(heuristic = %name, "running");
         // The bracket depends on the trials alone: computed with the first heuristic.
-        let (prepared, manifest, _) = prepare(args, c, i == 0 && !args.no_bound)?;
+        let (prepared, manifest, repairs) = prepare(args, c, i == 0 && !args.no_bound)?;
+        if i == 0 && prepared_from_files(args) {
+            // The same files for every heuristic: what was repaired, said once.
+            report_repairs(&repairs);
+        }
         let dir = args.out.as_ref().map(|d| d.join(name));
         let experiment_file = args.experiment.as_deref().filter(|p| p.as_os_str() != "-");
         let (summary, trials) = simulate(
