@@ -48,15 +48,18 @@
 //! the most tasks per time unit they complete with the types in equal shares, each task
 //! taking its mean time, deadlines ignored). `load = 1` offers as much as the machines can
 //! do at best; on the paper's PET its 34k is an offered load of about 3.3 and its 19k of
-//! about 1.8. `arrival_rate`
-//! and `load` are averages over a bursty pattern's intervals; `rate` is the label before the
-//! pattern's factor ([`BurstParams::mean_factor`]), as in JPDC-2016. A samples PET without `bin_width` (or with
-//! `bin_width = "auto"`) chooses each pair's width from its samples
-//! ([`io::BinWidth::Auto`]: at most [`pmf::AUTO_BINS`] bins over the pair's range, one tick
-//! when the range is at most that many ticks); an explicit `bin_width` is that width for every
-//! pair, as given. No experiment of `experiments/` reads a samples CSV without a width, so the
-//! automatic width changes none of their PETs; `tick = 1` is not serialised, so manifests and
-//! PET hashes of configurations without `tick` are unchanged.
+//! about 1.8. `arrival_rate` and `load` are averages over a bursty pattern's intervals;
+//! `rate` is the label before the pattern's factor ([`BurstParams::mean_factor`]), as in
+//! JPDC-2016.
+//!
+//! A samples PET without `bin_width` (or with `bin_width = "auto"`) chooses each pair's
+//! width from its samples ([`io::BinWidth::Auto`]: at most [`pmf::AUTO_BINS`] bins over the
+//! pair's range, one tick when the range is at most that many ticks); an explicit
+//! `bin_width` is that width for every pair, as given. No experiment of `experiments/` reads
+//! a samples CSV without a width, so the automatic width changes none of their PETs;
+//! `tick = 1` is not serialised, so manifests and PET hashes of configurations without
+//! `tick` are unchanged. `prunesim run --tick auto` chooses the tick from a samples CSV
+//! ([`io::auto_tick`]).
 //!
 //! A generated PET ([`crate::family`]) takes these keys, each with the default shown:
 //! ```toml
