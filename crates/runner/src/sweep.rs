@@ -450,6 +450,26 @@ impl FigureSpec {
 mod tests {
     use super::*;
 
+    #[test]
+    fn setting_one_rate_key_removes_the_others() {
+        let mut t: toml::Table = toml::from_str("[workload]\nrate = 19000\nseed = 1\n").unwrap();
+        set_path(&mut t, "workload.load", toml::Value::Float(1.5)).unwrap();
+        let w = t["workload"].as_table().unwrap();
+        assert_eq!(w.get("load"), Some(&toml::Value::Float(1.5)));
+        assert!(!w.contains_key("rate") && w.contains_key("seed"));
+        set_path(&mut t, "workload.arrival_rate", toml::Value::Float(0.2)).unwrap();
+        let w = t["workload"].as_table().unwrap();
+        assert!(!w.contains_key("load") && w.contains_key("arrival_rate"));
+        // Other paths named `rate` elsewhere are left alone.
+        set_path(&mut t, "staging.rate", toml::Value::Float(1.0)).unwrap();
+        assert!(
+            t["workload"]
+                .as_table()
+                .unwrap()
+                .contains_key("arrival_rate")
+        );
+    }
+
     const FIGURE: &str = "id = \"f\"\ntitle = \"t\"\nseed = 1\nEXTRA\n[base]\n\
         workload = { rate = 19000, seed = 0 }\nmapper = { name = \"MM\" }\n\
         [x]\nlabel = \"r\"\nvalues = [19000]\nset = [\"workload.rate\"]\n\
