@@ -79,24 +79,26 @@ pub(crate) fn read_trials(
 
 /// The PET source a `--pet` file stands for: a samples CSV by its extension or header, else
 /// an `.etc` file.
-/// `--tick auto`: the tick [`workload::io::auto_tick`] chooses from the PET's samples CSV.
-/// Errors: a PET that is not a samples CSV (its times are ticks already), an unreadable file.
-pub(crate) fn auto_tick(pet: &PetSource) -> Result<f64> {
-    let PetSource::Samples { path, .. } = pet else {
-        bail!(
+/// `--tick auto`: the tick [`workload::WorkloadConfig::resolve_tick`] chooses from the PET's
+/// samples CSV. Errors: a PET that is not a samples CSV (its times are ticks already), an
+/// unreadable file.
+pub(crate) fn auto_tick(workload: &mut workload::WorkloadConfig) -> Result<()> {
+    let chosen = workload.resolve_tick().map_err(|e| match e {
+        workload::WorkloadError::InvalidConfig { .. } => anyhow::anyhow!(
             "--tick auto chooses the tick from a samples CSV's times; this PET's times are ticks already (give --pet times.csv, or a length)"
+        ),
+        e => anyhow::Error::new(e).context("--tick auto"),
+    })?;
+    if let Some(chosen) = chosen {
+        tracing::info!(
+            tick = chosen.tick,
+            shortest_mean = chosen.shortest_mean,
+            task_type = %chosen.cell.0,
+            machine = %chosen.cell.1,
+            "--tick auto: a hundredth of the shortest cell mean"
         );
-    };
-    let chosen = workload::io::read_auto_tick(path)
-        .with_context(|| format!("--tick auto: {}", path.display()))?;
-    tracing::info!(
-        tick = chosen.tick,
-        shortest_mean = chosen.shortest_mean,
-        task_type = %chosen.cell.0,
-        machine = %chosen.cell.1,
-        "--tick auto: a hundredth of the shortest cell mean"
-    );
-    Ok(chosen.tick)
+    }
+    Ok(())
 }
 
 pub(crate) fn pet_source(args: &RunArgs, path: &Path) -> Result<PetSource> {

@@ -473,7 +473,10 @@ fn run(args: &RunArgs) -> Result<()> {
     }
     match args.tick {
         Some(TickArg::Length(t)) => config.workload.tick = t,
-        Some(TickArg::Auto) => config.workload.tick = inputs::auto_tick(&config.workload.pet)?,
+        Some(TickArg::Auto) => {
+            config.workload.tick = f64::NAN;
+            inputs::auto_tick(&mut config.workload)?;
+        }
         None => {}
     }
     if let Some(u) = &args.unit {

@@ -259,10 +259,10 @@ const WORKLOAD: &[Key] = &[
         .means("the time over which `rate` tasks arrive, and after which none arrives; `horizon / tick` ticks, so the tick never changes the load")
         .example("horizon = 44100")
         .default_toml("88200.0"),
-    key("tick", "number", "1.0")
+    key("tick", "number or \"auto\"", "1.0")
         .unit("the unit of the files' times")
-        .allowed("> 0, finite")
-        .means("how long one tick, the grid of the PMFs, is in time units (the unit of a samples CSV PET's and a workload CSV's times): a time `x` of those files becomes `x / tick` ticks (`tick = 0.001` reads seconds on a millisecond grid; `prunesim run --tick` overrides it, and `--tick auto` chooses a hundredth of the samples CSV's shortest cell mean, rounded down to 1, 2 or 5 times a power of ten, which the run folder records). The horizon and the rates are in time units, so the tick changes the grid's resolution, not the load; a cell of a samples CSV whose PMF's mean moves by more than 10% is a warning naming it and the tick that fixes it")
+        .allowed("> 0, finite; or \"auto\" with a samples CSV PET")
+        .means("how long one tick, the grid of the PMFs, is in time units (the unit of a samples CSV PET's and a workload CSV's times): a time `x` of those files becomes `x / tick` ticks (`tick = 0.001` reads seconds on a millisecond grid; `prunesim run --tick` overrides it). `\"auto\"` (or `--tick auto`) chooses it from a samples CSV: a hundredth of its shortest (task type, machine) cell mean, rounded down to 1, 2 or 5 times a power of ten, so that no time moves by more than 1% of that mean; the run folder's experiment.toml records the length chosen. The horizon and the rates are in time units, so the tick changes the grid's resolution, not the load; a cell of a samples CSV whose PMF's mean moves by more than 10% is a warning naming it and the tick that fixes it")
         .example("tick = 0.001")
         .default_toml("1.0"),
     key("count_variance_ratio", "number", "0.1")

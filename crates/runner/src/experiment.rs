@@ -186,6 +186,13 @@ impl ExperimentConfig {
                 b.rebase(base);
             }
         }
+        // `tick = "auto"`, chosen once the samples' path is final; the configuration keeps
+        // the length chosen.
+        cfg.workload.resolve_tick().map_err(|e| RunError::Config {
+            file: name.to_string(),
+            line: None,
+            message: e.to_string(),
+        })?;
         cfg.validate().map_err(|message| RunError::Config {
             file: name.to_string(),
             line: None,

@@ -24,7 +24,8 @@
 //! count_variance_ratio = 0.1  # variance of each type's count, as a fraction of its mean
 //! # machines = 1024   # optional: that many machines drawn from the PET's (absent: the PET as is)
 //! tick = 1.0            # one tick in the unit of the measured times of a samples CSV and of
-//!                       # workload CSV files: a time x of those files is x / tick ticks
+//!                       # workload CSV files: a time x of those files is x / tick ticks;
+//!                       # "auto": chosen from the samples CSV (io::auto_tick)
 //! ```
 //! Every field but the rate and `seed` has the default shown; `machines` and `unit` have none.
 //! Exactly one of `rate`, `load` and `arrival_rate` is given. Unknown fields are errors.
@@ -192,9 +193,38 @@ pub struct WorkloadConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machines: Option<usize>,
     /// The length of one tick in the unit of the measured times of a samples CSV PET and of
-    /// workload CSV files (default 1: their times are ticks); see the module docs.
-    #[serde(default = "default_tick", skip_serializing_if = "is_default_tick")]
+    /// workload CSV files (default 1: their times are ticks); see the module docs. `"auto"`
+    /// in the TOML reads as NaN until [`WorkloadConfig::resolve_tick`] chooses it.
+    #[serde(
+        default = "default_tick",
+        skip_serializing_if = "is_default_tick",
+        deserialize_with = "tick_or_auto"
+    )]
     pub tick: f64,
+}
+
+/// Reads `tick`: a number, or `"auto"` (NaN until [`WorkloadConfig::resolve_tick`]).
+fn tick_or_auto<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Tick {
+        Number(f64),
+        Integer(i64),
+        Word(String),
+    }
+    match Tick::deserialize(d)? {
+        // NaN stands for "auto" until resolved: a NaN written as a number is not one.
+        Tick::Number(x) if x.is_nan() => Err(serde::de::Error::custom(
+            "tick: expected a positive length or \"auto\", found nan",
+        )),
+        Tick::Number(x) => Ok(x),
+        Tick::Integer(i) => Ok(i as f64),
+        Tick::Word(w) if w.eq_ignore_ascii_case("auto") => Ok(f64::NAN),
+        Tick::Word(w) => Err(serde::de::Error::custom(format!(
+            "tick: expected a positive length or \"auto\", found \"{}\"",
+            crate::error::quote(&w)
+        ))),
+    }
 }
 
 fn is_default_burst(burst: &BurstParams) -> bool {
@@ -229,9 +259,39 @@ impl WorkloadConfig {
             line: crate::toml_line::error_line(text, &e).unwrap_or(0),
             message: e.message().to_owned(),
         })?;
-        let config = file.workload;
+        let mut config = file.workload;
+        config.resolve_tick()?;
         config.validate_named(name)?;
         Ok(config)
+    }
+
+    /// True while `tick = "auto"` waits for [`WorkloadConfig::resolve_tick`].
+    pub fn tick_is_auto(&self) -> bool {
+        self.tick.is_nan()
+    }
+
+    /// Chooses `tick = "auto"` from the PET's samples CSV ([`io::auto_tick`]: a hundredth of
+    /// its shortest cell mean, rounded down to 1, 2 or 5 times a power of ten) and returns
+    /// the choice; a tick given as a length stays (`None`). Call it once the PET's path is
+    /// final (the experiment loaders do, after resolving relative paths).
+    ///
+    /// Errors: `"auto"` with a PET whose times are ticks already (not a samples CSV), an
+    /// unreadable or malformed file.
+    pub fn resolve_tick(&mut self) -> Result<Option<io::AutoTick>, WorkloadError> {
+        if !self.tick_is_auto() {
+            return Ok(None);
+        }
+        let PetSource::Samples { path, .. } = &self.pet else {
+            return Err(WorkloadError::InvalidConfig {
+                file: String::new(),
+                field: "workload.tick".into(),
+                expected: "a length: \"auto\" chooses the tick from a samples CSV's times, and this PET's times are ticks already".into(),
+                found: "\"auto\"".into(),
+            });
+        };
+        let chosen = io::read_auto_tick(path)?;
+        self.tick = chosen.tick;
+        Ok(Some(chosen))
     }
 
     /// Reads a TOML file with a `[workload]` table, validates it, and resolves the PET's
@@ -239,7 +299,13 @@ impl WorkloadConfig {
     pub fn load(path: impl AsRef<Path>) -> Result<WorkloadConfig, WorkloadError> {
         let path = path.as_ref();
         let text = io::read_text(path)?;
-        let mut config = Self::from_toml_str(&text, &io::display_name(path))?;
+        let name = io::display_name(path);
+        let file: WorkloadFile = toml::from_str(&text).map_err(|e| WorkloadError::Toml {
+            file: name.clone(),
+            line: crate::toml_line::error_line(&text, &e).unwrap_or(0),
+            message: e.message().to_owned(),
+        })?;
+        let mut config = file.workload;
         if let Some(dir) = path.parent() {
             match &mut config.pet {
                 PetSource::Etc(p) | PetSource::Samples { path: p, .. } if p.is_relative() => {
@@ -248,6 +314,8 @@ impl WorkloadConfig {
                 _ => {}
             }
         }
+        config.resolve_tick()?;
+        config.validate_named(&name)?;
         Ok(config)
     }
 
@@ -304,7 +372,7 @@ impl WorkloadConfig {
         if !(self.tick.is_finite() && self.tick > 0.0) {
             return invalid(
                 "tick",
-                "a positive, finite length of one tick in the unit of the measured times",
+                "a positive, finite length of one tick in the unit of the measured times (\"auto\" is chosen by resolve_tick before)",
                 self.tick.to_string(),
             );
         }

@@ -368,3 +368,43 @@ fn without_machines_the_configuration_serialises_as_before() {
     assert!(text.contains("machines = 64"), "{text}");
     assert_eq!(toml::from_str::<WorkloadConfig>(&text).unwrap(), m);
 }
+
+#[test]
+fn tick_auto_is_chosen_from_the_samples_once_their_path_is_known() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut csv = String::from("task_type,machine,execution_time\n");
+    for (t, m, x) in [
+        ("a", "x", 0.8),
+        ("a", "x", 0.9),
+        ("a", "y", 120.0),
+        ("b", "x", 31.0),
+        ("b", "y", 40.0),
+    ] {
+        csv.push_str(&format!("{t},{m},{x}\n"));
+    }
+    std::fs::write(dir.path().join("s.csv"), csv).unwrap();
+    let toml = "[workload]\npet = { samples = \"s.csv\" }\ntick = \"auto\"\nload = 1\nseed = 1\n";
+    std::fs::write(dir.path().join("w.toml"), toml).unwrap();
+    // Relative to the file's folder: a hundredth of the shortest cell mean (0.85), 0.005.
+    let c = WorkloadConfig::load(dir.path().join("w.toml")).unwrap();
+    assert_eq!(c.tick, 0.005);
+    assert!(!c.tick_is_auto());
+    assert!(toml::to_string(&c).unwrap().contains("tick = 0.005"));
+    // Only a samples CSV's times choose a tick; a NaN is no length; another word is refused.
+    for (body, said) in [
+        (
+            "tick = \"auto\"\nrate = 1000",
+            "chooses the tick from a samples CSV",
+        ),
+        ("tick = nan\nrate = 1000", "positive length or \"auto\""),
+        (
+            "tick = \"fine\"\nrate = 1000",
+            "positive length or \"auto\"",
+        ),
+    ] {
+        let e = WorkloadConfig::from_toml_str(&format!("[workload]\nseed = 1\n{body}\n"), "t.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(said), "{body}: {e}");
+    }
+}
