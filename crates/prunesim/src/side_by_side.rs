@@ -12,7 +12,8 @@
 //! With `--out DIR`, `DIR/<heuristic>/` is each heuristic's run folder (as `prunesim run
 //! --out` writes it: `prunesim rerun` and `prunesim report` take it), `DIR/comparison.csv`
 //! the table, `DIR/comparison.svg` and `.png` its figure (each heuristic's robustness and
-//! interval, the bracket behind), and `DIR/comparison.json` the manifest: the experiment,
+//! interval, the bracket behind), with `--report` `DIR/comparison.html` (the table, the
+//! figure, a link to each run's report), and `DIR/comparison.json` the manifest: the experiment,
 //! the heuristics' folders and the SHA-256 of each file written. A comparison file already
 //! there is replaced only when that manifest names it with its hash unchanged: a file of
 //! the user's, or one the user edited, is never written over.
@@ -36,11 +37,15 @@ pub(crate) const COMPARISON_FILE: &str = "comparison.csv";
 /// The comparison's manifest in the `--out` folder.
 const MANIFEST_FILE: &str = "comparison.json";
 
+/// The comparison's page, with `--report`.
+const PAGE_FILE: &str = "comparison.html";
+
 /// The files the comparison writes beside the run folders, the manifest last.
-const FILES: [&str; 4] = [
+const FILES: [&str; 5] = [
     COMPARISON_FILE,
     "comparison.svg",
     "comparison.png",
+    PAGE_FILE,
     MANIFEST_FILE,
 ];
 
@@ -165,7 +170,7 @@ pub(crate) fn run(args: &RunArgs, config: &ExperimentConfig, names: &[String]) -
         .collect();
     let (_, summary, _) = &runs[0];
     if let Some(out) = &args.out {
-        write_files(out, summary, &comparison, &pruners, names)?;
+        write_files(out, summary, &comparison, &pruners, names, args.report)?;
     }
     let mut stdout = std::io::stdout().lock();
     if args.json {
@@ -283,15 +288,22 @@ fn write_files(
     comparison: &Comparison,
     pruners: &[String],
     names: &[String],
+    report: bool,
 ) -> Result<()> {
     let svg = figures::svg(&figures::Plot::Figure(figure(summary, comparison)))
         .context("drawing the comparison")?;
     let png = figures::png(&svg).context("drawing the comparison")?;
-    let contents: [(&str, Vec<u8>); 3] = [
+    let mut contents: Vec<(&str, Vec<u8>)> = vec![
         (COMPARISON_FILE, csv(comparison, pruners).into_bytes()),
-        ("comparison.svg", svg.into_bytes()),
         ("comparison.png", png),
     ];
+    if report {
+        contents.push((
+            PAGE_FILE,
+            page(summary, comparison, pruners, &svg).into_bytes(),
+        ));
+    }
+    contents.push(("comparison.svg", svg.into_bytes()));
     let mut files = std::collections::BTreeMap::new();
     for (name, bytes) in &contents {
         runner::files::write_atomic(&out.join(name), bytes)?;
@@ -314,6 +326,47 @@ fn write_files(
         serde_json::to_string_pretty(&manifest)?.as_bytes(),
     )?;
     Ok(())
+}
+
+/// The comparison's page (`--report`): the table, the figure, and a link to each
+/// heuristic's own report.
+fn page(summary: &Summary, comparison: &Comparison, pruners: &[String], svg: &str) -> String {
+    use report::html::html_escape as e;
+    let mut rows = String::new();
+    for (i, (r, pruner)) in comparison.rows.iter().zip(pruners).enumerate() {
+        let vs = match &r.difference_to_best {
+            _ if i == comparison.best => "best".to_owned(),
+            Some(d) => format!("{:+.2} {}", d.mean, interval(d)),
+            None => "-".to_owned(),
+        };
+        rows.push_str(&format!(
+            "<tr><th><a href=\"{h}/report.html\">{h}</a></th><td>{}</td><td>{:.2} {}</td><td>{}</td><td>{:.2}</td></tr>\n",
+            e(pruner),
+            r.robustness.mean,
+            interval(&r.robustness),
+            vs,
+            r.worst_type_on_time.mean,
+            h = e(&r.heuristic),
+        ));
+    }
+    let bracket = summary.optimum.as_ref().map_or_else(String::new, |o| {
+        format!(
+            "<p>The clairvoyant optimum is in [{:.2}, {:.2}]% (mean over the trials).</p>",
+            o.lower, o.upper
+        )
+    });
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title}</title>\
+         <style>body{{font-family:sans-serif;margin:2em}}table{{border-collapse:collapse}}\
+         td,th{{border:1px solid #ccc;padding:4px 8px;text-align:left}}</style></head><body>\n\
+         <h1>{title}</h1>\n<p>Each heuristic on the same trials (common random numbers); \
+         vs best: the paired difference to {best} in points, trial by trial, with its 95% \
+         interval. Each name links to its run's report.</p>\n<table><tr><th>heuristic</th>\
+         <th>pruner</th><th>robustness (%) [95% CI]</th><th>vs best</th><th>worst type (%)</th>\
+         </tr>\n{rows}</table>\n{bracket}\n{svg}</body></html>\n",
+        title = e(&summary.experiment),
+        best = e(comparison.best_name()),
+    )
 }
 
 /// The comparison's figure: each heuristic's robustness and its 95% interval, the

@@ -216,3 +216,44 @@ fn a_bad_name_in_the_list_stops_before_anything_runs() {
         assert!(e.contains("--heuristic"), "{e}");
     }
 }
+
+#[test]
+fn with_report_a_page_links_each_runs_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    experiment(d);
+    ok(&prunesim(
+        &[
+            "run",
+            "e.toml",
+            "--heuristic",
+            "PAM,MM",
+            "--trials",
+            "2",
+            "--no-bound",
+            "--out",
+            "cmp",
+            "--report",
+        ],
+        d,
+    ));
+    let page = std::fs::read_to_string(d.join("cmp/comparison.html")).unwrap();
+    for name in ["PAM", "MM"] {
+        assert!(
+            page.contains(&format!("<a href=\"{name}/report.html\">{name}</a>")),
+            "{page}"
+        );
+        assert!(
+            d.join("cmp").join(name).join("report.html").is_file(),
+            "{name}'s report"
+        );
+    }
+    assert!(
+        page.contains("<svg") && page.contains("vs best"),
+        "the figure and the table"
+    );
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("cmp/comparison.json")).unwrap())
+            .unwrap();
+    assert!(manifest["files"]["comparison.html"].is_string());
+}

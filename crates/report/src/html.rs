@@ -221,7 +221,8 @@ fn script_safe(json: &str) -> String {
     json.replace('<', "\\u003c")
 }
 
-pub(crate) fn html_escape(s: &str) -> String {
+/// `s` with `&`, `<`, `>` and `"` escaped for HTML text and attribute values.
+pub fn html_escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
