@@ -342,11 +342,7 @@ fn workload_line(prepared: &Prepared, tasks: &str, most: usize) -> String {
     };
     match (&prepared.source, &prepared.arrivals) {
         (TrialSource::Generated, Some(spec)) => {
-            let factor = match spec.pattern {
-                workload::Pattern::Constant => 1.0,
-                workload::Pattern::Bursty(b) => b.mean_factor(),
-            };
-            let per_unit = spec.rate * factor / w.horizon;
+            let per_unit = spec.rate * spec.pattern.mean_factor() / w.horizon;
             let given = match (w.rate, w.load, w.arrival_rate) {
                 (Some(r), _, _) => {
                     format!("rate {} per {} {units}", number(r), number(w.horizon))

@@ -126,7 +126,8 @@ pub(crate) fn run(args: &RunArgs, config: &ExperimentConfig, names: &[String]) -
         })
         .collect::<Result<Vec<_>>>()?;
     let mut first = None;
-    let mut runs: Vec<(String, Summary, Vec<TrialMetrics>)> = Vec::new();
+    let mut runs: Vec<(String, Vec<TrialMetrics>)> = Vec::new();
+    let mut summaries: Vec<Summary> = Vec::new();
     for (i, (name, c)) in names.iter().zip(configs).enumerate() {
         tracing::info!(heuristic = %name, "running");
         // The bracket depends on the trials alone: computed with the first heuristic.
@@ -150,7 +151,8 @@ pub(crate) fn run(args: &RunArgs, config: &ExperimentConfig, names: &[String]) -
                 inputs: run_folder::inputs(&manifest, experiment_file),
             },
         )?;
-        runs.push((name.clone(), summary, trials));
+        runs.push((name.clone(), trials));
+        summaries.push(summary);
         if first.is_none() {
             first = Some(prepared);
         }
@@ -158,17 +160,12 @@ pub(crate) fn run(args: &RunArgs, config: &ExperimentConfig, names: &[String]) -
     let Some(prepared) = first else {
         bail!("--heuristic: no heuristic given");
     };
-    let comparison = Comparison::new(
-        &runs
-            .iter()
-            .map(|(name, _, trials)| (name.clone(), trials.clone()))
-            .collect::<Vec<_>>(),
-    );
-    let pruners: Vec<String> = runs
+    let comparison = Comparison::new(&runs);
+    let pruners: Vec<String> = summaries
         .iter()
-        .map(|(_, s, _)| output::pruner_line(&s.pruner))
+        .map(|s| output::pruner_line(&s.pruner))
         .collect();
-    let (_, summary, _) = &runs[0];
+    let summary = &summaries[0];
     if let Some(out) = &args.out {
         write_files(out, summary, &comparison, &pruners, names, args.report)?;
     }

@@ -587,11 +587,7 @@ impl Prepared {
         if let Some(spec) = &arrivals {
             // The tasks expected over the horizon: too few to count any is an error, not a
             // table of zeros.
-            let factor = match spec.pattern {
-                workload::Pattern::Constant => 1.0,
-                workload::Pattern::Bursty(b) => b.mean_factor(),
-            };
-            let expected = spec.rate * factor;
+            let expected = spec.rate * spec.pattern.mean_factor();
             if expected < (skipped as f64) + 1.0 {
                 return Err(RunError::Input(format!(
                     "about {expected:.3e} tasks arrive within the horizon ({} {}), and \

@@ -153,6 +153,18 @@ pub enum Pattern {
     Bursty(BurstParams),
 }
 
+impl Pattern {
+    /// The long-run factor of the pattern on the rate: 1 for constant arrivals,
+    /// [`BurstParams::mean_factor`] for bursty ones (the tasks that arrive over the horizon
+    /// are the rate label times this factor, on average).
+    pub fn mean_factor(&self) -> f64 {
+        match self {
+            Pattern::Constant => 1.0,
+            Pattern::Bursty(b) => b.mean_factor(),
+        }
+    }
+}
+
 /// What a trial looks like: the rate label, the horizon, the number of tasks kept, the
 /// pattern and the deadline slack.
 #[derive(Clone, Copy, Debug, PartialEq)]
