@@ -25,11 +25,12 @@ import csv
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Union
 
 from ._prunesim import (
     ConfigError,
     Estimator,
+    MappingEvent,
     Pet,
     Pmf,
     PrunesimError,
@@ -51,6 +52,7 @@ __all__ = [
     "Comparison",
     "ConfigError",
     "Estimator",
+    "MappingEvent",
     "Pet",
     "Pmf",
     "PrunesimError",
@@ -142,6 +144,7 @@ def run(
     *,
     seed: Optional[int] = None,
     bound: bool = True,
+    heuristic: Optional[Callable[[MappingEvent], Any]] = None,
 ) -> RunResult:
     """Runs an experiment as ``prunesim run`` does and returns its results.
 
@@ -158,6 +161,19 @@ def run(
         seed: the master seed, as ``workload.seed`` (``prunesim run --seed``): it replaces
             the file's seed, and fills it where the file has none.
         bound: compute the clairvoyant bracket of every trial (``--no-bound`` when false).
+        heuristic: a batch heuristic of your own, in Python: called at every mapping event
+            with a :class:`MappingEvent` (the batch, each task's chance and expected
+            completion on each machine, the free slots, the defer thresholds), it returns a
+            list of ``(task, machine)`` pairs to assign, or a dict with ``"assign"`` (such
+            pairs), ``"defer"`` and ``"discard"`` (task ids); a task left out waits for the
+            next event. It replaces the ``[mapper]`` heuristic, whose pruner runs with it
+            (``PAM``'s, the paper's, by default; ``MM``: none); ``summary["heuristic"]``
+            names it. Each trial's events call it in order; trials may run on several
+            threads, each call holding the interpreter's lock, so a callable that keeps no
+            state across calls gives the same results whatever ``jobs`` is. An answer that
+            names a task not in the batch, a task twice, or more tasks than a machine has
+            free slots raises :class:`ValueError` naming the event; an exception of the
+            callable is raised as it is.
 
     Returns:
         a :class:`RunResult`. The same seed gives the same bits as the command line.
@@ -177,6 +193,7 @@ def run(
         jobs=0 if jobs is None else jobs,
         trace=trace,
         bound=bound,
+        heuristic=heuristic,
     )
     return RunResult(
         summary=summary,

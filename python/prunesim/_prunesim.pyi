@@ -1,7 +1,7 @@
 """Type stubs of the native module ``prunesim._prunesim`` (Rust, PyO3)."""
 
 from os import PathLike
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 _Path = Union[str, PathLike[str]]
 _ActionTuple = Tuple[str, int, Optional[int], bool, Optional[str]]
@@ -17,6 +17,30 @@ class SchedulerError(PrunesimError):
 
 class PrunesimWarning(UserWarning):
     """A warning of prunesim about its input or a run (the same text `prunesim` logs)."""
+
+class MappingEvent:
+    """What a Python heuristic sees at a mapping event (``prunesim.run(heuristic=...)``):
+    the batch queue's tasks and, per task and machine, the chance to meet the deadline and
+    the expected completion time at the end of the machine's queue as it is now."""
+
+    @property
+    def now(self) -> int: ...
+    @property
+    def tasks(self) -> List[int]: ...
+    @property
+    def task_type(self) -> List[int]: ...
+    @property
+    def arrival(self) -> List[int]: ...
+    @property
+    def deadline(self) -> List[int]: ...
+    @property
+    def free(self) -> List[int]: ...
+    @property
+    def chance(self) -> List[List[float]]: ...
+    @property
+    def completion(self) -> List[List[float]]: ...
+    @property
+    def defer_threshold(self) -> List[Optional[float]]: ...
 
 class Pmf:
     """A discrete probability mass function on integer ticks."""
@@ -174,6 +198,7 @@ def run_experiment(
     trace: bool = False,
     bound: bool = True,
     budget: Optional[int] = None,
+    heuristic: Optional[Callable[[MappingEvent], Any]] = None,
 ) -> Tuple[
     Dict[str, Any],
     Dict[str, List[Any]],

@@ -24,6 +24,7 @@ use serde::Serialize;
 
 mod compare;
 mod live_api;
+mod own_heuristic;
 mod warn;
 
 create_exception!(
@@ -305,8 +306,8 @@ fn experiment(
 /// document as a dict, every trial's measures as columns, and with `trace` every trial's
 /// task and event rows as columns (else `None`).
 #[pyfunction]
-#[pyo3(signature = (kind, value=None, *, trials=None, seed=None, jobs=0, trace=false, bound=true, budget=None))]
-#[allow(clippy::type_complexity)]
+#[pyo3(signature = (kind, value=None, *, trials=None, seed=None, jobs=0, trace=false, bound=true, budget=None, heuristic=None))]
+#[allow(clippy::type_complexity, clippy::too_many_arguments)]
 fn run_experiment<'py>(
     py: Python<'py>,
     kind: &str,
@@ -317,6 +318,7 @@ fn run_experiment<'py>(
     trace: bool,
     bound: bool,
     budget: Option<u64>,
+    heuristic: Option<&Bound<'py, PyAny>>,
 ) -> PyResult<(
     Bound<'py, PyAny>,
     Bound<'py, PyDict>,
@@ -330,6 +332,8 @@ fn run_experiment<'py>(
     }
     let trace = trace || config.trace;
     let budget = budget.unwrap_or_else(runner::resources::default_budget);
+    let own = heuristic.map(own_heuristic::Own::new).transpose()?;
+    let failure = own.as_ref().map(own_heuristic::Own::failure);
     let stop = Arc::new(AtomicBool::new(false));
     let stopped = Arc::clone(&stop);
     let ran = interruptible(py, stop, move || {
@@ -343,11 +347,22 @@ fn run_experiment<'py>(
         };
         let prepared = Prepared::generated(config, &prep).map_err(|e| prefixed(&what, e))?;
         let tracing = if trace { Tracing::Memory } else { Tracing::Off };
+        if let Some(own) = &own {
+            own.check(&prepared)?;
+        }
+        let make = own.as_ref().map(|own| move || own.make());
+        let policies = runner::Policies {
+            heuristic: make
+                .as_ref()
+                .map(|m| m as &(dyn Fn() -> runner::Mapper + Sync)),
+            pruner: None,
+        };
         let runs = prepared.run(
             RunOptions::default()
                 .jobs(jobs)
                 .stop_on(&stopped)
-                .tracing(tracing),
+                .tracing(tracing)
+                .policies(policies),
         )?;
         let (metrics, traces): (Vec<_>, Vec<_>) =
             runs.into_iter().map(|r| (r.metrics, r.trace)).unzip();
@@ -356,10 +371,16 @@ fn run_experiment<'py>(
         } else {
             None
         };
-        let summary = Summary::new(&prepared, &metrics);
+        let mut summary = Summary::new(&prepared, &metrics);
+        if let Some(own) = &own {
+            summary.heuristic = format!("{} (Python)", own.name());
+        }
         Ok::<_, RunError>((summary, metrics, traces))
     })?
     .map_err(run_error);
+    if let Some(e) = failure.and_then(|f| own_heuristic::first_error(&f)) {
+        return Err(e);
+    }
     let (summary, metrics, traces) = warn::warned(py, ran)?;
     let summary = pythonize::pythonize(py, &summary)?;
     let table = PyDict::new(py);
@@ -815,7 +836,9 @@ mod _prunesim {
         ConfigError, PrunesimError, PyPet, PyPmf, SchedulerError,
         compare::compare_heuristics,
         live_api::{PyEstimator, PyScheduler},
-        metrics, run_experiment, run_sweeps, version,
+        metrics,
+        own_heuristic::MappingEvent,
+        run_experiment, run_sweeps, version,
         warn::PrunesimWarning,
     };
 

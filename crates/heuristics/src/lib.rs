@@ -30,8 +30,8 @@ pub use named::{Moc, TwoPhase};
 pub use params::{Kind, Param, ParamValue, Params};
 pub use plan::{Phase1, Phase1Scope, Phase2, Plan};
 pub use registry::{
-    DEFAULT_ALPHA, DEFAULT_EPSILON, Entry, HEURISTICS, KEYS, Mode, PARAMS, REGISTRY, is_immediate,
-    parameters_of,
+    DEFAULT_ALPHA, DEFAULT_EPSILON, Entry, HEURISTICS, KEYS, Mode, PARAMS, REGISTRY, RegisterError,
+    VARIANT_NAMES, VARIANT_SUFFIXES, entries, is_immediate, parameters_of, register,
 };
 
 use std::collections::BTreeMap;

@@ -4,6 +4,8 @@
 //! default and reference text. Name lookup, the parameter lists, the configuration's keys,
 //! the configuration reference, the mode and [`HEURISTICS`] all read it.
 
+use std::sync::{PoisonError, RwLock};
+
 use pmf::DropModel;
 
 use crate::params::{Kind, Param, ParamValue, Params};
@@ -105,6 +107,7 @@ pub const KEYS: [&str; 1 + PARAMS.len()] = {
 };
 
 /// One base heuristic.
+#[derive(Clone, Copy)]
 pub struct Entry {
     /// Its name as listed.
     pub name: &'static str,
@@ -267,10 +270,152 @@ pub const HEURISTICS: &[(&str, &str)] = &{
     out
 };
 
+/// Names the heuristic registry cannot give a heuristic of one's own: the variant names,
+/// which resolve to a built-in heuristic with a pruner (`system::variants`).
+pub const VARIANT_NAMES: [&str; 5] = ["PAMF", "PAMF-R", "PUM", "PAMND", "MOCA"];
+
+/// The suffixes that make a variant of any heuristic (`-D` deferring, `-Drop` dropping, `-P`
+/// both, `system::variants`): a name of one's own cannot end with one.
+pub const VARIANT_SUFFIXES: [&str; 3] = ["-D", "-DROP", "-P"];
+
+/// The heuristics registered while the program runs ([`register`]), after [`REGISTRY`]'s.
+static REGISTERED: RwLock<Vec<&'static Entry>> = RwLock::new(Vec::new());
+
+/// Why [`register`] refused an entry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegisterError {
+    /// The name (or an alias) is taken, by a built-in heuristic, a variant or an entry
+    /// registered before.
+    #[error("heuristic '{name}': the name is taken by {by}; choose another")]
+    Taken {
+        /// The name or alias.
+        name: String,
+        /// What has it.
+        by: String,
+    },
+    /// The name (or an alias) cannot be written in a `[mapper]` table or on a command line.
+    #[error(
+        "heuristic '{name}': {why} (a name is 1 to 40 letters, digits, '-', '_' or '.', and starts with a letter)"
+    )]
+    BadName {
+        /// The name or alias.
+        name: String,
+        /// What is wrong with it.
+        why: &'static str,
+    },
+    /// A parameter the registry does not know ([`PARAMS`]).
+    #[error("heuristic '{name}': parameter '{param}' is not one of the registry's ({known})")]
+    UnknownParameter {
+        /// The heuristic.
+        name: String,
+        /// The parameter.
+        param: String,
+        /// The keys known.
+        known: String,
+    },
+}
+
+/// Adds a heuristic of one's own to the registry for the rest of the program: every tool
+/// that takes a heuristic by name (`[mapper] name`, `prunesim run --heuristic`, sweeps,
+/// variants such as `NAME-P`) then finds it beside the built-in ones. The entry's
+/// `parameters` are keys of [`PARAMS`] (a `[mapper]` table may set those, checked as for a
+/// built-in heuristic). Refused, with nothing registered: a name or alias already taken
+/// (any case, built-in, variant or registered), one that ends with a variant suffix
+/// (`-D`, `-Drop`, `-P`), or one that a table or command line cannot carry.
+///
+/// ```
+/// use heuristics::{Entry, Mapper, Mode, TwoPhase, Phase1Scope};
+///
+/// heuristics::register(Entry {
+///     name: "MM-free",
+///     aliases: &[],
+///     mode: Mode::Batch,
+///     parameters: &[],
+///     description: "MM, phase 1 on free machines only",
+///     build: |_| Mapper::Batch(Box::new(TwoPhase::mm(Phase1Scope::FreeMachines))),
+/// })
+/// .unwrap();
+/// assert!(heuristics::parameters_of("mm-free").is_some());
+/// assert!(heuristics::register(Entry { name: "mm", ..heuristics::REGISTRY[2] }).is_err());
+/// ```
+pub fn register(entry: Entry) -> Result<(), RegisterError> {
+    for p in entry.parameters {
+        if crate::params::find(PARAMS, p).is_none() {
+            return Err(RegisterError::UnknownParameter {
+                name: entry.name.to_owned(),
+                param: (*p).to_owned(),
+                known: KEYS[1..].join(", "),
+            });
+        }
+    }
+    let mut registered = REGISTERED.write().unwrap_or_else(PoisonError::into_inner);
+    for name in std::iter::once(entry.name).chain(entry.aliases.iter().copied()) {
+        check_name(name)?;
+        let taken = |by: String| RegisterError::Taken {
+            name: name.to_owned(),
+            by,
+        };
+        if let Some(e) = REGISTRY
+            .iter()
+            .chain(registered.iter().copied())
+            .find(|e| e.answers_to(name))
+        {
+            return Err(taken(format!("the heuristic {}", e.name)));
+        }
+        let upper = name.to_ascii_uppercase();
+        if VARIANT_NAMES.contains(&upper.as_str()) {
+            return Err(taken("a variant (`prunesim list`)".to_owned()));
+        }
+    }
+    registered.push(Box::leak(Box::new(entry)));
+    Ok(())
+}
+
+/// Whether `name` can name a heuristic of one's own.
+fn check_name(name: &str) -> Result<(), RegisterError> {
+    let bad = |why| {
+        Err(RegisterError::BadName {
+            name: name.to_owned(),
+            why,
+        })
+    };
+    let upper = name.to_ascii_uppercase();
+    if name.is_empty() || name.len() > 40 {
+        bad("empty or longer than 40 characters")
+    } else if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        bad("it does not start with a letter")
+    } else if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        bad("it holds a character other than a letter, a digit, '-', '_' or '.'")
+    } else if VARIANT_SUFFIXES.iter().any(|s| upper.ends_with(s)) {
+        bad(
+            "it ends with a variant suffix (-D, -Drop or -P), which names the heuristic before it with a pruner",
+        )
+    } else {
+        Ok(())
+    }
+}
+
+/// Every heuristic: [`REGISTRY`]'s, then those registered ([`register`]) in their order.
+pub fn entries() -> Vec<&'static Entry> {
+    let registered = REGISTERED.read().unwrap_or_else(PoisonError::into_inner);
+    REGISTRY.iter().chain(registered.iter().copied()).collect()
+}
+
 /// The entry of the heuristic called `name` (any case, or an alias); `None` for an unknown
 /// name.
 pub(crate) fn lookup(name: &str) -> Option<&'static Entry> {
-    REGISTRY.iter().find(|e| e.answers_to(name))
+    REGISTRY.iter().find(|e| e.answers_to(name)).or_else(|| {
+        REGISTERED
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .copied()
+            .find(|e| e.answers_to(name))
+    })
 }
 
 /// The `[mapper]` parameters a base heuristic uses; `None` for an unknown name.
@@ -281,4 +426,85 @@ pub fn parameters_of(name: &str) -> Option<&'static [&'static str]> {
 /// True when a base heuristic maps in immediate mode; `None` for an unknown name.
 pub fn is_immediate(name: &str) -> Option<bool> {
     lookup(name).map(|e| e.mode == Mode::Immediate)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{HeuristicConfig, HeuristicError, build};
+
+    fn own(name: &'static str) -> Entry {
+        Entry {
+            name,
+            aliases: &[],
+            mode: Mode::Batch,
+            parameters: &["phase1"],
+            description: "a test's own",
+            build: |p| Mapper::Batch(Box::new(TwoPhase::msd(p.scope()))),
+        }
+    }
+
+    #[test]
+    fn a_registered_heuristic_is_found_built_and_listed_by_name_after_the_built_in_ones() {
+        register(own("Mine-A")).unwrap();
+        let config = HeuristicConfig::named("mine-a").with("phase1", Phase1Scope::FreeMachines);
+        let mapper = build(&config, DropModel::All).unwrap();
+        assert_eq!(mapper.name(), "MSD", "its constructor ran");
+        assert_eq!(is_immediate("MINE-A"), Some(false));
+        assert_eq!(parameters_of("mine-a"), Some(&["phase1"][..]));
+        let all = entries();
+        assert!(
+            all[..REGISTRY.len()]
+                .iter()
+                .zip(REGISTRY)
+                .all(|(a, b)| a.name == b.name)
+        );
+        assert!(all.iter().any(|e| e.name == "Mine-A"));
+        // Its parameters are checked as a built-in heuristic's.
+        let e = build(
+            &HeuristicConfig::named("Mine-A").with("alpha", 0.3),
+            DropModel::All,
+        );
+        assert!(matches!(e, Err(HeuristicError::NotApplicable { .. })));
+    }
+
+    /// Whether an entry of exactly this name was registered (tests run in parallel: no
+    /// count of the whole registry holds).
+    fn registered(name: &str) -> bool {
+        REGISTERED.read().unwrap().iter().any(|e| e.name == name)
+    }
+
+    #[test]
+    fn a_name_taken_or_unfit_or_a_parameter_unknown_is_refused_and_nothing_registered() {
+        register(own("Mine-B")).unwrap();
+        let cases: [(Entry, &str); 9] = [
+            (own("mm"), "taken by the heuristic MM"),
+            (own("MEET"), "taken by the heuristic MET"),
+            (own("mine-b"), "taken by the heuristic Mine-B"),
+            (own("pamf-r"), "a variant"),
+            (own("Mine-P"), "variant suffix"),
+            (own("Mine-drop"), "variant suffix"),
+            (own("9lives"), "start with a letter"),
+            (own("my heuristic"), "a character other than"),
+            (
+                Entry {
+                    parameters: &["beta"],
+                    ..own("Mine-C")
+                },
+                "parameter 'beta' is not one of the registry's (phase1, alpha, epsilon, k, depth)",
+            ),
+        ];
+        for (entry, says) in cases {
+            let name = entry.name;
+            let e = register(entry).unwrap_err().to_string();
+            assert!(e.contains(says), "{name}: {e}");
+            assert!(!registered(name), "{name}");
+        }
+        let alias = Entry {
+            aliases: &["MSD"],
+            ..own("Mine-E")
+        };
+        assert!(register(alias).unwrap_err().to_string().contains("'MSD'"));
+        assert!(lookup("Mine-E").is_none());
+    }
 }

@@ -6,6 +6,7 @@
 //!
 //! | key | left out (no preset) | `preset = "paper"` | `preset = "thesis"` |
 //! |---|---|---|---|
+//! | `rule` | the papers' pruner (`"probabilistic"`) | - | - |
 //! | `drop_threshold` | dropping off | 0.5 | 0.75 |
 //! | `defer_threshold` | deferring off | 0.9 | 0.75 |
 //! | `toggle` | 0 (engaged at every event) when dropping is on | 1 | 1 |
@@ -23,7 +24,8 @@
 //! preset = "paper"        # HCW 2019, VII: the settings of the paper's experiments
 //! drop_threshold = 0.25   # ... with a lower drop threshold
 //! ```
-//! `toggle` without dropping (no `drop_threshold`, no preset) is an error: it would gate
+//! `rule` names a pruning rule of one's own ([`crate::registry`]), which runs instead of the
+//! papers' pruner; no other key may be set with it. `toggle` without dropping (no `drop_threshold`, no preset) is an error: it would gate
 //! nothing; so are `fairness_mode`, `fairness_cap` and `fairness_relief` without fairness
 //! (`fairness` 0), and `fairness_relief = "defer"` without deferring. The fairness modes are
 //! described at [`crate::Fairness`]. The resolved [`PrunerConfig`] is what runs, and what
@@ -95,6 +97,11 @@ impl Default for Toggle {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PrunerConfig {
+    /// A pruning rule of one's own that runs instead of the papers' pruner (registered by a
+    /// policy crate, [`crate::registry::register`]); `None`: the papers' pruner, as the
+    /// other fields configure it. With a rule, the other fields are [`PrunerConfig::off`]'s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
     /// Drop a queued or executing task whose success probability is at or below this
     /// (Algorithm 1). Only while dropping is engaged.
     pub drop_threshold: f64,
@@ -147,6 +154,7 @@ fn is_one(v: &f64) -> bool {
 impl Default for PrunerConfig {
     fn default() -> Self {
         PrunerConfig {
+            rule: None,
             drop_threshold: 0.5,
             defer_threshold: Some(0.9),
             toggle: Toggle::Level(1.0),
@@ -216,6 +224,16 @@ pub enum ConfigError {
         /// Why, and what to write instead.
         why: &'static str,
     },
+    /// A `rule` that no program registered ([`crate::registry::register`]).
+    #[error(
+        "pruner: rule '{name}' is not registered (known: {known}); a rule of one's own is registered by the program that runs it (a policy crate's, `prunesim new-policy`)"
+    )]
+    UnknownRule {
+        /// The name given.
+        name: String,
+        /// The names known.
+        known: String,
+    },
     /// More task types than [`MAX_TASK_TYPES`].
     #[error("pruner: 'task_types' = {types} is more than the limit of {limit}")]
     TooManyTaskTypes {
@@ -258,6 +276,11 @@ impl Preset {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PrunerTable {
+    /// A pruning rule of one's own by its registered name ([`crate::registry`]), instead of
+    /// the papers' pruner; `"probabilistic"` or none: the papers' pruner, which the other
+    /// keys configure (none of them may be set with another rule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
     /// The published setting to start from; none = every mechanism off or neutral.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<Preset>,
@@ -303,7 +326,14 @@ pub struct PrunerTable {
 impl PrunerTable {
     /// A table that states every key of `config` (no preset): it resolves to `config`.
     pub fn explicit(config: &PrunerConfig) -> Self {
+        if let Some(rule) = &config.rule {
+            return PrunerTable {
+                rule: Some(rule.clone()),
+                ..PrunerTable::default()
+            };
+        }
         PrunerTable {
+            rule: None,
             preset: None,
             drop_threshold: Some(config.drop_threshold),
             defer_threshold: Some(config.defer_threshold),
@@ -326,6 +356,9 @@ impl PrunerTable {
     /// The configuration the table describes: the preset (or every mechanism off) with the
     /// table's keys set, validated.
     pub fn resolve(&self) -> Result<PrunerConfig, ConfigError> {
+        if let Some(rule) = self.own_rule() {
+            return self.resolve_rule(rule);
+        }
         let mut c = match self.preset {
             Some(p) => p.config(),
             None => PrunerConfig {
@@ -400,6 +433,59 @@ impl PrunerTable {
     }
 }
 
+impl PrunerTable {
+    /// The rule of one's own the table names; `None` for the papers' pruner.
+    fn own_rule(&self) -> Option<&str> {
+        self.rule
+            .as_deref()
+            .filter(|r| !r.eq_ignore_ascii_case(crate::registry::PROBABILISTIC))
+    }
+
+    /// The configuration of a table naming a rule of one's own: the rule, registered, and no
+    /// key of the papers' pruner.
+    fn resolve_rule(&self, rule: &str) -> Result<PrunerConfig, ConfigError> {
+        let found = crate::registry::find(rule).ok_or_else(|| ConfigError::UnknownRule {
+            name: rule.to_owned(),
+            known: crate::registry::known(),
+        })?;
+        let table = PrunerTable {
+            rule: None,
+            ..self.clone()
+        };
+        if let Some(field) = table.keys_set().first() {
+            return Err(ConfigError::NoEffect {
+                field,
+                why: "it configures the papers' pruner, and `rule` names another (leave it out, or the rule)",
+            });
+        }
+        Ok(PrunerConfig {
+            rule: Some(found.name.to_owned()),
+            ..PrunerConfig::off()
+        })
+    }
+
+    /// The keys the table sets, `rule` aside, in the order of the table.
+    fn keys_set(&self) -> Vec<&'static str> {
+        [
+            ("preset", self.preset.is_some()),
+            ("drop_threshold", self.drop_threshold.is_some()),
+            ("defer_threshold", self.defer_threshold.is_some()),
+            ("toggle", self.toggle.is_some()),
+            ("lambda", self.lambda.is_some()),
+            ("schmitt", self.schmitt.is_some()),
+            ("schmitt_off", self.schmitt_off.is_some()),
+            ("dynamic_weight", self.dynamic_weight.is_some()),
+            ("fairness", self.fairness.is_some()),
+            ("fairness_mode", self.fairness_mode.is_some()),
+            ("fairness_cap", self.fairness_cap.is_some()),
+            ("fairness_relief", self.fairness_relief.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(k, set)| set.then_some(k))
+        .collect()
+    }
+}
+
 /// `defer_threshold` absent, `= 0.9` or `= "off"`.
 mod off_or_number_opt {
     use serde::{Deserializer, Serializer};
@@ -461,6 +547,7 @@ impl PrunerConfig {
     /// No pruning at all: dropping never engages, no deferring.
     pub fn off() -> Self {
         PrunerConfig {
+            rule: None,
             drop_threshold: 0.0,
             defer_threshold: None,
             toggle: Toggle::Never(Never::Never),
@@ -479,6 +566,7 @@ impl PrunerConfig {
     /// (no history, no Schmitt trigger).
     pub fn thesis(threshold: f64, toggle: Toggle) -> Self {
         PrunerConfig {
+            rule: None,
             drop_threshold: threshold,
             defer_threshold: Some(threshold),
             toggle,

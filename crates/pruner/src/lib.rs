@@ -37,6 +37,7 @@ mod config;
 mod drop;
 mod engage;
 mod fairness;
+pub mod registry;
 pub mod standalone;
 mod thresholds;
 
@@ -49,7 +50,8 @@ pub use thresholds::{Sufferage, drop_threshold, dynamic_offset};
 use model::{TaskId, View};
 use pmf::{DropModel, PmfError, Tick};
 
-/// The pruner of the papers, configured by [`PrunerConfig`].
+/// The pruner of the papers, configured by [`PrunerConfig`] (without a
+/// [`PrunerConfig::rule`]: [`registry::build`] builds either).
 #[derive(Debug, Clone)]
 pub struct ProbabilisticPruner {
     config: PrunerConfig,
@@ -62,6 +64,12 @@ impl ProbabilisticPruner {
     /// A pruner for a system with `task_types` types. Fails on an out-of-range setting, or
     /// more than [`MAX_TASK_TYPES`] task types.
     pub fn new(config: PrunerConfig, task_types: usize) -> Result<Self, ConfigError> {
+        if config.rule.is_some() {
+            return Err(ConfigError::NoEffect {
+                field: "rule",
+                why: "a rule of one's own runs instead of the papers' pruner (build it with pruner::registry::build)",
+            });
+        }
         config.validate()?;
         let engagement = Engagement::new(
             config.toggle,

@@ -1,7 +1,10 @@
-//! The `prunesim` command line as a library: [`sweep`], the `prunesim sweep` command, which
-//! `cargo xtask reproduce-figure` runs too, and [`template`], the crate `prunesim new-policy`
-//! writes; [`progress`], `prunesim run`'s progress.
+//! The `prunesim` command line as a library: [`cli::main`], the whole command line, which a
+//! policy crate runs with its own heuristics registered ([`heuristics::register`]);
+//! [`sweep`], the `prunesim sweep` command, which `cargo xtask reproduce-figure` runs too;
+//! [`template`], the crate `prunesim new-policy` writes; [`progress`], `prunesim run`'s
+//! progress.
 
+pub mod cli;
 pub mod progress;
 pub mod sweep;
 pub mod template;

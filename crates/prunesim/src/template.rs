@@ -1,5 +1,6 @@
-//! `prunesim new-policy NAME`: a new cargo crate, outside any checkout, that runs a heuristic
-//! and a pruner of its own beside PAM and MM (the user guide's "Write your own heuristic").
+//! `prunesim new-policy NAME`: a new cargo crate, outside any checkout, whose program is the
+//! whole `prunesim` command line with a heuristic and a pruning rule of its own registered
+//! beside the built-in ones (the user guide's "Write your own heuristic").
 //!
 //! The crate's Rust sources are `examples/own-policy/src/` of this repository, embedded as they
 //! are: the example in the workspace and every generated crate run the same code. Its
@@ -20,11 +21,11 @@ const CARGO_TOML: &str = include_str!("../templates/policy/Cargo.toml.in");
 const README: &str = include_str!("../templates/policy/README.md.in");
 
 /// prunesim's crates the generated crate depends on.
-pub const DEPENDENCIES: [&str; 3] = ["heuristics", "model", "runner"];
+pub const DEPENDENCIES: [&str; 4] = ["heuristics", "model", "pruner", "prunesim"];
 
 /// prunesim's crates the generated crate depends on, directly or not: none can be its name
 /// (cargo refuses two packages of one name and version from paths).
-pub const ALL_DEPENDENCIES: [&str; 13] = [
+pub const ALL_DEPENDENCIES: [&str; 15] = [
     "bound",
     "cutting",
     "figures",
@@ -35,6 +36,8 @@ pub const ALL_DEPENDENCIES: [&str; 13] = [
     "moldable",
     "pmf",
     "pruner",
+    "prunesim",
+    "report",
     "runner",
     "system",
     "workload",
@@ -464,7 +467,7 @@ mod tests {
         let files = files_git();
         let cargo: toml::Table = files[0].1.parse().unwrap();
         assert_eq!(
-            cargo["dependencies"]["runner"]["git"].as_str(),
+            cargo["dependencies"]["prunesim"]["git"].as_str(),
             Some("https://example.org/a \"b\".git")
         );
         assert!(!files[1].1.contains("{{"), "{}", files[1].1);

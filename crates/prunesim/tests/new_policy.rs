@@ -1,7 +1,8 @@
-//! `prunesim new-policy` writes a crate that builds and runs beside PAM and MM from a folder
-//! outside the checkout: the crate is written into the system's temporary folder, built by
-//! cargo (offline, the dev profile, into this test's target folder so that the dependencies
-//! already built are reused) and run at one trial.
+//! `prunesim new-policy` writes a crate, in a folder outside the checkout, whose program is the
+//! whole command line with its own heuristic and pruning rule beside the built-in ones: the
+//! crate is written into the system's temporary folder, built by cargo (offline, the dev
+//! profile, into this test's target folder so that the dependencies already built are
+//! reused), and its `list`, `run`, `sweep` and `report` take them by name.
 
 mod common;
 
@@ -27,7 +28,7 @@ fn stdout_of(what: &str, out: &std::process::Output) -> String {
 }
 
 #[test]
-fn a_new_policy_crate_builds_and_runs_beside_pam_and_mm_outside_the_checkout() {
+fn a_policy_crate_outside_the_checkout_runs_its_heuristic_and_rule_by_name_in_every_tool() {
     let tmp = tempfile::tempdir_in(std::env::temp_dir()).unwrap();
     let dir = tmp.path().canonicalize().unwrap().join("my-policy");
     assert!(
@@ -76,23 +77,145 @@ fn a_new_policy_crate_builds_and_runs_beside_pam_and_mm_outside_the_checkout() {
         .output()
         .unwrap();
     stdout_of("cargo build in the new crate", &out);
-    let out = Command::new(target.join("debug/my-policy"))
-        .arg("1")
+    let program = target.join("debug/my-policy");
+    let run = |args: &[&str]| {
+        Command::new(&program)
+            .args(args)
+            .current_dir(&dir)
+            .env("RUST_LOG", "warn")
+            .output()
+            .unwrap()
+    };
+
+    // Its heuristic and pruning rule are listed beside the built-in ones.
+    let listed = stdout_of("my-policy list", &run(&["list"]));
+    assert!(
+        listed.contains("MSP-EDF") && listed.contains("below-floor"),
+        "{listed}"
+    );
+    assert!(listed.contains("PAM") && listed.contains("MOC"), "{listed}");
+
+    // `run`, by name, beside PAM on the same trials; with the paper's pruner by the suffix.
+    std::fs::write(
+        dir.join("mine.toml"),
+        format!("{EXPERIMENT}[mapper]\nname = \"MSP-EDF-P\"\n"),
+    )
+    .unwrap();
+    let table = stdout_of(
+        "my-policy run --heuristic",
+        &run(&[
+            "run",
+            "mine.toml",
+            "--heuristic",
+            "MSP-EDF-P,PAM,MSP-EDF",
+            "--no-bound",
+        ]),
+    );
+    for name in ["MSP-EDF-P", "PAM", "MSP-EDF"] {
+        assert!(
+            table.lines().any(|l| l.trim_start().starts_with(name)),
+            "no row for {name} in\n{table}"
+        );
+    }
+    // Its pruning rule by name in an experiment file, into a run folder, and the report.
+    std::fs::write(
+        dir.join("floor.toml"),
+        format!("{EXPERIMENT}[mapper]\nname = \"MSP-EDF\"\n[pruner]\nrule = \"below-floor\"\n"),
+    )
+    .unwrap();
+    let said = stdout_of(
+        "my-policy run floor.toml",
+        &run(&["run", "floor.toml", "--no-bound", "--out", "floor"]),
+    );
+    assert!(said.contains("rule below-floor"), "{said}");
+    stdout_of("my-policy report floor", &run(&["report", "floor"]));
+    assert!(dir.join("floor/report.html").is_file());
+    // A rule given with a key of the papers' pruner, or with a name that sets that pruner,
+    // is refused by name.
+    for (file, extra, says) in [
+        (
+            "key.toml",
+            "drop_threshold = 0.5\n",
+            "'drop_threshold' has no effect",
+        ),
+        ("suffix.toml", "", "sets the papers' pruner"),
+    ] {
+        let name = if extra.is_empty() {
+            "MSP-EDF-P"
+        } else {
+            "MSP-EDF"
+        };
+        std::fs::write(
+            dir.join(file),
+            format!(
+                "{EXPERIMENT}[mapper]\nname = \"{name}\"\n[pruner]\nrule = \"below-floor\"\n{extra}"
+            ),
+        )
+        .unwrap();
+        let out = run(&["run", file, "--no-bound"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(says), "{file}: {err}");
+    }
+
+    // A sweep with its heuristic as a series, and the sweep's report.
+    std::fs::write(dir.join("sweep.toml"), SWEEP).unwrap();
+    stdout_of(
+        "my-policy sweep",
+        &run(&["sweep", "sweep.toml", "--out", "swept"]),
+    );
+    let csv = std::fs::read_to_string(dir.join("swept/mine.csv")).unwrap();
+    assert!(csv.contains("MSP-EDF-P") && csv.contains("PAM"), "{csv}");
+    stdout_of("my-policy report swept", &run(&["report", "swept"]));
+    assert!(dir.join("swept/report.html").is_file());
+
+    // The plain prunesim program does not know them, and says where they come from.
+    let out = Command::new(env!("CARGO_BIN_EXE_prunesim"))
+        .args(["run", "floor.toml", "--no-bound"])
+        .current_dir(&dir)
         .output()
         .unwrap();
-    let stdout = stdout_of("the new crate's program", &out);
-    for name in ["PAM", "MM", "MSP-EDF", "MSP-EDF, below 0.2"] {
-        let line = stdout
-            .lines()
-            .find(|l| l.starts_with(&format!("{name:<20}")))
-            .unwrap_or_else(|| panic!("no line for {name} in\n{stdout}"));
-        let value: f64 = line[20..].trim().parse().unwrap();
-        assert!((0.0..=100.0).contains(&value), "{line}");
-    }
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("rule 'below-floor' is not registered"),
+        "{err}"
+    );
 }
 
+/// A small experiment: 300 tasks, 2 trials.
+const EXPERIMENT: &str = "[workload]\nrate = 19000\nseed = 5\ntasks = 300\ntrials = 2\n\
+    [system]\nskip_first = 50\nskip_last = 50\n";
+
+/// A small sweep with the policy crate's heuristic as a series.
+const SWEEP: &str = r#"
+id = "mine"
+title = "Mine beside PAM"
+metric = "robustness"
+trials = 2
+seed = 7
+
+[base]
+workload = { rate = 34000, seed = 0, tasks = 300 }
+mapper = { name = "PAM" }
+system = { skip_first = 50, skip_last = 50 }
+
+[x]
+label = "Arrival rate"
+values = [19000, 34000]
+labels = ["19k", "34k"]
+set = ["workload.rate"]
+
+[[series]]
+label = "PAM"
+
+[[series]]
+label = "MSP-EDF-P"
+set = { "mapper.name" = "MSP-EDF-P" }
+"#;
+
 /// The workspace's library crates a policy crate depends on, directly or not.
-const WORKSPACE_CRATES: [&str; 12] = [
+const WORKSPACE_CRATES: [&str; 14] = [
+    "prunesim",
+    "report",
     "runner",
     "pmf",
     "workload",

@@ -633,6 +633,10 @@ const MAPPER_NAME: Key = key("name", "string", "required")
         .example("name = \"MOC\"");
 
 const PRUNER: &[Key] = &[
+    key("rule", "string", "\"probabilistic\": the papers' pruner, which the other keys configure")
+        .allowed("\"probabilistic\", or a rule a policy crate registers (`pruner::registry::register`; `list` in its program names them); with another rule no other key")
+        .means("which pruner runs: the papers', or a pruning rule of your own by its name (user guide: Write your own heuristic)")
+        .example("rule = \"probabilistic\""),
     key("preset", "string", "none: every mechanism off or neutral")
         .allowed("\"paper\", \"thesis\"")
         .paper("\"paper\": HCW 2019, VII (drop 50%, defer 90%, toggle 1, lambda 0.9, Schmitt trigger); \"thesis\": chapters 4-6 (75% for both, toggle 1)")

@@ -43,7 +43,7 @@ use std::path::{Path, PathBuf};
 
 use heuristics::HeuristicConfig;
 use model::TaskSpec;
-use pruner::{ProbabilisticPruner, PrunerConfig, PrunerTable};
+use pruner::{PrunerConfig, PrunerTable};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use workload::rng::{Purpose, stream};
@@ -497,6 +497,12 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// Whether the heuristic that runs maps in immediate mode (each task as it arrives, into
+    /// unbounded queues) rather than in batches.
+    pub fn heuristic_is_immediate(&self) -> bool {
+        heuristics::is_immediate(&self.heuristic.name).unwrap_or(false)
+    }
+
     /// Fixes the trial count and the seed (overrides from the command line), resolves the
     /// heuristic and the pruner, and builds the PET unless one is given. A `seed` override
     /// means exactly what `workload.seed` in the file means: it seeds the trials and, unless
@@ -730,10 +736,8 @@ impl Prepared {
         };
         let mut pruner: Box<dyn model::Pruner> = match policies.pruner {
             Some(make) => make(self.pet.n_types()),
-            None => Box::new(
-                ProbabilisticPruner::new(self.pruner.clone(), self.pet.n_types())
-                    .map_err(|e| RunError::Input(e.to_string()))?,
-            ),
+            None => pruner::registry::build(&self.pruner, self.pet.n_types())
+                .map_err(|e| RunError::Input(e.to_string()))?,
         };
         tracing::debug!(
             trial = k,

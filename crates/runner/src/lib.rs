@@ -48,7 +48,7 @@ pub use experiment::{
     SystemConfig, TaskRange, TrialSource, summarise,
 };
 /// The `[mapper]` table's type (a base heuristic with its parameters).
-pub use heuristics::HeuristicConfig;
+pub use heuristics::{HeuristicConfig, Mapper};
 pub use manifest::{FileRef, RunManifest};
 pub use metrics::{Counting, Estimate, METRICS, MetricDoc, TrialMetrics, metric_doc};
 pub use run::{RunOptions, Tracing, TrialRun};

@@ -46,6 +46,16 @@ pub enum VariantError {
         /// The name as written.
         name: String,
     },
+    /// A name that sets the papers' pruner (a variant, a suffix) with a rule of one's own.
+    #[error(
+        "mapper.name = \"{name}\" sets the papers' pruner, but the [pruner] table runs the rule '{rule}': name the base heuristic, or leave out the rule"
+    )]
+    OwnRule {
+        /// The name as written.
+        name: String,
+        /// The rule.
+        rule: String,
+    },
     /// The `[pruner]` table does not resolve ([`PrunerTable::resolve`]).
     #[error(transparent)]
     Pruner(#[from] ConfigError),
@@ -130,10 +140,8 @@ pub fn resolve(
     } else {
         (upper, Pruning::Plain)
     };
-    let variant = matches!(
-        base.as_str(),
-        "PAMF" | "PAMF-R" | "PUM" | "PAMND" | "MOCA" | "AUTO" | "LOOKAHEAD"
-    );
+    let variant = heuristics::VARIANT_NAMES.contains(&base.as_str())
+        || matches!(base.as_str(), "AUTO" | "LOOKAHEAD");
     if variant && pruning != Pruning::Plain {
         return Err(VariantError::SuffixOnVariant {
             name: mapper.name.clone(),
@@ -153,6 +161,14 @@ pub fn resolve(
         _ => {}
     }
     let mut p = table.resolve()?;
+    if let Some(rule) = &p.rule {
+        if variant && !matches!(base.as_str(), "AUTO" | "LOOKAHEAD") || pruning != Pruning::Plain {
+            return Err(VariantError::OwnRule {
+                name: mapper.name.clone(),
+                rule: rule.clone(),
+            });
+        }
+    }
     let mut h = mapper.clone();
     let name = match base.as_str() {
         "PAMF" | "PAMF-R" => "PAM",

@@ -1,6 +1,18 @@
 //! A batch heuristic of your own, asking the oracle's questions through `model::View`.
 
+use heuristics::{Entry, Mapper, Mode};
 use model::{BatchHeuristic, Decision, MachineId, TaskId, View, VirtualQueues};
+
+/// The heuristic's entry in the registry: the name every tool knows it by, its mode, the
+/// `[mapper]` parameters it takes (none), the line `list` prints, and how to build it.
+pub(crate) const ENTRY: Entry = Entry {
+    name: "MSP-EDF",
+    aliases: &[],
+    mode: Mode::Batch,
+    parameters: &[],
+    description: "batch, your own: the machine of highest chance, earliest deadline first",
+    build: |_| Mapper::Batch(Box::new(MaxChanceEarliestDeadline)),
+};
 
 /// Maximum success probability, then earliest deadline: each round every waiting task's
 /// machine is the one where its chance is highest (ties to the lower index); a task whose

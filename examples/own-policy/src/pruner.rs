@@ -1,6 +1,15 @@
 //! A pruner of your own: each queued task's chance comes from the oracle (`View::queue`).
 
 use model::{MachineId, Pruner, TaskId, View};
+use pruner::registry::Rule;
+
+/// The rule's entry in the pruner registry: `[pruner] rule = "below-floor"` runs it (no other
+/// `[pruner]` key with it), built afresh for every trial.
+pub(crate) const RULE: Rule = Rule {
+    name: "below-floor",
+    description: "your own: drops every pending task whose chance is below 0.2; never defers",
+    build: |_task_types| Box::new(BelowFloor(0.2)),
+};
 
 /// Drops, at every mapping event, the pending tasks whose chance is below `floor` (no
 /// toggle, no deferring): a pruner in one screen.

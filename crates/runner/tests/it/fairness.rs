@@ -22,7 +22,7 @@ fn pamf_is_the_papers_and_pamf_r_the_relative_mode() {
         resolved("PAMF", "").unwrap(),
         PrunerConfig {
             fairness: 0.05,
-            ..paper
+            ..paper.clone()
         }
     );
     let r = resolved("PAMF-R", "").unwrap();

@@ -29,7 +29,7 @@ use anyhow::{Context, Result, bail};
 use runner::RunManifest;
 use runner::manifest::RUN_FILES;
 
-use crate::output::escape_controls;
+use super::output::escape_controls;
 
 /// The manifest's name in a run folder.
 pub(crate) const MANIFEST: &str = "manifest.json";

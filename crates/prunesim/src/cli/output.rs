@@ -10,10 +10,16 @@ use runner::experiment::DEFAULT_PRICES;
 use runner::metrics::{Group, METRICS, MetricDoc};
 use runner::{Estimate, Prepared, RunManifest, Summary, TrialMetrics, TrialSource};
 
-pub(crate) use prunesim::escape_controls;
+pub(crate) use crate::escape_controls;
 
 /// The pruner in one line.
 pub(crate) fn pruner_line(p: &pruner::PrunerConfig) -> String {
+    if let Some(rule) = &p.rule {
+        return match pruner::registry::find(rule) {
+            Some(r) => format!("rule {} ({})", r.name, r.description),
+            None => format!("rule {rule}"),
+        };
+    }
     let mut parts = Vec::new();
     match p.toggle.level() {
         None => parts.push("dropping off".to_owned()),
@@ -460,7 +466,7 @@ pub(crate) fn print_glossary(out: &mut impl Write) -> Result<()> {
 /// `--out DIR`: `trials.csv` (one row per trial, every measure), `summary.json` and
 /// `experiment.toml` (the experiment as it ran, readable by `prunesim run`), written into
 /// `dir` (the claim's staging folder) for the run folder `shown`; the manifest (what `prunesim
-/// rerun DIR` runs again) is the claim's ([`crate::run_folder`]).
+/// rerun DIR` runs again) is the claim's ([`super::run_folder`]).
 pub(crate) fn write_outputs(
     dir: &Path,
     shown: &Path,

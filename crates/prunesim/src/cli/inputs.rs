@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use runner::{ExperimentConfig, RunError};
 use workload::PetSource;
 
-use crate::RunArgs;
+use super::RunArgs;
 
 /// Expands a file, a folder (its files) or a glob into paths in natural order.
 pub(crate) fn expand_files(pattern: &str) -> Result<Vec<PathBuf>> {
