@@ -1,6 +1,10 @@
 //! Figures of sweeps: SVG drawn with plotters, PNG rendered from the SVG by resvg with an
 //! embedded DejaVu Sans, so no system font or fontconfig is needed.
 //!
+//! The PNG rendering (resvg and the font: about a third of a build's time) is the `png`
+//! feature, on by default; without it [`png()`] returns [`FigureError::NotBuilt`] and
+//! [`PNG`] is false, and the SVGs are drawn as ever.
+//!
 //! The crate computes and returns bytes; it opens no file and starts no thread (the sweep
 //! engine in `runner` writes them). Two kinds of plot:
 //!
@@ -31,8 +35,10 @@
 //! };
 //! let svg = figures::svg(&Plot::Figure(fig)).unwrap();
 //! assert!(svg.starts_with("<svg"));
-//! let png = figures::png(&svg).unwrap();
-//! assert_eq!(&png[1..4], b"PNG");
+//! if figures::PNG {
+//!     let png = figures::png(&svg).unwrap();
+//!     assert_eq!(&png[1..4], b"PNG");
+//! }
 //! ```
 
 mod legend;
@@ -54,7 +60,15 @@ pub enum FigureError {
     /// The PNG could not be rasterised or encoded.
     #[error("rendering the PNG: {0}")]
     Png(String),
+    /// This program was built without PNG rendering ([`PNG`] is false).
+    #[error(
+        "this program was built without PNG rendering (the `png` feature of `figures`, `runner`, `report` or `prunesim`, on by default); the SVG is drawn"
+    )]
+    NotBuilt,
 }
+
+/// Whether this build renders PNGs ([`png()`]; the `png` feature).
+pub const PNG: bool = cfg!(feature = "png");
 
 fn draw_error(e: impl std::fmt::Display) -> FigureError {
     FigureError::Draw(e.to_string())
@@ -706,7 +720,22 @@ fn draw_bands<DB: DrawingBackend>(
 /// crate's fast level (a DEFLATE specialised for PNG: several times faster than tiny-skia's
 /// default level, for files a little larger). Any SVG that names [`FONT`] renders the same
 /// on every host: the sweeps' figures and the report's timelines.
+///
+/// [`FigureError::NotBuilt`] when the program was built without the `png` feature.
 pub fn png(svg: &str) -> Result<Vec<u8>, FigureError> {
+    #[cfg(feature = "png")]
+    {
+        render_png(svg)
+    }
+    #[cfg(not(feature = "png"))]
+    {
+        let _ = svg;
+        Err(FigureError::NotBuilt)
+    }
+}
+
+#[cfg(feature = "png")]
+fn render_png(svg: &str) -> Result<Vec<u8>, FigureError> {
     let opt = resvg::usvg::Options {
         font_family: FONT.to_string(),
         fontdb: fonts(),
@@ -744,6 +773,7 @@ pub fn png(svg: &str) -> Result<Vec<u8>, FigureError> {
 }
 
 /// The embedded DejaVu Sans, parsed once per process.
+#[cfg(feature = "png")]
 fn fonts() -> std::sync::Arc<resvg::usvg::fontdb::Database> {
     static FONTS: std::sync::OnceLock<std::sync::Arc<resvg::usvg::fontdb::Database>> =
         std::sync::OnceLock::new();
@@ -874,6 +904,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "png")]
     #[test]
     fn bars_lines_and_boxes_draw_their_labels_and_render_to_png() {
         let band = |x| Band {
@@ -961,6 +992,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "png")]
     #[test]
     fn series_differ_by_marker_and_dash_and_published_values_are_hollow() {
         for chart in [Chart::Bars, Chart::Lines] {
@@ -1017,6 +1049,7 @@ mod tests {
         assert_ne!(shape(0), shape(1));
     }
 
+    #[cfg(feature = "png")]
     #[test]
     fn a_bar_of_height_zero_draws_no_rectangle() {
         // 0, and values above 0 that are less than a pixel high (a 0.01% bar on a 100% axis).
@@ -1032,6 +1065,7 @@ mod tests {
         }
     }
 
+    #[cfg(feature = "png")]
     #[test]
     fn the_same_plot_gives_the_same_bytes() {
         let a = svg(&Plot::Figure(figure(Chart::Bars, Vec::new()))).unwrap();
@@ -1050,8 +1084,18 @@ mod tests {
         assert!(quartiles(&[]).iter().all(|q| q.is_nan()));
     }
 
+    #[cfg(feature = "png")]
     #[test]
     fn an_unparsable_svg_is_an_error() {
         assert!(matches!(png("not an svg"), Err(FigureError::Svg(_))));
+    }
+
+    #[cfg(not(feature = "png"))]
+    #[test]
+    fn without_the_png_feature_a_png_is_refused_by_name() {
+        const { assert!(!PNG) };
+        let e = png("<svg/>").unwrap_err();
+        assert!(matches!(e, FigureError::NotBuilt));
+        assert!(e.to_string().contains("`png` feature"), "{e}");
     }
 }

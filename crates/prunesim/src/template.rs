@@ -244,6 +244,17 @@ pub fn check_name(name: &str) -> Result<(), Error> {
     Ok(())
 }
 
+/// What follows a dependency's source in the generated `Cargo.toml`: the command line's
+/// features are the crate's own (`png`, on by default; `--no-default-features` builds
+/// without the figures' PNG rendering).
+fn features_of(krate: &str) -> &'static str {
+    if krate == "prunesim" {
+        ", default-features = false"
+    } else {
+        ""
+    }
+}
+
 /// A TOML basic string.
 fn quoted(s: &str) -> String {
     toml::Value::String(s.to_owned()).to_string()
@@ -264,8 +275,9 @@ pub fn files(name: &str, source: &Source) -> Result<Vec<(&'static str, String)>,
             for krate in DEPENDENCIES {
                 let path = root.join("crates").join(krate);
                 dependencies.push_str(&format!(
-                    "{krate} = {{ path = {} }}\n",
-                    quoted(path_str(&path)?)
+                    "{krate} = {{ path = {}{} }}\n",
+                    quoted(path_str(&path)?),
+                    features_of(krate)
                 ));
             }
             format!(
@@ -277,7 +289,11 @@ pub fn files(name: &str, source: &Source) -> Result<Vec<(&'static str, String)>,
         }
         Source::Git(url) => {
             for krate in DEPENDENCIES {
-                dependencies.push_str(&format!("{krate} = {{ git = {} }}\n", quoted(url)));
+                dependencies.push_str(&format!(
+                    "{krate} = {{ git = {}{} }}\n",
+                    quoted(url),
+                    features_of(krate)
+                ));
             }
             format!(
                 "Its `Cargo.toml` depends on prunesim's crates from the git repository\n`{url}`; \

@@ -15,8 +15,11 @@ pub fn png_bytes(svg: &str) -> Result<Vec<u8>, Error> {
     })
 }
 
-/// Renders `svg` and writes the PNG to `path` atomically.
+/// Renders `svg` and writes the PNG to `path` atomically; writes nothing in a program built
+/// without PNG rendering ([`figures::PNG`]: the SVG beside it is the figure).
 pub fn write_png(svg: &str, path: &Path) -> Result<(), Error> {
-    runner::files::write_atomic(path, &png_bytes(svg)?)?;
+    if figures::PNG {
+        runner::files::write_atomic(path, &png_bytes(svg)?)?;
+    }
     Ok(())
 }

@@ -97,7 +97,9 @@ pub(crate) fn planned_files(
             v.push(format!("trace/events-{k}.csv"));
             if timelines {
                 v.push(format!("trace/timeline-{k}.svg"));
-                v.push(format!("trace/timeline-{k}.png"));
+                if figures::PNG {
+                    v.push(format!("trace/timeline-{k}.png"));
+                }
             }
         }
     }

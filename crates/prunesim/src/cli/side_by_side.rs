@@ -289,11 +289,12 @@ fn write_files(
 ) -> Result<()> {
     let svg = figures::svg(&figures::Plot::Figure(figure(summary, comparison)))
         .context("drawing the comparison")?;
-    let png = figures::png(&svg).context("drawing the comparison")?;
-    let mut contents: Vec<(&str, Vec<u8>)> = vec![
-        (COMPARISON_FILE, csv(comparison, pruners).into_bytes()),
-        ("comparison.png", png),
-    ];
+    let mut contents: Vec<(&str, Vec<u8>)> =
+        vec![(COMPARISON_FILE, csv(comparison, pruners).into_bytes())];
+    if figures::PNG {
+        let png = figures::png(&svg).context("drawing the comparison")?;
+        contents.push(("comparison.png", png));
+    }
     if report {
         contents.push((
             PAGE_FILE,
