@@ -1,4 +1,4 @@
-//! The capacity ceiling: how many tasks the machines could complete at all, deadlines
+//! The capacity on mean times: how many tasks the machines could complete at all, deadlines
 //! ignored, working without a pause on the mean execution times.
 
 use std::ops::Range;
@@ -11,7 +11,7 @@ use workload::Pet;
 use crate::error::BoundError;
 use crate::lp::solve;
 
-/// The capacity ceiling of a set of tasks (see [`capacity_ceiling`]).
+/// The capacity on mean times of a set of tasks (see [`capacity_on_means`]).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Ceiling {
@@ -44,13 +44,13 @@ pub struct Ceiling {
 /// negative or not finite, a window that is negative or not finite; an LP failure.
 ///
 /// ```
-/// use bound::capacity_ceiling;
+/// use bound::capacity_on_means;
 /// use ndarray::array;
 /// // One machine, tasks of 4 ticks, a window of 10: two and a half tasks of three.
-/// let c = capacity_ceiling(&array![[4.0]], &[0, 0, 0], 10.0).unwrap();
+/// let c = capacity_on_means(&array![[4.0]], &[0, 0, 0], 10.0).unwrap();
 /// assert!((c.completable - 2.5).abs() < 1e-9);
 /// ```
-pub fn capacity_ceiling(
+pub fn capacity_on_means(
     mean: &Array2<f64>,
     task_types: &[usize],
     window: f64,
@@ -119,12 +119,12 @@ pub fn capacity_ceiling(
     })
 }
 
-/// [`capacity_ceiling`] of the tasks `counted` of a simulated trial on the means of `pet`
+/// [`capacity_on_means`] of the tasks `counted` of a simulated trial on the means of `pet`
 /// ([`Pet::etc`]), the window from the first arrival to the last deadline of those tasks:
 /// the share of them that machines working without a pause could complete at all.
 ///
 /// Errors: a counted range outside the tasks, a task type outside the PET.
-pub fn capacity_ceiling_trial(
+pub fn capacity_on_means_trial(
     pet: &Pet,
     tasks: &[TaskSpec],
     counted: Range<usize>,
@@ -143,7 +143,7 @@ pub fn capacity_ceiling_trial(
         .max()
         .unwrap_or(first);
     let types: Vec<usize> = counted_tasks.iter().map(|t| t.task_type).collect();
-    capacity_ceiling(pet.etc(), &types, last.saturating_sub(first).max(0) as f64)
+    capacity_on_means(pet.etc(), &types, last.saturating_sub(first).max(0) as f64)
 }
 
 #[cfg(test)]
@@ -160,7 +160,7 @@ mod tests {
         // 5 in 10 ticks, and the 2 ticks left hold a third of a type-1 task (6 ticks).
         // Total 5 + 4 + 1/3 = 28/3.
         let mean = array![[2.0, 4.0], [6.0, 3.0]];
-        let c = capacity_ceiling(&mean, &[0, 1, 0, 1, 0, 1, 0, 1, 0, 1], 12.0).unwrap();
+        let c = capacity_on_means(&mean, &[0, 1, 0, 1, 0, 1, 0, 1, 0, 1], 12.0).unwrap();
         assert!((c.completable - 28.0 / 3.0).abs() < 1e-9, "{c:?}");
         assert!((c.share - 280.0 / 3.0).abs() < 1e-7, "{c:?}");
         assert_eq!(c.tasks, 10);
@@ -169,14 +169,14 @@ mod tests {
     #[test]
     fn room_for_all_and_no_room() {
         let mean = array![[2.0, 4.0], [6.0, 3.0]];
-        let all = capacity_ceiling(&mean, &[0, 1, 1], 1000.0).unwrap();
+        let all = capacity_on_means(&mean, &[0, 1, 1], 1000.0).unwrap();
         assert!((all.share - 100.0).abs() < 1e-9);
-        let none = capacity_ceiling(&mean, &[0, 1, 1], 0.0).unwrap();
+        let none = capacity_on_means(&mean, &[0, 1, 1], 0.0).unwrap();
         assert_eq!(none.completable, 0.0);
-        let empty = capacity_ceiling(&mean, &[], 10.0).unwrap();
+        let empty = capacity_on_means(&mean, &[], 10.0).unwrap();
         assert_eq!((empty.completable, empty.share), (0.0, 0.0));
         // A zero mean completes without taking time.
-        let free = capacity_ceiling(&array![[0.0]], &[0, 0], 0.0).unwrap();
+        let free = capacity_on_means(&array![[0.0]], &[0, 0], 0.0).unwrap();
         assert!((free.completable - 2.0).abs() < 1e-9);
     }
 
@@ -191,7 +191,7 @@ mod tests {
             (array![[-1.0]], vec![0], 5.0),
         ] {
             assert!(matches!(
-                capacity_ceiling(&mean, &types, window),
+                capacity_on_means(&mean, &types, window),
                 Err(BoundError::Ceiling(_))
             ));
         }

@@ -58,9 +58,9 @@ pub enum BoundError {
         /// The bound.
         upper: usize,
     },
-    /// The capacity ceiling's inputs are out of range (a type outside the means, a mean or a
+    /// The capacity on mean times's inputs are out of range (a type outside the means, a mean or a
     /// window negative or not finite).
-    #[error("capacity ceiling: {0}")]
+    #[error("capacity on mean times: {0}")]
     Ceiling(String),
     /// The LP solver did not return an optimal solution.
     #[error("the LP solver failed: {0}")]

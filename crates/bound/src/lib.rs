@@ -54,7 +54,7 @@ pub use bracket::{
     Bracket, BracketOptions, LagrangianBound, LagrangianOptions, bracket, bracket_between,
     bracket_trial, bracket_trial_drifting, lagrangian_bound,
 };
-pub use ceiling::{Ceiling, capacity_ceiling, capacity_ceiling_trial};
+pub use ceiling::{Ceiling, capacity_on_means, capacity_on_means_trial};
 pub use cheap::{capacity_bound, eligible_tasks, trivial_bound};
 pub use error::BoundError;
 pub use exact::{MAX_EXACT_TASKS, exact_small};

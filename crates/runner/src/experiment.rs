@@ -867,8 +867,10 @@ impl Prepared {
             metrics.lower_on_time = Some(b.lower_on_time);
             // The ceiling reads one PET's means: not computed when the truth drifts.
             if drift.is_empty() {
-                let c = bound::capacity_ceiling_trial(&self.pet, &tasks, counted)
-                    .map_err(|e| RunError::Input(format!("capacity ceiling of trial {k}: {e}")))?;
+                let c =
+                    bound::capacity_on_means_trial(&self.pet, &tasks, counted).map_err(|e| {
+                        RunError::Input(format!("capacity on mean times of trial {k}: {e}"))
+                    })?;
                 metrics.ceiling = Some(c.share);
             }
         }

@@ -86,7 +86,7 @@ pub struct TrialMetrics {
     /// computed.
     #[serde(default)]
     pub lower_on_time: Option<usize>,
-    /// The capacity ceiling in % of the counted tasks (`bound::capacity_ceiling_trial`: the
+    /// The capacity on mean times in % of the counted tasks (the measure `capacity_on_means`) (`bound::capacity_on_means_trial`: the
     /// most the machines complete at all on the mean times, from the first counted arrival
     /// to the last counted deadline, deadlines ignored), computed with the bracket when the
     /// truth does not drift.
@@ -293,7 +293,7 @@ impl TrialMetrics {
             v.push(("gap_to_lower", pct(l) - self.robustness));
         }
         if let Some(c) = self.ceiling {
-            v.push(("capacity_ceiling", c));
+            v.push(("capacity_on_means", c));
         }
         v
     }
@@ -301,11 +301,13 @@ impl TrialMetrics {
 
 /// The name of the bracket's measure that a name outside the vocabulary means (`bound` is
 /// `optimum_upper`, `gap_to_bound` is `gap_to_upper`, `bound_on_time` is
-/// `optimum_upper_on_time`), for an error that names the measure to ask for.
+/// `optimum_upper_on_time`, `capacity_ceiling` is `capacity_on_means`), for an error that
+/// names the measure to ask for.
 pub fn bracket_name(name: &str) -> Option<&'static str> {
     match name {
         "bound" | "upper" | "optimum_upper_bound" => Some("optimum_upper"),
         "gap_to_bound" => Some("gap_to_upper"),
+        "capacity_ceiling" => Some("capacity_on_means"),
         "bound_on_time" => Some("optimum_upper_on_time"),
         "lower" | "optimum_lower_bound" => Some("optimum_lower"),
         _ => None,
@@ -480,11 +482,11 @@ pub const METRICS: &[MetricDoc] = &[
         "an upper bound on robustness: no scheduler, even one knowing every execution time, does better; the optimum is at most this (user guide: Concepts, the clairvoyant bracket)",
     ),
     doc(
-        "capacity_ceiling",
+        "capacity_on_means",
         Group::Bound,
         Unit::Percent,
         100.0,
-        "share of the counted tasks the machines could complete at all, working without a pause on the mean execution times from the first counted arrival to the last counted deadline, deadlines ignored (an LP, fractions of tasks allowed; user guide: Reproduce the papers); not computed when the truth drifts",
+        "share of the counted tasks the machines could complete at all if every task took its type's mean time on its machine, working without a pause from the first counted arrival to the last counted deadline, deadlines ignored (an LP, fractions of tasks allowed; user guide: Reproduce the papers). A measure of load, not a bound: real times vary, and a scheduler that finds the short ones completes more, so optimum_lower may exceed it; not computed when the truth drifts",
     ),
     doc(
         "gap_to_lower",

@@ -537,6 +537,12 @@ mod tests {
             e.contains("metric: unknown measure 'gap_to_bound'") && e.contains("'gap_to_upper'"),
             "{e}"
         );
+        // The measure of load on mean times had another name, which reads as a bound.
+        let bad = FIGURE.replace("EXTRA", "metric = \"capacity_ceiling\"");
+        let e = FigureSpec::from_toml_str(&bad, "f.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("'capacity_on_means'"), "{e}");
     }
 
     #[test]

@@ -238,7 +238,7 @@ proptest! {
 
 /// Under a drift the bracket holds the optimum between the fastest and the slowest truth a
 /// task may meet: PAM (oracle belief, the truth's drift followed) stays at or below its upper
-/// side and the lower side at or below the upper one; the capacity ceiling, which reads one
+/// side and the lower side at or below the upper one; the capacity on mean times, which reads one
 /// PET's means, is left out.
 #[test]
 fn the_bracket_of_a_drifting_truth_holds() {
