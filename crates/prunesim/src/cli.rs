@@ -42,7 +42,8 @@ enum Command {
     Run(RunArgs),
     /// Run again what a `run --out DIR` wrote to DIR/manifest.json, after checking that its
     /// input files are unchanged, and compare the outputs with DIR's: the last line says
-    /// whether every file was reproduced bit for bit, or which differ (an error).
+    /// whether every file was reproduced bit for bit, or which differ (an error). A
+    /// comparison folder (`run --heuristic A,B --out DIR`) reruns as a whole.
     Rerun(RerunArgs),
     /// Write the interactive HTML report of a run folder (what `run --out DIR` wrote; with
     /// its traces when the run was traced), or of a sweep's output folder (the figure with
@@ -651,6 +652,16 @@ fn report(args: &ReportArgs) -> Result<()> {
 }
 
 fn rerun(args: &RerunArgs) -> Result<()> {
+    if side_by_side::is_comparison(&args.manifest) {
+        if args.out.is_some() || args.json || args.all || args.force {
+            bail!(
+                "{}: a comparison is rerun into a temporary folder and compared; --out, --json, --all and --force apply to one run folder ({}/<heuristic>)",
+                args.manifest.display(),
+                args.manifest.display()
+            );
+        }
+        return side_by_side::rerun(&args.manifest, args.jobs);
+    }
     let manifest = RunManifest::load(&args.manifest)?;
     if !manifest.complete {
         let dir = if args.manifest.is_dir() {

@@ -257,3 +257,71 @@ fn with_report_a_page_links_each_runs_report() {
             .unwrap();
     assert!(manifest["files"]["comparison.html"].is_string());
 }
+
+#[test]
+fn a_comparison_folder_reruns_as_a_whole_and_names_what_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    experiment(d);
+    let args = [
+        "run",
+        "e.toml",
+        "--heuristic",
+        "PAM,MM",
+        "--no-bound",
+        "--report",
+        "--out",
+        "cmp",
+    ];
+    ok(&prunesim(&args, d));
+    let listing = |d: &Path| {
+        let mut v: Vec<_> = walk(&d.join("cmp"));
+        v.sort();
+        v
+    };
+    let before = listing(d);
+    let out = prunesim(&["rerun", "cmp"], d);
+    ok(&out);
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        said.contains("PAM: ") && said.contains("MM: "),
+        "a verdict per run: {said}"
+    );
+    assert!(
+        said.contains("reproduced bit for bit: 2 runs and the comparison (comparison.csv"),
+        "{said}"
+    );
+    assert_eq!(listing(d), before, "nothing in the folder is written");
+
+    // An edited table, or a run whose results changed, is named.
+    let csv = d.join("cmp/comparison.csv");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    std::fs::write(&csv, text.replacen("PAM", "PAX", 1)).unwrap();
+    let e = failed(&prunesim(&["rerun", "cmp"], d));
+    assert!(e.contains("not reproduced: comparison.csv"), "{e}");
+    std::fs::write(&csv, text).unwrap();
+    let trials = d.join("cmp/MM/trials.csv");
+    let t = std::fs::read_to_string(&trials).unwrap();
+    let mut lines: Vec<String> = t.lines().map(str::to_owned).collect();
+    lines[1] = lines[1].replacen(',', ",9", 1);
+    std::fs::write(&trials, lines.join("\n") + "\n").unwrap();
+    let e = failed(&prunesim(&["rerun", "cmp"], d));
+    assert!(e.contains("not reproduced: MM"), "{e}");
+    // Options of a single run folder are refused for a comparison.
+    let e = failed(&prunesim(&["rerun", "cmp", "--json"], d));
+    assert!(e.contains("apply to one run folder"), "{e}");
+}
+
+/// Every file under `dir`, with its bytes.
+fn walk(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push((p.clone(), std::fs::read(&p).unwrap()));
+        }
+    }
+    out
+}

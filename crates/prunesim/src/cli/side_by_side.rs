@@ -16,7 +16,8 @@
 //! figure, a link to each run's report), and `DIR/comparison.json` the manifest: the experiment,
 //! the heuristics' folders and the SHA-256 of each file written. A comparison file already
 //! there is replaced only when that manifest names it with its hash unchanged: a file of
-//! the user's, or one the user edited, is never written over.
+//! the user's, or one the user edited, is never written over. `prunesim rerun DIR` reruns
+//! the comparison as a whole ([`rerun`]).
 
 use std::io::Write;
 use std::path::Path;
@@ -287,21 +288,7 @@ fn write_files(
     names: &[String],
     report: bool,
 ) -> Result<()> {
-    let svg = figures::svg(&figures::Plot::Figure(figure(summary, comparison)))
-        .context("drawing the comparison")?;
-    let mut contents: Vec<(&str, Vec<u8>)> =
-        vec![(COMPARISON_FILE, csv(comparison, pruners).into_bytes())];
-    if figures::PNG {
-        let png = figures::png(&svg).context("drawing the comparison")?;
-        contents.push(("comparison.png", png));
-    }
-    if report {
-        contents.push((
-            PAGE_FILE,
-            page(summary, comparison, pruners, &svg).into_bytes(),
-        ));
-    }
-    contents.push(("comparison.svg", svg.into_bytes()));
+    let contents = contents(summary, comparison, pruners, report)?;
     let mut files = std::collections::BTreeMap::new();
     for (name, bytes) in &contents {
         runner::files::write_atomic(&out.join(name), bytes)?;
@@ -324,6 +311,142 @@ fn write_files(
         serde_json::to_string_pretty(&manifest)?.as_bytes(),
     )?;
     Ok(())
+}
+
+/// The comparison's files but the manifest, each with its bytes: the table, its figure
+/// (SVG, and PNG in a build that draws them), with `report` the page.
+fn contents(
+    summary: &Summary,
+    comparison: &Comparison,
+    pruners: &[String],
+    report: bool,
+) -> Result<Vec<(&'static str, Vec<u8>)>> {
+    let svg = figures::svg(&figures::Plot::Figure(figure(summary, comparison)))
+        .context("drawing the comparison")?;
+    let mut contents: Vec<(&str, Vec<u8>)> =
+        vec![(COMPARISON_FILE, csv(comparison, pruners).into_bytes())];
+    if figures::PNG {
+        let png = figures::png(&svg).context("drawing the comparison")?;
+        contents.push(("comparison.png", png));
+    }
+    if report {
+        contents.push((
+            PAGE_FILE,
+            page(summary, comparison, pruners, &svg).into_bytes(),
+        ));
+    }
+    contents.push(("comparison.svg", svg.into_bytes()));
+    Ok(contents)
+}
+
+/// Whether `dir` holds a comparison (its `comparison.json`), which `prunesim rerun DIR`
+/// reruns as a whole ([`rerun`]).
+pub(crate) fn is_comparison(dir: &Path) -> bool {
+    dir.is_dir() && dir.join(MANIFEST_FILE).is_file() && !dir.join("manifest.json").exists()
+}
+
+/// `prunesim rerun DIR` of a comparison folder: each heuristic's run folder run again into
+/// a temporary folder and compared with its files byte for byte, then the comparison's table,
+/// figure and page made again from those runs and compared with the hashes its manifest
+/// holds and with the files there. Nothing in `dir` is written. The verdicts go to stderr,
+/// one line per run and one for the comparison; an error when any differs.
+pub(crate) fn rerun(dir: &Path, jobs: usize) -> Result<()> {
+    let path = dir.join(MANIFEST_FILE);
+    let text = runner::files::read_input(&path)?;
+    let manifest: Manifest = serde_json::from_str(&text)
+        .ok()
+        .filter(|m: &Manifest| m.kind == KIND)
+        .with_context(|| format!("{}: not a comparison prunesim wrote", path.display()))?;
+    let mut runs = Vec::new();
+    let mut summaries = Vec::new();
+    let mut differ = Vec::new();
+    for h in &manifest.heuristics {
+        runner::files::check_name(&h.folder)
+            .map_err(anyhow::Error::msg)
+            .with_context(|| format!("{}: folder {:?}", path.display(), h.folder))?;
+        let run_dir = dir.join(&h.folder);
+        let run = runner::RunManifest::load(&run_dir)?;
+        for d in run.build_differences() {
+            tracing::warn!(
+                "{}: made by another build: {d}; results may differ",
+                h.folder
+            );
+        }
+        let mut repairs = super::Repairs::default();
+        let tick = run.experiment.workload.tick;
+        let prepared =
+            run.prepare(|files, pet| super::inputs::read_trials(files, pet, tick, &mut repairs))?;
+        let before = super::compare::snapshot(&run_dir, prepared.trials)?;
+        let timelines = before.iter().any(|(p, _)| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("timeline-"))
+        });
+        let scratch = tempfile::tempdir().context("creating a temporary folder for the rerun")?;
+        let (summary, trials) = simulate(
+            &prepared,
+            &run,
+            threads(jobs),
+            &Outputs {
+                dir: Some(scratch.path()),
+                force: false,
+                kept: false,
+                timelines,
+                report: false,
+                inputs: run_folder::inputs(&run, None),
+            },
+        )?;
+        match super::compare::verdict(&before, scratch.path(), prepared.trials) {
+            Ok(v) => eprintln!("{}: {v}", h.folder),
+            Err(e) => {
+                eprintln!("{}: {e:#}", h.folder);
+                differ.push(h.folder.clone());
+            }
+        }
+        runs.push((h.heuristic.clone(), trials));
+        summaries.push(summary);
+    }
+    let Some(summary) = summaries.first() else {
+        bail!("{}: names no heuristic", path.display());
+    };
+    let comparison = Comparison::new(&runs);
+    let pruners: Vec<String> = summaries
+        .iter()
+        .map(|s| output::pruner_line(&s.pruner))
+        .collect();
+    let report = manifest.files.contains_key(PAGE_FILE);
+    let made = contents(summary, &comparison, &pruners, report)?;
+    for (name, hash) in &manifest.files {
+        let Some((_, bytes)) = made.iter().find(|(n, _)| n == name) else {
+            eprintln!("{name}: not made by this build (it draws no PNG): not compared");
+            continue;
+        };
+        let now = std::fs::read(dir.join(name)).ok();
+        let same = runner::provenance::sha256_hex(bytes) == *hash
+            && now.as_deref() == Some(bytes.as_slice());
+        if !same {
+            differ.push(name.clone());
+        }
+    }
+    if differ.is_empty() {
+        eprintln!(
+            "reproduced bit for bit: {} runs and the comparison ({})",
+            manifest.heuristics.len(),
+            manifest
+                .files
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        Ok(())
+    } else {
+        bail!(
+            "rerun of {}: not reproduced: {}",
+            dir.display(),
+            differ.join(", ")
+        )
+    }
 }
 
 /// The comparison's page (`--report`): the table, the figure, and a link to each
