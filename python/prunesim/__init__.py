@@ -226,7 +226,7 @@ class Comparison:
 
 def compare(
     config: Config,
-    heuristics: Sequence[str],
+    heuristics: Sequence[Union[str, Callable[[MappingEvent], Any]]],
     trials: Optional[int] = None,
     jobs: Optional[int] = None,
     *,
@@ -244,7 +244,10 @@ def compare(
 
     Args:
         config: the experiment, as for :func:`run`.
-        heuristics: the heuristics' (or variants') names, e.g. ``["auto", "PAM", "MM-P"]``.
+        heuristics: the heuristics' (or variants') names, e.g. ``["auto", "PAM", "MM-P"]``,
+            and heuristics of your own in Python (callables as :func:`run`'s ``heuristic``
+            takes them: they run with the experiment's ``[mapper]`` pruner; their rows are
+            named after the function, with `` (Python)``).
         trials, jobs, seed, bound: as for :func:`run`.
 
     Returns:

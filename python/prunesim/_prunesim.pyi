@@ -208,7 +208,7 @@ def run_experiment(
 def compare_heuristics(
     kind: str,
     value: Any,
-    heuristics: Sequence[str],
+    heuristics: Sequence[Union[str, Callable[[MappingEvent], Any]]],
     *,
     trials: Optional[int] = None,
     seed: Optional[int] = None,

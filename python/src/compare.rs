@@ -8,10 +8,41 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use runner::{Prepared, RunError, RunOptions, Summary};
 
+use crate::own_heuristic::{self, Own};
 use crate::{ConfigError, experiment, interruptible, prefixed, run_error, warn};
 
-/// Runs an experiment once per heuristic of `heuristics` on the same trials (the same seed:
-/// common random numbers) and returns `(columns, best, optimum)`: a row per heuristic
+/// A heuristic to compare: a name, or a Python callable ([`Own`], run with the experiment's
+/// `[mapper]` pruner).
+enum Compared {
+    Named(String),
+    Own(Own),
+}
+
+impl Compared {
+    fn read(h: &Bound<'_, PyAny>) -> PyResult<Compared> {
+        if let Ok(name) = h.extract::<String>() {
+            return Ok(Compared::Named(name));
+        }
+        if h.is_callable() {
+            return Own::new(h).map(Compared::Own);
+        }
+        Err(ConfigError::new_err(
+            "heuristics: each is a name (see prunesim list) or a Python callable (a heuristic of your own)",
+        ))
+    }
+
+    /// Its row's name: the name given, or the callable's with " (Python)".
+    fn name(&self) -> String {
+        match self {
+            Compared::Named(n) => n.clone(),
+            Compared::Own(o) => format!("{} (Python)", o.name()),
+        }
+    }
+}
+
+/// Runs an experiment once per heuristic of `heuristics` (names, or Python callables as
+/// `run(heuristic=...)` takes them) on the same trials (the same seed: common random
+/// numbers) and returns `(columns, best, optimum)`: a row per heuristic
 /// ([`runner::comparison`]: robustness and its interval, the paired difference to the best
 /// and its interval, the worst type's share), the best one's name, and the clairvoyant
 /// bracket (computed with the first heuristic when `bound`; else `None`).
@@ -22,7 +53,7 @@ pub(crate) fn compare_heuristics<'py>(
     py: Python<'py>,
     kind: &str,
     value: Option<&Bound<'py, PyAny>>,
-    heuristics: Vec<String>,
+    heuristics: Vec<Bound<'py, PyAny>>,
     trials: Option<u64>,
     seed: Option<u64>,
     jobs: usize,
@@ -34,10 +65,15 @@ pub(crate) fn compare_heuristics<'py>(
             "heuristics: give at least one name (see prunesim list)",
         ));
     }
+    let heuristics = heuristics
+        .iter()
+        .map(Compared::read)
+        .collect::<PyResult<Vec<_>>>()?;
     for (i, h) in heuristics.iter().enumerate() {
-        if heuristics[..i].contains(h) {
+        if heuristics[..i].iter().any(|o| o.name() == h.name()) {
             return Err(ConfigError::new_err(format!(
-                "heuristics: {h} is given twice"
+                "heuristics: {} is given twice",
+                h.name()
             )));
         }
     }
@@ -51,19 +87,28 @@ pub(crate) fn compare_heuristics<'py>(
         .iter()
         .map(|h| {
             let mut c = config.clone();
-            c.mapper.name.clone_from(h);
+            if let Compared::Named(name) = h {
+                c.mapper.name.clone_from(name);
+            }
             c.validate()
-                .map_err(|e| ConfigError::new_err(format!("heuristic {h}: {e}")))?;
+                .map_err(|e| ConfigError::new_err(format!("heuristic {}: {e}", h.name())))?;
             Ok(c)
         })
         .collect::<PyResult<Vec<_>>>()?;
     let budget = budget.unwrap_or_else(runner::resources::default_budget);
+    let failures: Vec<_> = heuristics
+        .iter()
+        .filter_map(|h| match h {
+            Compared::Own(o) => Some(o.failure()),
+            Compared::Named(_) => None,
+        })
+        .collect();
     let stop = Arc::new(AtomicBool::new(false));
     let stopped = Arc::clone(&stop);
     let ran = interruptible(py, stop, move || {
         let mut runs = Vec::new();
         let mut optimum = None;
-        for (i, (h, c)) in heuristics.into_iter().zip(configs).enumerate() {
+        for (i, (h, c)) in heuristics.iter().zip(configs).enumerate() {
             let prep = runner::Preparation {
                 trials,
                 jobs,
@@ -74,19 +119,41 @@ pub(crate) fn compare_heuristics<'py>(
                 given: None,
             };
             let prepared = Prepared::generated(c, &prep).map_err(|e| prefixed(&what, e))?;
+            let own = match h {
+                Compared::Own(o) => {
+                    o.check(&prepared)?;
+                    Some(o)
+                }
+                Compared::Named(_) => None,
+            };
+            let make = own.map(|o| move || o.make());
+            let policies = runner::Policies {
+                heuristic: make
+                    .as_ref()
+                    .map(|m| m as &(dyn Fn() -> runner::Mapper + Sync)),
+                pruner: None,
+            };
             let metrics: Vec<_> = prepared
-                .run(RunOptions::default().jobs(jobs).stop_on(&stopped))?
+                .run(
+                    RunOptions::default()
+                        .jobs(jobs)
+                        .stop_on(&stopped)
+                        .policies(policies),
+                )?
                 .into_iter()
                 .map(|r| r.metrics)
                 .collect();
             if i == 0 {
                 optimum = Summary::new(&prepared, &metrics).optimum;
             }
-            runs.push((h, metrics));
+            runs.push((h.name(), metrics));
         }
         Ok::<_, RunError>((runner::comparison::Comparison::new(&runs), optimum))
     })?
     .map_err(run_error);
+    if let Some(e) = failures.iter().find_map(own_heuristic::first_error) {
+        return Err(e);
+    }
     let (comparison, optimum) = warn::warned(py, ran)?;
     let table = columns(py, &comparison)?;
     let optimum = optimum.map(|o| pythonize::pythonize(py, &o)).transpose()?;

@@ -275,3 +275,22 @@ def test_a_python_heuristic_that_answers_wrongly_or_raises_is_an_error_naming_th
         prunesim.run(OWN, trials=1, bound=False, heuristic=3)
     with pytest.raises(prunesim.PrunesimError, match="immediate"):
         prunesim.run(dict(OWN, mapper={"name": "MCT"}), trials=1, bound=False, heuristic=_greedy)
+
+
+def test_compare_takes_a_python_heuristic_beside_the_named_ones() -> None:
+    c = prunesim.compare(OWN, ["PAM", _greedy, "MM"], jobs=1, bound=False)
+    assert c.table["heuristic"] == ["PAM", "_greedy (Python)", "MM"]
+    # Its row is its own run's: the same trials as run(heuristic=...) gives.
+    alone = prunesim.run(OWN, jobs=1, bound=False, heuristic=_greedy)
+    mean = sum(alone.trials["robustness"]) / len(alone.trials["robustness"])
+    assert abs(c.table["robustness_mean"][1] - mean) < 1e-9
+    with pytest.raises(prunesim.ConfigError, match="given twice"):
+        prunesim.compare(OWN, [_greedy, _greedy], bound=False)
+    with pytest.raises(prunesim.ConfigError, match="a name .* or a Python callable"):
+        prunesim.compare(OWN, ["PAM", 3], bound=False)
+
+    def broken(event: prunesim.MappingEvent):
+        raise RuntimeError("mine")
+
+    with pytest.raises(RuntimeError, match="mine"):
+        prunesim.compare(OWN, ["PAM", broken], trials=1, bound=False)
