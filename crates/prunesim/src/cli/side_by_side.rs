@@ -364,24 +364,13 @@ pub(crate) fn rerun(dir: &Path, jobs: usize) -> Result<()> {
         runner::files::check_name(&h.folder)
             .map_err(anyhow::Error::msg)
             .with_context(|| format!("{}: folder {:?}", path.display(), h.folder))?;
-        let run_dir = dir.join(&h.folder);
-        let run = runner::RunManifest::load(&run_dir)?;
-        for d in run.build_differences() {
-            tracing::warn!(
-                "{}: made by another build: {d}; results may differ",
-                h.folder
-            );
-        }
-        let mut repairs = super::Repairs::default();
-        let tick = run.experiment.workload.tick;
-        let prepared =
-            run.prepare(|files, pet| super::inputs::read_trials(files, pet, tick, &mut repairs))?;
-        let before = super::compare::snapshot(&run_dir, prepared.trials)?;
-        let timelines = before.iter().any(|(p, _)| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("timeline-"))
-        });
+        let super::Reread {
+            manifest: run,
+            prepared,
+            before,
+            timelines,
+            ..
+        } = super::reread(&dir.join(&h.folder), &h.folder)?;
         let scratch = tempfile::tempdir().context("creating a temporary folder for the rerun")?;
         let (summary, trials) = simulate(
             &prepared,
