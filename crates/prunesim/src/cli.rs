@@ -651,58 +651,6 @@ fn report(args: &ReportArgs) -> Result<()> {
     Ok(())
 }
 
-/// A run folder read back for a rerun: the experiment prepared as it ran, and its output
-/// files as they are now (read before the rerun may write over them).
-struct Reread {
-    /// The run's folder.
-    run_dir: PathBuf,
-    /// Its manifest.
-    manifest: RunManifest,
-    /// The run, prepared again from its manifest and inputs.
-    prepared: Prepared,
-    /// What reading its trial files repaired.
-    repairs: Repairs,
-    /// Its output files and their bytes ([`compare::snapshot`]).
-    before: Vec<(PathBuf, Vec<u8>)>,
-    /// Whether it drew its timelines (`--timelines`): its folder has them.
-    timelines: bool,
-}
-
-/// Reads the run folder `path` (the folder or its `manifest.json`) for a rerun: refused
-/// when incomplete; a build other than this one is a warning naming `what`.
-fn reread(path: &Path, what: &str) -> Result<Reread> {
-    let manifest = RunManifest::load(path)?;
-    let run_dir = if path.is_dir() {
-        path.to_path_buf()
-    } else {
-        path.parent()
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
-    };
-    if !manifest.complete {
-        run_folder::check_complete(&run_dir, "rerun")?;
-    }
-    for d in manifest.build_differences() {
-        tracing::warn!("{what} was made by another build: {d}; results may differ");
-    }
-    let mut repairs = Repairs::default();
-    let tick = manifest.experiment.workload.tick;
-    let prepared = manifest.prepare(|files, pet| read_trials(files, pet, tick, &mut repairs))?;
-    let before = compare::snapshot(&run_dir, prepared.trials)?;
-    let timelines = before.iter().any(|(p, _)| {
-        p.file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("timeline-"))
-    });
-    Ok(Reread {
-        run_dir,
-        manifest,
-        prepared,
-        repairs,
-        before,
-        timelines,
-    })
-}
-
 fn rerun(args: &RerunArgs) -> Result<()> {
     if side_by_side::is_comparison(&args.manifest) {
         if args.out.is_some() || args.json || args.all || args.force {
@@ -714,14 +662,14 @@ fn rerun(args: &RerunArgs) -> Result<()> {
         }
         return side_by_side::rerun(&args.manifest, args.jobs);
     }
-    let Reread {
+    let compare::Reread {
         run_dir,
         manifest,
         prepared,
         repairs,
         before,
         timelines,
-    } = reread(&args.manifest, "the run")?;
+    } = compare::reread(&args.manifest, "the run")?;
     // Without --out, the outputs go to a temporary folder to be compared.
     let scratch;
     let out: &Path = match &args.out {

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use runner::manifest::{RUN_FILES, trace_file_trial};
+use runner::{Prepared, RunManifest};
 
 /// The output files of a run of `trials` trials in its folder (its [`RUN_FILES`] but the
 /// report, and the trace files a run writes for trials below `trials`), each as its path
@@ -48,6 +49,59 @@ pub(crate) fn snapshot(dir: &Path, trials: u64) -> Result<Vec<(PathBuf, Vec<u8>)
         }
     }
     Ok(files)
+}
+
+/// A run folder read back for a rerun: the experiment prepared as it ran, and its output
+/// files as they are now (read before the rerun may write over them).
+pub(crate) struct Reread {
+    /// The run's folder.
+    pub(crate) run_dir: PathBuf,
+    /// Its manifest.
+    pub(crate) manifest: RunManifest,
+    /// The run, prepared again from its manifest and inputs.
+    pub(crate) prepared: Prepared,
+    /// What reading its trial files repaired.
+    pub(crate) repairs: super::Repairs,
+    /// Its output files and their bytes ([`snapshot`]).
+    pub(crate) before: Vec<(PathBuf, Vec<u8>)>,
+    /// Whether it drew its timelines (`--timelines`): its folder has them.
+    pub(crate) timelines: bool,
+}
+
+/// Reads the run folder `path` (the folder or its `manifest.json`) for a rerun: refused
+/// when incomplete; a build other than this one is a warning naming `what`.
+pub(crate) fn reread(path: &Path, what: &str) -> Result<Reread> {
+    let manifest = RunManifest::load(path)?;
+    let run_dir = if path.is_dir() {
+        path.to_path_buf()
+    } else {
+        path.parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    };
+    if !manifest.complete {
+        super::run_folder::check_complete(&run_dir, "rerun")?;
+    }
+    for d in manifest.build_differences() {
+        tracing::warn!("{what} was made by another build: {d}; results may differ");
+    }
+    let mut repairs = super::Repairs::default();
+    let tick = manifest.experiment.workload.tick;
+    let prepared = manifest
+        .prepare(|files, pet| super::inputs::read_trials(files, pet, tick, &mut repairs))?;
+    let before = snapshot(&run_dir, prepared.trials)?;
+    let timelines = before.iter().any(|(p, _)| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("timeline-"))
+    });
+    Ok(Reread {
+        run_dir,
+        manifest,
+        prepared,
+        repairs,
+        before,
+        timelines,
+    })
 }
 
 /// `experiment.toml` without its leading comment, which names the folder it was written to.

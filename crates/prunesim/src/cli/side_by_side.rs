@@ -364,13 +364,13 @@ pub(crate) fn rerun(dir: &Path, jobs: usize) -> Result<()> {
         runner::files::check_name(&h.folder)
             .map_err(anyhow::Error::msg)
             .with_context(|| format!("{}: folder {:?}", path.display(), h.folder))?;
-        let super::Reread {
+        let super::compare::Reread {
             manifest: run,
             prepared,
             before,
             timelines,
             ..
-        } = super::reread(&dir.join(&h.folder), &h.folder)?;
+        } = super::compare::reread(&dir.join(&h.folder), &h.folder)?;
         let scratch = tempfile::tempdir().context("creating a temporary folder for the rerun")?;
         let (summary, trials) = simulate(
             &prepared,
